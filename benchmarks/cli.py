@@ -1,0 +1,68 @@
+"""The `tokbench` command line: one entry point, subcommands registered by
+``benchmarks.commands.*`` modules."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# modules that add subcommands, in the order `--help` lists them
+COMMAND_MODULES = [
+    "benchmarks.commands.tokenizers",  # train, encode, decode, export
+    "benchmarks.commands.corpora",  # corpora list/show/stats/validate/agreement
+    "benchmarks.commands.experiments",  # run, report, check
+    "benchmarks.commands.bench",  # bench (performance harness)
+]
+
+
+def user_error_types() -> tuple[type[BaseException], ...]:
+    """Exceptions whose message is shown to the user without a traceback."""
+    from benchmarks.errors import BenchmarkError
+    from bpe.base import TokenizerError
+
+    types: list[type[BaseException]] = [TokenizerError, BenchmarkError]
+    try:
+        from corpora.errors import CorpusError
+
+        types.append(CorpusError)
+    except ImportError:  # corpora package not installed alongside
+        pass
+    return tuple(types)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tokbench",
+        description="Multilingual tokenization benchmark: train tokenizers, evaluate them, write paper-style reports.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # command group not written yet
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except user_error_types() as exc:
+        print(f"tokbench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tokbench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `tokbench encode ... | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

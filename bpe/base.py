@@ -1,0 +1,166 @@
+"""The interface every tokenizer family shares: train / encode / decode / save / load.
+
+A tokenizer is a pipeline of three swappable pieces (as in HF ``tokenizers``):
+
+* a **pre-tokenizer** (``bpe.pretokenizers``) cuts text into pre-tokens that
+  merges never cross;
+* a **model** (the family: word, char, char-bpe, byte-bpe, ...) maps each
+  pre-token to ids;
+* a **decoder** maps ids back to text through an id -> bytes table.
+
+Every encoding carries UTF-8 *byte* spans into the input text, so metrics can
+compute boundaries on the original text whatever markers (``</w>``, ``Ġ``,
+``▁``) a family prints in its pieces.  Byte spans (not character spans) are
+used because byte-level tokens may end inside a multi-byte character; such a
+boundary then honestly matches no character-level gold boundary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+FORMAT_NAME = "tokbench-tokenizer"
+FORMAT_VERSION = 1
+
+#: Special tokens every trainable family reserves, in this order, at ids 0..3
+#: (the sentencepiece layout of seed 004: pad 0 / unk 1 / bos 2 / eos 3).
+DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = ("<pad>", "<unk>", "<s>", "</s>")
+UNK = "<unk>"
+
+
+class TokenizerError(ValueError):
+    """A user-facing error: bad options, bad training input, bad file.
+
+    The message names the offending file/field/value and what was expected; the
+    CLI prints it without a traceback and exits with a non-zero status.
+    """
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """The result of encoding one text.
+
+    ``spans[i]`` is the half-open UTF-8 byte range ``[start, end)`` of the input
+    text that token ``ids[i]`` covers.  A token that covers no input (a
+    separate end-of-word marker ``</w>``) has ``start == end``.
+    """
+
+    ids: list[int]
+    spans: list[tuple[int, int]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Tokenizer(ABC):
+    """Base class of every family.  Subclasses set ``family`` and implement the
+    abstract methods; ``save``/``load`` and batch helpers are shared."""
+
+    family: ClassVar[str]
+    #: False for encode-only production tokenizers, which cannot be trained or saved.
+    trainable: ClassVar[bool] = True
+
+    # -- training ---------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
+        """Learn a tokenizer from ``texts`` (one document/sentence/line each)."""
+
+    # -- encoding ---------------------------------------------------------
+    @abstractmethod
+    def encode_with_spans(self, text: str) -> Encoding:
+        """Encode ``text`` and report the byte span of every token."""
+
+    def encode(self, text: str) -> list[int]:
+        return self.encode_with_spans(text).ids
+
+    def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
+        return [self.encode(t) for t in texts]
+
+    # -- decoding ---------------------------------------------------------
+    @abstractmethod
+    def id_to_bytes(self, token_id: int) -> bytes:
+        """The text bytes a token stands for (markers removed; b"" for a bare marker)."""
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Join the byte table entries; a cut multi-byte sequence never raises
+        (invalid UTF-8 decodes to U+FFFD)."""
+        return b"".join(self.id_to_bytes(i) for i in ids).decode("utf-8", errors="replace")
+
+    @abstractmethod
+    def id_to_piece(self, token_id: int) -> str:
+        """A printable form of a token, with the family's own markers (``</w>``, ``Ġ``, ``▁``)."""
+
+    def pieces(self, ids: Sequence[int]) -> list[str]:
+        return [self.id_to_piece(i) for i in ids]
+
+    # -- vocabulary -------------------------------------------------------
+    @property
+    @abstractmethod
+    def vocab_size(self) -> int:
+        """Number of ids actually in the vocabulary (may be below the requested size)."""
+
+    @property
+    def unk_id(self) -> int | None:
+        """Id of ``<unk>``, or None when the family cannot produce unknowns."""
+        return None
+
+    # -- persistence ------------------------------------------------------
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """Family-specific JSON body: ``config``, ``vocab``, ``merges`` ... (no envelope)."""
+
+    @classmethod
+    @abstractmethod
+    def from_dict(cls, body: dict[str, Any]) -> Tokenizer:
+        """Inverse of ``to_dict``; raise ``TokenizerError`` on a malformed body."""
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write one human-readable JSON file atomically (never half-written)."""
+        document = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "family": self.family}
+        document.update(self.to_dict())
+        atomic_write_text(Path(path), json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename, so a crash or
+    an error never leaves a half-written file behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_tokenizer_document(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and check the envelope of a saved tokenizer; clear errors for foreign files."""
+    path = Path(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TokenizerError(f"{path}: no such tokenizer file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TokenizerError(f"{path}: cannot read tokenizer file ({exc})") from None
+    try:
+        document = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise TokenizerError(f"{path}: not a JSON file (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+        raise TokenizerError(f'{path}: not a tokbench tokenizer (expected "format": "{FORMAT_NAME}")')
+    version = document.get("format_version")
+    if version != FORMAT_VERSION:
+        raise TokenizerError(f"{path}: format_version {version!r} is not supported (expected {FORMAT_VERSION})")
+    if not isinstance(document.get("family"), str):
+        raise TokenizerError(f'{path}: field "family" is missing or not a string')
+    return document
