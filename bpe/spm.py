@@ -1,0 +1,229 @@
+"""Reference rows ``spm-bpe`` and ``spm-unigram``: sentencepiece behind the Tokenizer interface.
+
+Settings follow seed 004 (pad 0 / unk 1 / bos 2 / eos 3, byte fallback on) with
+three deliberate choices:
+
+* **identity normalization**, no whitespace collapsing: every piece maps back to
+  the original text, so spans are honest (Unicode normalization is the corpus
+  layer's job);
+* **determinism**: every sentence is used (``input_sentence_size=0``, so no
+  sampling and no seed matters) and training runs on one thread, because the
+  unigram EM sums floats per thread and the thread count changes the model;
+* **in memory**: sentences go in through an iterator and the model comes back
+  as bytes; nothing is written to disk.
+
+``SentencePieceBacked`` is shared with the production row ``mistral-v1``
+(bpe.production), which is a sentencepiece model too.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+import sentencepiece
+from sentencepiece import sentencepiece_model_pb2
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
+
+#: sentencepiece's own default: characters covering 99.95% of the text get a
+#: piece; the rarest 0.05% are spelled with byte-fallback pieces.
+DEFAULT_CHARACTER_COVERAGE = 0.9995
+#: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
+WHITESPACE_MARK = "▁"
+_BYTE_PIECES = 256
+_MODEL_TYPE_IDS = {"unigram": 1, "bpe": 2}  # sentencepiece_model.proto TrainerSpec.ModelType
+
+_TOO_SMALL = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)")
+_TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
+
+
+def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePieceProcessor:
+    """A processor for a serialized model; ``source`` names it in the error."""
+    try:
+        return sentencepiece.SentencePieceProcessor(model_proto=model_proto)
+    except RuntimeError:
+        raise TokenizerError(f"{source}: not a valid sentencepiece model") from None
+
+
+class SentencePieceBacked(Tokenizer):
+    """Encoding and decoding through a ``SentencePieceProcessor`` held in ``self._processor``."""
+
+    _processor: sentencepiece.SentencePieceProcessor
+
+    def encode_with_spans(self, text: str) -> Encoding:
+        """Byte spans into ``text`` from sentencepiece's begin/end offsets, with two fixes:
+        the dummy-prefix ``▁`` covers nothing (empty span), and byte-fallback pieces,
+        which sentencepiece reports as empty spans plus one span for the whole
+        character on the last byte, each get their own single byte."""
+        processor = self._processor
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        cursor = 0  # end of the text covered so far
+        for piece in processor.encode(text, out_type="proto").pieces:
+            span = (cursor, cursor + 1) if processor.is_byte(piece.id) else (piece.begin, piece.end)
+            ids.append(piece.id)
+            spans.append(span)
+            cursor = span[1]
+        return Encoding(ids=ids, spans=spans)
+
+    def _check_id(self, token_id: int) -> None:
+        if not 0 <= token_id < self.vocab_size:
+            raise TokenizerError(f"token id {token_id} is out of range for {self.family} (0..{self.vocab_size - 1})")
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        """``▁`` stands for a space, ``<0xAB>`` for its byte; control and unknown ids for no text."""
+        self._check_id(token_id)
+        processor = self._processor
+        if processor.is_byte(token_id):
+            return bytes([int(processor.id_to_piece(token_id)[3:5], 16)])
+        if processor.is_control(token_id) or processor.is_unknown(token_id):
+            return b""
+        return processor.id_to_piece(token_id).replace(WHITESPACE_MARK, " ").encode("utf-8")
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """sentencepiece's own decoding: drops the dummy-prefix space and control ids,
+        shows ``<unk>`` as `` ⁇ ``, turns cut byte sequences into U+FFFD."""
+        for token_id in ids:
+            self._check_id(token_id)
+        return self._processor.decode(list(ids))
+
+    def id_to_piece(self, token_id: int) -> str:
+        self._check_id(token_id)
+        return self._processor.id_to_piece(token_id)
+
+    @property
+    def vocab_size(self) -> int:
+        return self._processor.get_piece_size()
+
+    @property
+    def unk_id(self) -> int | None:
+        return self._processor.unk_id()
+
+
+class SentencePieceTokenizer(SentencePieceBacked):
+    """A trained sentencepiece model; subclasses fix the model type."""
+
+    model_type: ClassVar[str]
+
+    def __init__(self, model_proto: bytes, config: dict[str, Any], source: str = "<memory>") -> None:
+        self._model_proto = model_proto
+        self._processor = load_processor(model_proto, source)
+        self.config = config
+
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[str],
+        vocab_size: int,
+        *,
+        character_coverage: float = DEFAULT_CHARACTER_COVERAGE,
+        **options: Any,
+    ) -> SentencePieceTokenizer:
+        if options:
+            raise TokenizerError(
+                f"{cls.family} does not take option(s) {', '.join(sorted(options))} (it takes: character_coverage)"
+            )
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+            raise TokenizerError(f"{cls.family}: vocab size must be a positive integer, got {vocab_size!r}")
+        if not 0 < character_coverage <= 1:
+            raise TokenizerError(f"{cls.family}: character_coverage must be in (0, 1], got {character_coverage!r}")
+        sentences = [text for text in texts if text.strip()]
+        if not sentences:
+            raise TokenizerError(f"{cls.family}: the training text is empty or whitespace-only")
+        config = {
+            "model_type": cls.model_type,
+            "vocab_size": vocab_size,
+            "character_coverage": character_coverage,
+            "byte_fallback": True,
+            "normalization": "identity",
+            "special_tokens": list(DEFAULT_SPECIAL_TOKENS),
+            "sentencepiece_version": sentencepiece.__version__,
+        }
+        model = io.BytesIO()
+        try:
+            sentencepiece.SentencePieceTrainer.train(
+                sentence_iterator=iter(sentences),
+                model_writer=model,
+                model_type=cls.model_type,
+                vocab_size=vocab_size,
+                character_coverage=character_coverage,
+                byte_fallback=True,
+                pad_id=0,
+                unk_id=1,
+                bos_id=2,
+                eos_id=3,
+                pad_piece=DEFAULT_SPECIAL_TOKENS[0],
+                unk_piece=DEFAULT_SPECIAL_TOKENS[1],
+                bos_piece=DEFAULT_SPECIAL_TOKENS[2],
+                eos_piece=DEFAULT_SPECIAL_TOKENS[3],
+                normalization_rule_name="identity",
+                remove_extra_whitespaces=False,
+                input_sentence_size=0,
+                num_threads=1,
+                # never skip a long sentence silently (sentencepiece's default skips > 4192 bytes)
+                max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
+                minloglevel=2,
+            )
+        except RuntimeError as exc:
+            raise cls._training_error(str(exc), vocab_size, character_coverage) from None
+        return cls(model.getvalue(), config)
+
+    @classmethod
+    def _training_error(cls, message: str, vocab_size: int, character_coverage: float) -> TokenizerError:
+        """Translate sentencepiece's internal check failures into advice."""
+        if match := _TOO_SMALL.search(message):
+            required = int(match.group(2))
+            characters = required - len(DEFAULT_SPECIAL_TOKENS) - _BYTE_PIECES
+            return TokenizerError(
+                f"{cls.family}: vocab size {vocab_size} is below the {required} pieces this text requires "
+                f"({len(DEFAULT_SPECIAL_TOKENS)} special + {_BYTE_PIECES} byte-fallback pieces + {characters} "
+                f"characters covering {character_coverage:.2%} of it); use a vocab size >= {required} "
+                "or a lower character_coverage"
+            )
+        if match := _TOO_LARGE.search(message):
+            return TokenizerError(
+                f"{cls.family}: vocab size {vocab_size} is more than sentencepiece can learn from this text "
+                f"(at most {match.group(2)}); use a smaller vocab size or more training text"
+            )
+        return TokenizerError(f"{cls.family}: sentencepiece training failed: {message}")
+
+    # -- persistence ------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        processor = self._processor
+        return {
+            "config": self.config,
+            "vocab": [[processor.id_to_piece(i), processor.get_score(i)] for i in range(self.vocab_size)],
+            "model": base64.b64encode(self._model_proto).decode("ascii"),
+        }
+
+    @classmethod
+    def from_dict(cls, body: dict[str, Any]) -> SentencePieceTokenizer:
+        config, vocab, encoded = body.get("config"), body.get("vocab"), body.get("model")
+        if not isinstance(config, dict) or not isinstance(vocab, list) or not isinstance(encoded, str):
+            raise TokenizerError(f'{cls.family}: fields "config" (object), "vocab" (list), "model" (string) required')
+        try:
+            model_proto = base64.b64decode(encoded, validate=True)
+        except binascii.Error:
+            raise TokenizerError(f'{cls.family}: field "model" is not base64') from None
+        tokenizer = cls(model_proto, config, source=f'{cls.family} field "model"')
+        proto = sentencepiece_model_pb2.ModelProto.FromString(model_proto)
+        if proto.trainer_spec.model_type != _MODEL_TYPE_IDS[cls.model_type]:
+            raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type')
+        if tokenizer.to_dict()["vocab"] != vocab:
+            raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"')
+        return tokenizer
+
+
+class SentencePieceBPETokenizer(SentencePieceTokenizer):
+    family = "spm-bpe"
+    model_type = "bpe"
+
+
+class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
+    family = "spm-unigram"
+    model_type = "unigram"
