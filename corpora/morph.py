@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -74,9 +75,9 @@ def boundaries_of(morphs: Sequence[str]) -> frozenset[int]:
     return frozenset(offsets)
 
 
-def boundary_counts(predicted: set[int] | frozenset[int], gold_alternatives: Iterable[frozenset[int]]) -> tuple[
-    int, int, int
-]:
+def boundary_counts(
+    predicted: set[int] | frozenset[int], gold_alternatives: Iterable[frozenset[int]]
+) -> tuple[int, int, int]:
     """(TP, FP, FN) of predicted boundaries against the best-matching gold alternative of one word.
 
     Best match = fewest errors (FP + FN); ties go to more true positives, then to the earlier
@@ -128,7 +129,9 @@ class _Collector:
         self.total += 1
         self.dropped[reason] += 1
 
-    def reference(self, reader: str, language: str, kind: str, paths: Sequence[Path], notes: str = "") -> MorphReference:
+    def reference(
+        self, reader: str, language: str, kind: str, paths: Sequence[Path], notes: str = ""
+    ) -> MorphReference:
         return MorphReference(
             name=reader,
             language=language,
@@ -237,7 +240,7 @@ def read_tikhonov(paths: list[Path], language: str) -> MorphReference:
         word, segmentation = _columns(location, line, (2,), "word<TAB>morph:LABEL/morph:LABEL...")
         parts = segmentation.split("/")
         if any(":" not in part for part in parts):
-            raise CorpusError(f"{location}: expected morphemes written morph:LABEL separated by '/', got {segmentation!r}")
+            raise CorpusError(f"{location}: expected morphemes written morph:LABEL joined by '/', got {segmentation!r}")
         word, morphs = nfc(word), [nfc(part.rsplit(":", 1)[0]) for part in parts]
         if "".join(morphs) == word:
             collected.keep(word, [boundaries_of(morphs)])
@@ -291,12 +294,16 @@ def read_morphscore(paths: list[Path], language: str) -> MorphReference:
         raise CorpusError("morpheme reader 'morphscore' needs at least one file")
     collected = _Collector()
     for path in paths:
-        rows = csv.DictReader(_read_text(path, "morphscore").splitlines())
+        rows = csv.DictReader(io.StringIO(_read_text(path, "morphscore"), newline=""))
         missing = {"full_word", "pt1", "rest"} - set(rows.fieldnames or ())
         if missing:
-            raise CorpusError(f"{path}: MorphScore CSV lacks column(s) {', '.join(sorted(missing))} (header: {rows.fieldnames})")
+            raise CorpusError(
+                f"{path}: MorphScore CSV lacks column(s) {', '.join(sorted(missing))}; header: {rows.fieldnames}"
+            )
         for row in rows:
-            word, pt1, rest = nfc(row["full_word"] or ""), nfc(row["pt1"] or ""), nfc(row["rest"] or "")
+            if None in (row["full_word"], row["pt1"], row["rest"]):
+                raise CorpusError(f"{path}:{rows.line_num}: row has fewer fields than the header: {row}")
+            word, pt1, rest = nfc(row["full_word"]), nfc(row["pt1"]), nfc(row["rest"])
             if not pt1 or not rest:
                 collected.drop("no inner boundary (empty pt1 or rest)")
             elif pt1 + rest != word:
