@@ -23,12 +23,14 @@ import binascii
 import io
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
+from bpe.options import check_vocab_minimum, reject_unknown_options, require_int
+from bpe.trainer import checked_texts
 
 #: sentencepiece's own default: characters covering 99.95% of the text get a
 #: piece; the rarest 0.05% are spelled with byte-fallback pieces.
@@ -121,20 +123,18 @@ class SentencePieceTokenizer(SentencePieceBacked):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        character_coverage: float = DEFAULT_CHARACTER_COVERAGE,
+        character_coverage: float | None = None,
         **options: Any,
     ) -> SentencePieceTokenizer:
-        if options:
-            raise TokenizerError(
-                f"{cls.family} does not take option(s) {', '.join(sorted(options))} (it takes: character_coverage)"
-            )
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-            raise TokenizerError(f"{cls.family}: vocab size must be a positive integer, got {vocab_size!r}")
-        if not 0 < character_coverage <= 1:
+        """Options other than ``character_coverage`` (e.g. a pre-tokenizer) must be None:
+        sentencepiece splits text its own way.  None means the default."""
+        reject_unknown_options(cls.family, options)
+        require_int("vocab_size", vocab_size, 1)
+        if character_coverage is None:
+            character_coverage = DEFAULT_CHARACTER_COVERAGE
+        if not isinstance(character_coverage, (int, float)) or not 0 < character_coverage <= 1:
             raise TokenizerError(f"{cls.family}: character_coverage must be in (0, 1], got {character_coverage!r}")
-        sentences = [text for text in texts if text.strip()]
-        if not sentences:
-            raise TokenizerError(f"{cls.family}: the training text is empty or whitespace-only")
+        sentences = [text for text in checked_texts(texts) if text.strip()]
         config = {
             "model_type": cls.model_type,
             "vocab_size": vocab_size,
@@ -170,27 +170,26 @@ class SentencePieceTokenizer(SentencePieceBacked):
                 minloglevel=2,
             )
         except RuntimeError as exc:
-            raise cls._training_error(str(exc), vocab_size, character_coverage) from None
+            cls._raise_training_error(str(exc), vocab_size, character_coverage)
         return cls(model.getvalue(), config)
 
     @classmethod
-    def _training_error(cls, message: str, vocab_size: int, character_coverage: float) -> TokenizerError:
+    def _raise_training_error(cls, message: str, vocab_size: int, character_coverage: float) -> NoReturn:
         """Translate sentencepiece's internal check failures into advice."""
         if match := _TOO_SMALL.search(message):
             required = int(match.group(2))
             characters = required - len(DEFAULT_SPECIAL_TOKENS) - _BYTE_PIECES
-            return TokenizerError(
-                f"{cls.family}: vocab size {vocab_size} is below the {required} pieces this text requires "
-                f"({len(DEFAULT_SPECIAL_TOKENS)} special + {_BYTE_PIECES} byte-fallback pieces + {characters} "
-                f"characters covering {character_coverage:.2%} of it); use a vocab size >= {required} "
-                "or a lower character_coverage"
+            parts = (
+                f"{len(DEFAULT_SPECIAL_TOKENS)} specials + {_BYTE_PIECES} byte-fallback pieces + {characters} "
+                f"characters covering {character_coverage:.2%} of this text"
             )
+            check_vocab_minimum(cls.family, vocab_size, required, parts, "; or lower character_coverage")
         if match := _TOO_LARGE.search(message):
-            return TokenizerError(
-                f"{cls.family}: vocab size {vocab_size} is more than sentencepiece can learn from this text "
-                f"(at most {match.group(2)}); use a smaller vocab size or more training text"
+            raise TokenizerError(
+                f"vocab_size {vocab_size} is more than {cls.family} can learn from this text "
+                f"(at most {match.group(2)}); use a smaller vocab_size or more training text"
             )
-        return TokenizerError(f"{cls.family}: sentencepiece training failed: {message}")
+        raise TokenizerError(f"{cls.family}: sentencepiece training failed: {message}")
 
     # -- persistence ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

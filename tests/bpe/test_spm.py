@@ -135,14 +135,16 @@ def test_load_rejects_inconsistent_files(trained: Tokenizer, tmp_path) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_vocab_size_bounds_are_translated(kind: str, training_text: list[str]) -> None:
-    with pytest.raises(TokenizerError, match=r"vocab size 300 is below the \d+ pieces") as too_small:
+    with pytest.raises(
+        TokenizerError, match=rf"vocab_size 300 is below the minimum \d+ for {kind} \(4 specials"
+    ) as too_small:
         bpe.train(kind, training_text, 300)
     message = str(too_small.value)
     assert "256 byte-fallback pieces" in message and "src/" not in message
-    with pytest.raises(TokenizerError, match=r"vocab size 1000000 is more than .* \(at most \d+\)"):
+    with pytest.raises(TokenizerError, match=r"vocab_size 1000000 is more than .* \(at most \d+\)"):
         bpe.train(kind, training_text[:100], 1_000_000)
     if kind == "spm-bpe":  # the minimum the message names is really enough (unigram: slow at this size)
-        minimum = int(message.split(">= ")[1].split()[0])
+        minimum = int(message.split("minimum ")[1].split()[0])
         assert bpe.train(kind, training_text, minimum).vocab_size == minimum
 
 
@@ -151,9 +153,11 @@ def test_vocab_size_bounds_are_translated(kind: str, training_text: list[str]) -
     [
         ([], 1000, {}, "empty or whitespace-only"),
         (["  ", "\t", ""], 1000, {}, "empty or whitespace-only"),
-        (["some text"], 0, {}, "positive integer"),
-        (["some text"], "1000", {}, "positive integer"),
+        ("some text", 1000, {}, "not a single string"),
+        (["some text"], 0, {}, "vocab_size must be an integer >= 1"),
+        (["some text"], "1000", {}, "vocab_size must be an integer >= 1"),
         (["some text"], 1000, {"character_coverage": 1.5}, "character_coverage must be in"),
+        (["some text"], 1000, {"character_coverage": "all"}, "character_coverage must be in"),
         (["some text"], 1000, {"pretokenizer": "gpt2"}, "does not take option"),
     ],
 )
