@@ -1,0 +1,458 @@
+"""The compiled core of BPE training: learn the merge list from counted pre-tokens.
+
+Semantics (identical, merge for merge, to recounting every pair after every merge):
+
+* repeatedly merge the most frequent adjacent pair; a pair's count is the sum of
+  the counts of the pre-tokens ("words") it occurs in, once per occurrence;
+  pairs never cross words;
+* stop after ``num_merges`` merges, or when the best count is below
+  ``min_frequency`` (or no pair is left);
+* tie-break for equal counts: the lexicographically smallest pair of unit
+  sequences ``(units(left), units(right))``, compared as Python compares tuples
+  of ``str``/``bytes`` (a proper prefix sorts first); still equal (two tokens
+  spelled alike): the smaller ``(left id, right id)``;
+* inside a word the pair is replaced left to right without overlap
+  (``a a a`` with ``(a, a)`` -> ``aa a``).
+
+Ids: the caller numbers its initial tokens ``0 .. n-1`` and gives their unit
+sequences (byte values, or Unicode code points); merge ``k`` creates token
+``n + k`` whose units are the concatenation of its parts.
+
+Representation (why it is fast; see ``shared/notes/metrics-and-peers.md``):
+
+* every distinct word is laid out once in flat arrays: one *position* per
+  symbol with ``prev``/``next`` links, so a merge edits two positions and never
+  rebuilds a word;
+* ``pair_at[p]`` is the pair that starts at position ``p``; pair counts change
+  by exact deltas at the merged positions only;
+* each pair has a contiguous, ascending slice of its starting positions in one
+  occurrence array.  All occurrences of a pair are recorded in a single pass
+  (the initial scan, or the merge that created its newer token: a pair can only
+  appear when one of its tokens is created), and a stable counting sort groups
+  them by pair, so no per-pair lists are allocated.  Entries go stale when a
+  neighbour merges; they are validated lazily (``pair_at[p] == pair``);
+* a binary heap with lazy invalidation: a pair's count only falls after the
+  merge that created it, so a popped entry whose stored count is stale is
+  pushed back with its current count instead of being updated in place.
+
+Compiled with numba (``cache=True``: the machine code is stored next to this
+module in ``__pycache__`` and reused by later processes; the first, cold
+compilation takes a few seconds, measured in ``benchmarks/perf/RESULTS.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import chain
+
+import numpy as np
+from numba import njit
+
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
+_NO_KEY = -1
+
+
+def learn_merges(
+    word_counts: Mapping[tuple[int, ...], int],
+    piece_keys: Sequence[str] | Sequence[bytes],
+    max_merges: int,
+    min_frequency: int = 2,
+) -> list[tuple[int, int, int]]:
+    """Learn up to ``max_merges`` merges ``(left id, right id, count)`` over ``word_counts``
+    (tuple of initial token ids -> count).
+
+    ``piece_keys[t]`` spells initial token ``t``: a ``str`` (compared by code point) or
+    ``bytes``; merge ``k`` creates token ``len(piece_keys) + k``.
+    """
+    token_units, token_offsets = _spell(piece_keys)
+    n_words = len(word_counts)
+    lengths = np.fromiter(map(len, word_counts), dtype=np.int64, count=n_words)
+    word_offsets = np.zeros(n_words + 1, dtype=np.int64)
+    np.cumsum(lengths, out=word_offsets[1:])
+    word_symbols = np.fromiter(chain.from_iterable(word_counts), dtype=np.int32, count=int(word_offsets[-1]))
+    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=n_words)
+    lefts, rights, merged_counts = learn_merges_from_arrays(
+        word_symbols, word_offsets, counts, token_units, token_offsets, max_merges, min_frequency
+    )
+    return list(zip(lefts.tolist(), rights.tolist(), merged_counts.tolist(), strict=True))
+
+
+def learn_merges_from_arrays(
+    word_symbols: np.ndarray,
+    word_offsets: np.ndarray,
+    word_counts: np.ndarray,
+    token_units: np.ndarray,
+    token_offsets: np.ndarray,
+    max_merges: int,
+    min_frequency: int = 2,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The array form of ``learn_merges``: returns the ``lefts``, ``rights`` and ``counts`` of the merges.
+
+    Word ``i`` is ``word_symbols[word_offsets[i]:word_offsets[i + 1]]`` (initial token ids) and
+    occurs ``word_counts[i]`` times; initial token ``t`` is spelled
+    ``token_units[token_offsets[t]:token_offsets[t + 1]]`` (byte values or code points).
+    """
+    word_symbols = np.ascontiguousarray(word_symbols, dtype=np.int32)
+    word_offsets = np.ascontiguousarray(word_offsets, dtype=np.int64)
+    word_counts = np.ascontiguousarray(word_counts, dtype=np.int64)
+    token_units = np.ascontiguousarray(token_units, dtype=np.int32)
+    token_offsets = np.ascontiguousarray(token_offsets, dtype=np.int64)
+    n_tokens = token_offsets.size - 1
+    if word_offsets.size != word_counts.size + 1 or word_offsets[-1] != word_symbols.size:
+        raise ValueError("word_offsets must have one entry per word plus one, ending at len(word_symbols)")
+    if n_tokens < 0 or token_offsets[-1] != token_units.size:
+        raise ValueError("token_offsets must have one entry per token plus one, ending at len(token_units)")
+    if word_counts.size and word_counts.min() <= 0:
+        raise ValueError("word counts must be positive")
+    if word_symbols.size and (word_symbols.min() < 0 or word_symbols.max() >= n_tokens):
+        raise ValueError(f"word symbols must be initial token ids in [0, {n_tokens})")
+    if max_merges < 0 or n_tokens + max_merges >= 2**31:
+        raise ValueError(f"max_merges must be in [0, 2**31 - {n_tokens}), got {max_merges}")
+    return _learn(
+        word_symbols, word_offsets, word_counts, token_units, token_offsets, int(max_merges), int(min_frequency)
+    )
+
+
+def _spell(piece_keys: Sequence[str] | Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """Flat units (code points of str keys, byte values of bytes keys) and offsets of the initial tokens."""
+    keys = list(piece_keys)
+    offsets = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)), out=offsets[1:])
+    if all(isinstance(key, str) for key in keys):
+        units = np.frombuffer("".join(keys).encode("utf-32-le"), dtype="<u4")
+    elif all(isinstance(key, bytes) for key in keys):
+        units = np.frombuffer(b"".join(keys), dtype=np.uint8)
+    else:
+        raise ValueError("piece keys must be all str or all bytes")
+    return units.astype(np.int32), offsets
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@njit(cache=True)
+def _grown(array, needed):
+    """``array`` if it holds ``needed`` items, else a copy with doubled capacity."""
+    if needed <= array.size:
+        return array
+    bigger = np.empty(max(needed, 2 * array.size), dtype=array.dtype)
+    bigger[: array.size] = array
+    return bigger
+
+
+@njit(cache=True)
+def _slot(keys, key):
+    """Slot of ``key`` in the open-addressing table ``keys`` (its own slot, or the empty one where it belongs)."""
+    mask = keys.size - 1
+    i = np.int64((np.uint64(key) * _HASH_MULTIPLIER) >> np.uint64(20)) & mask
+    while keys[i] != key and keys[i] != _NO_KEY:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True)
+def _rehashed(keys, values, capacity):
+    new_keys = np.full(capacity, _NO_KEY, dtype=np.int64)
+    new_values = np.empty(capacity, dtype=np.int32)
+    for i in range(keys.size):
+        if keys[i] != _NO_KEY:
+            j = _slot(new_keys, keys[i])
+            new_keys[j] = keys[i]
+            new_values[j] = values[i]
+    return new_keys, new_values
+
+
+@njit(cache=True)
+def _units_less(units, starts, ends, x, y):
+    """-1 / 0 / 1 as the unit sequence of token ``x`` sorts before / equal to / after that of ``y``."""
+    i, j = starts[x], starts[y]
+    end_x, end_y = ends[x], ends[y]
+    while i < end_x and j < end_y:
+        if units[i] != units[j]:
+            return -1 if units[i] < units[j] else 1
+        i += 1
+        j += 1
+    if i == end_x:
+        return 0 if j == end_y else -1
+    return 1
+
+
+@njit(cache=True)
+def _before(count_a, pair_a, count_b, pair_b, lefts, rights, units, starts, ends):
+    """True when heap entry a outranks b: higher count, then smaller (units(left), units(right)), then ids."""
+    if count_a != count_b:
+        return count_a > count_b
+    if pair_a == pair_b:
+        return False
+    left_a, left_b = lefts[pair_a], lefts[pair_b]
+    order = _units_less(units, starts, ends, left_a, left_b)
+    if order == 0:
+        order = _units_less(units, starts, ends, rights[pair_a], rights[pair_b])
+    if order != 0:
+        return order < 0
+    if left_a != left_b:
+        return left_a < left_b
+    return rights[pair_a] < rights[pair_b]
+
+
+@njit(cache=True)
+def _heap_push(heap_counts, heap_pairs, size, count, pair, lefts, rights, units, starts, ends):
+    """Insert at index ``size`` and sift up; the caller increments its size."""
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _before(count, pair, heap_counts[parent], heap_pairs[parent], lefts, rights, units, starts, ends):
+            break
+        heap_counts[i] = heap_counts[parent]
+        heap_pairs[i] = heap_pairs[parent]
+        i = parent
+    heap_counts[i] = count
+    heap_pairs[i] = pair
+
+
+@njit(cache=True)
+def _heap_pop(heap_counts, heap_pairs, size, lefts, rights, units, starts, ends):
+    """Remove the top entry of a heap of ``size`` entries; the caller decrements its size."""
+    size -= 1
+    count, pair = heap_counts[size], heap_pairs[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and _before(
+            heap_counts[child + 1],
+            heap_pairs[child + 1],
+            heap_counts[child],
+            heap_pairs[child],
+            lefts,
+            rights,
+            units,
+            starts,
+            ends,
+        ):
+            child += 1
+        if not _before(heap_counts[child], heap_pairs[child], count, pair, lefts, rights, units, starts, ends):
+            break
+        heap_counts[i] = heap_counts[child]
+        heap_pairs[i] = heap_pairs[child]
+        i = child
+    heap_counts[i] = count
+    heap_pairs[i] = pair
+
+
+@njit(cache=True)
+def _group_by_pair(record_pairs, record_positions, n_records, first_pair, n_pairs, occ, occ_size, occ_start, occ_len):
+    """Stable counting sort of (pair, position) records of pairs ``first_pair .. n_pairs - 1``
+    into contiguous slices appended to ``occ``; returns the new size of ``occ``."""
+    for k in range(n_records):
+        occ_len[record_pairs[k]] += 1
+    start = occ_size
+    for pair in range(first_pair, n_pairs):
+        occ_start[pair] = start
+        start += occ_len[pair]
+        occ_len[pair] = 0
+    for k in range(n_records):
+        pair = record_pairs[k]
+        occ[occ_start[pair] + occ_len[pair]] = record_positions[k]
+        occ_len[pair] += 1
+    return start
+
+
+# --------------------------------------------------------------------------- the training loop
+
+
+@njit(cache=True)
+def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, num_merges, min_frequency):
+    n_positions = word_symbols.size
+    n_initial = token_offsets.size - 1
+
+    # tokens: spelled units[starts[t]:ends[t]]; merged tokens append their spelling
+    n_tokens = n_initial
+    max_tokens = n_initial + num_merges
+    starts = np.empty(max_tokens, dtype=np.int64)
+    ends = np.empty(max_tokens, dtype=np.int64)
+    starts[:n_initial] = token_offsets[:-1]
+    ends[:n_initial] = token_offsets[1:]
+    units = token_units.copy()
+    n_units = units.size
+
+    # positions: symbol (-1 once merged away), neighbour links, word, pair starting here (-1: none)
+    symbol = word_symbols.copy()
+    prev = np.empty(n_positions, dtype=np.int32)
+    next_ = np.empty(n_positions, dtype=np.int32)
+    word_of = np.empty(n_positions, dtype=np.int32)
+    pair_at = np.full(n_positions, -1, dtype=np.int32)
+
+    # pairs: tokens, count, occurrence slice; (left << 32 | right) -> pair via an open-addressing table
+    capacity = 1024
+    lefts = np.empty(capacity, dtype=np.int32)
+    rights = np.empty(capacity, dtype=np.int32)
+    pair_counts = np.zeros(capacity, dtype=np.int64)
+    occ_start = np.empty(capacity, dtype=np.int64)
+    occ_len = np.zeros(capacity, dtype=np.int64)
+    keys = np.full(2 * capacity, _NO_KEY, dtype=np.int64)
+    values = np.empty(2 * capacity, dtype=np.int32)
+    n_pairs = 0
+
+    # initial scan: link positions, find every pair, record its occurrences in position order
+    n_words = word_counts.size
+    record_pairs = np.empty(n_positions, dtype=np.int32)
+    record_positions = np.empty(n_positions, dtype=np.int32)
+    n_records = 0
+    for w in range(n_words):
+        begin, end = word_offsets[w], word_offsets[w + 1]
+        for p in range(begin, end):
+            word_of[p] = w
+            prev[p] = p - 1 if p > begin else -1
+            next_[p] = p + 1 if p + 1 < end else -1
+        for p in range(begin, end - 1):
+            if 2 * (n_pairs + 1) > keys.size:
+                keys, values = _rehashed(keys, values, 2 * keys.size)
+            key = (np.int64(symbol[p]) << 32) | symbol[p + 1]
+            slot = _slot(keys, key)
+            if keys[slot] == _NO_KEY:
+                keys[slot] = key
+                values[slot] = n_pairs
+                lefts = _grown(lefts, n_pairs + 1)
+                rights = _grown(rights, n_pairs + 1)
+                pair_counts = _grown(pair_counts, n_pairs + 1)
+                occ_start = _grown(occ_start, n_pairs + 1)
+                occ_len = _grown(occ_len, n_pairs + 1)
+                lefts[n_pairs] = symbol[p]
+                rights[n_pairs] = symbol[p + 1]
+                pair_counts[n_pairs] = 0
+                occ_len[n_pairs] = 0
+                n_pairs += 1
+            pair = values[slot]
+            pair_counts[pair] += word_counts[w]
+            pair_at[p] = pair
+            record_pairs[n_records] = pair
+            record_positions[n_records] = p
+            n_records += 1
+    occ = np.empty(max(n_records, 16), dtype=np.int32)
+    occ_size = _group_by_pair(record_pairs, record_positions, n_records, 0, n_pairs, occ, 0, occ_start, occ_len)
+
+    heap_counts = np.empty(max(n_pairs, 16), dtype=np.int64)
+    heap_pairs = np.empty(max(n_pairs, 16), dtype=np.int32)
+    heap_size = 0
+    for pair in range(n_pairs):
+        _heap_push(heap_counts, heap_pairs, heap_size, pair_counts[pair], pair, lefts, rights, units, starts, ends)
+        heap_size += 1
+
+    merged_lefts = np.empty(num_merges, dtype=np.int32)
+    merged_rights = np.empty(num_merges, dtype=np.int32)
+    merged_counts = np.empty(num_merges, dtype=np.int64)
+    n_merges = 0
+    while n_merges < num_merges and heap_size > 0:
+        count, pair = heap_counts[0], heap_pairs[0]
+        _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
+        heap_size -= 1
+        current = pair_counts[pair]
+        if current != count:  # stale entry: counts only fall, so re-rank it with its current count
+            if current > 0:
+                _heap_push(heap_counts, heap_pairs, heap_size, current, pair, lefts, rights, units, starts, ends)
+                heap_size += 1
+            continue
+        if count < min_frequency:
+            break
+
+        left, right, new = lefts[pair], rights[pair], n_tokens
+        merged_lefts[n_merges], merged_rights[n_merges], merged_counts[n_merges] = left, right, count
+        n_merges += 1
+        n_tokens += 1
+        # spell the new token
+        left_len, right_len = ends[left] - starts[left], ends[right] - starts[right]
+        units = _grown(units, n_units + left_len + right_len)
+        starts[new] = n_units
+        units[n_units : n_units + left_len] = units[starts[left] : ends[left]]
+        units[n_units + left_len : n_units + left_len + right_len] = units[starts[right] : ends[right]]
+        n_units += left_len + right_len
+        ends[new] = n_units
+
+        # room for the at most two new pairs per occurrence
+        begin, n_occ = occ_start[pair], occ_len[pair]
+        first_new_pair = n_pairs
+        needed = n_pairs + 2 * n_occ
+        lefts = _grown(lefts, needed)
+        rights = _grown(rights, needed)
+        pair_counts = _grown(pair_counts, needed)
+        occ_start = _grown(occ_start, needed)
+        occ_len = _grown(occ_len, needed)
+        if 2 * needed > keys.size:
+            size = keys.size
+            while 2 * needed > size:
+                size *= 2
+            keys, values = _rehashed(keys, values, size)
+        record_pairs = _grown(record_pairs, 2 * n_occ)
+        record_positions = _grown(record_positions, 2 * n_occ)
+        n_records = 0
+
+        for k in range(begin, begin + n_occ):
+            p = occ[k]
+            if pair_at[p] != pair:  # stale: a neighbour merged since it was recorded
+                continue
+            q = next_[p]
+            before, after = prev[p], next_[q]
+            weight = word_counts[word_of[p]]
+            pair_counts[pair] -= weight
+            if before >= 0:
+                pair_counts[pair_at[before]] -= weight
+                key = (np.int64(symbol[before]) << 32) | new
+                slot = _slot(keys, key)
+                if keys[slot] == _NO_KEY:
+                    keys[slot] = key
+                    values[slot] = n_pairs
+                    lefts[n_pairs], rights[n_pairs], pair_counts[n_pairs], occ_len[n_pairs] = symbol[before], new, 0, 0
+                    n_pairs += 1
+                created = values[slot]
+                pair_counts[created] += weight
+                pair_at[before] = created
+                record_pairs[n_records], record_positions[n_records] = created, before
+                n_records += 1
+            if after >= 0:
+                pair_counts[pair_at[q]] -= weight
+                key = (np.int64(new) << 32) | symbol[after]
+                slot = _slot(keys, key)
+                if keys[slot] == _NO_KEY:
+                    keys[slot] = key
+                    values[slot] = n_pairs
+                    lefts[n_pairs], rights[n_pairs], pair_counts[n_pairs], occ_len[n_pairs] = new, symbol[after], 0, 0
+                    n_pairs += 1
+                created = values[slot]
+                pair_counts[created] += weight
+                pair_at[p] = created
+                record_pairs[n_records], record_positions[n_records] = created, p
+                n_records += 1
+                prev[after] = p
+            else:
+                pair_at[p] = -1
+            symbol[p] = new
+            symbol[q] = -1
+            pair_at[q] = -1
+            next_[p] = after
+
+        occ_len[pair] = 0  # every occurrence is merged; the pair can never reappear
+        occ = _grown(occ, occ_size + n_records)
+        occ_size = _group_by_pair(
+            record_pairs, record_positions, n_records, first_new_pair, n_pairs, occ, occ_size, occ_start, occ_len
+        )
+        heap_counts = _grown(heap_counts, heap_size + n_pairs - first_new_pair)
+        heap_pairs = _grown(heap_pairs, heap_size + n_pairs - first_new_pair)
+        for created in range(first_new_pair, n_pairs):
+            if pair_counts[created] > 0:
+                _heap_push(
+                    heap_counts,
+                    heap_pairs,
+                    heap_size,
+                    pair_counts[created],
+                    created,
+                    lefts,
+                    rights,
+                    units,
+                    starts,
+                    ends,
+                )
+                heap_size += 1
+
+    return merged_lefts[:n_merges], merged_rights[:n_merges], merged_counts[:n_merges]
