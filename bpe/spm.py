@@ -188,7 +188,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
                 f"{len(DEFAULT_SPECIAL_TOKENS)} specials + {_BYTE_PIECES} byte-fallback pieces + {characters} "
                 f"characters covering {character_coverage:.2%} of this text"
             )
-            check_vocab_minimum(cls.family, vocab_size, required, parts, "; or lower character_coverage")
+            check_vocab_minimum(cls.family, vocab_size, required, parts, "; or use a lower character_coverage")
         if match := _TOO_LARGE.search(message):
             raise TokenizerError(
                 f"vocab_size {vocab_size} is more than {cls.family} can learn from this text "
