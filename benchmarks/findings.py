@@ -1,0 +1,183 @@
+"""Sentences about a run, computed from its numbers (never written by hand).
+
+Every function takes tidy cells (columns ``row``, ``tokenizer``, ``vocab_size``,
+``value``, ``ci_low``, ``ci_high``; ``row`` is the table row label) and returns one
+sentence, or None when the data cannot support it (too few tokenizers or rows,
+no direction).  Numbers are printed with the metric's table format, so a
+sentence quotes exactly what the table shows.  A sentence that compares two
+cells says when their confidence intervals overlap: overlapping intervals mean
+the data do not clearly separate them, and we never claim otherwise.
+
+Tie-breaks (for reproducibility): cells sort by value, then tokenizer label,
+then row label.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from benchmarks.catalog import MetricInfo
+
+MISSING = "–"
+
+
+def format_value(info: MetricInfo, value: float) -> str:
+    """A value as tables print it (``MISSING`` for NaN)."""
+    return MISSING if value is None or math.isnan(value) else info.fmt.format(value)
+
+
+def vocab_label(size: int) -> str:
+    """8000 -> "8k", 8192 -> "8,192"."""
+    return f"{size // 1000}k" if size % 1000 == 0 else f"{size:,}"
+
+
+def pick(*sentences: str | None) -> list[str]:
+    return [sentence for sentence in sentences if sentence]
+
+
+def cis_overlap(a: pd.Series, b: pd.Series) -> bool | None:
+    """Whether two cells' intervals overlap; None when either has no interval."""
+    bounds = [a["ci_low"], a["ci_high"], b["ci_low"], b["ci_high"]]
+    if any(math.isnan(x) for x in bounds):
+        return None
+    return bool(a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"])
+
+
+def overlap_clause(a: pd.Series, b: pd.Series) -> str:
+    overlap = cis_overlap(a, b)
+    if overlap is None:
+        return " (no confidence interval to compare)"
+    return " (their confidence intervals overlap, so the difference is not clear-cut)" if overlap else ""
+
+
+def join_names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def tokenizer_name(cells: pd.DataFrame, tokenizer: str) -> str:
+    """The label, marked when it is a production row (no vocabulary size: not drawn at the report size)."""
+    sizes = cells.loc[cells["tokenizer"] == tokenizer, "vocab_size"]
+    return f"{tokenizer} (production, own vocabulary)" if sizes.isna().all() else tokenizer
+
+
+def row_unit(cells: pd.DataFrame) -> str:
+    plain = "language" in cells.columns and (cells["row"] == cells["language"]).all()
+    return "languages" if plain else "rows"
+
+
+def ranked(cells: pd.DataFrame, info: MetricInfo) -> pd.DataFrame:
+    """Finite cells, best first (by the metric's direction), ties by tokenizer then row label."""
+    finite = cells[cells["value"].map(math.isfinite)]
+    return finite.sort_values(
+        ["value", "tokenizer", "row"], ascending=[not info.higher_is_better, True, True], kind="stable"
+    )
+
+
+def best_count(cells: pd.DataFrame, info: MetricInfo, at: str, unit: str | None = None) -> str | None:
+    """Which tokenizer is best in most rows, and whether its leads are clear of the runner-up's CI."""
+    if info.higher_is_better is None:
+        return None
+    wins: dict[str, list[tuple[str, pd.Series, pd.Series]]] = {}
+    compared = ties = 0
+    for row, row_cells in cells.groupby("row", sort=True):
+        order = ranked(row_cells, info)
+        if len(order) < 2:
+            continue
+        compared += 1
+        best, runner_up = order.iloc[0], order.iloc[1]
+        if format_value(info, best["value"]) == format_value(info, runner_up["value"]):
+            ties += 1
+            continue
+        wins.setdefault(best["tokenizer"], []).append((str(row), best, runner_up))
+    if not wins:
+        return None
+    most = max(len(rows) for rows in wins.values())
+    leaders = sorted(tokenizer for tokenizer, rows in wins.items() if len(rows) == most)
+    verb = "has" if len(leaders) == 1 else "each have"
+    direction = "highest" if info.higher_is_better else "lowest"
+    names = join_names([tokenizer_name(cells, leader) for leader in leaders])
+    sentence = f"At {at}, {names} {verb} the {direction} {info.label} in {most} of {compared} {unit or row_unit(cells)}"
+    if ties:
+        sentence += f" ({ties} tied as printed)"
+    leads = [lead for tokenizer in leaders for lead in wins[tokenizer]]
+    overlaps = [cis_overlap(best, runner_up) for _, best, runner_up in leads]
+    if any(overlap is None for overlap in overlaps):
+        sentence += "; not every lead has a confidence interval to compare"
+    elif any(overlaps):
+        details = ", ".join(
+            f"{runner_up['tokenizer']} in {row}" for (row, _, runner_up), o in zip(leads, overlaps, strict=True) if o
+        )
+        sentence += (
+            f"; in {sum(overlaps)} of these the leader's confidence interval overlaps the runner-up's "
+            f"({details}), so those leads are not clear-cut"
+        )
+    else:
+        sentence += "; every one of these leads is clear of the runner-up's confidence interval"
+    return sentence + "."
+
+
+def language_gap(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
+    """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row)."""
+    gaps = []
+    for tokenizer, group in cells.groupby("tokenizer", sort=True):
+        group = group[group["value"].map(lambda v: math.isfinite(v) and v > 0)]
+        if group["row"].nunique() < 2:
+            continue
+        order = group.sort_values(["value", "row"], kind="stable")
+        low, high = order.iloc[0], order.iloc[-1]
+        gaps.append((high["value"] / low["value"], str(tokenizer), high, low))
+    if not gaps:
+        return None
+    gaps.sort(key=lambda gap: (-gap[0], gap[1]))
+    ratio, tokenizer, high, low = gaps[0]
+    sentence = (
+        f"At {at}, the gap between languages is widest for {tokenizer}: its {info.label} is {ratio:.2f}× as high "
+        f"in {high['row']} ({format_value(info, high['value'])}) as in {low['row']} "
+        f"({format_value(info, low['value'])}){overlap_clause(high, low)}"
+    )
+    if len(gaps) > 1:
+        ratio, tokenizer, high, low = gaps[-1]
+        sentence += f"; it is narrowest for {tokenizer} ({ratio:.2f}×, {high['row']} vs {low['row']})"
+    return sentence + "."
+
+
+def vocab_trend(frame: pd.DataFrame, info: MetricInfo) -> str | None:
+    """The largest change between a tokenizer's smallest and largest vocabulary, over tokenizers and rows."""
+    changes = []
+    trained = frame[frame["vocab_size"].notna() & frame["value"].map(math.isfinite)]
+    for (tokenizer, row), group in trained.groupby(["tokenizer", "row"], sort=True):
+        if group["vocab_size"].nunique() < 2:
+            continue
+        order = group.sort_values("vocab_size", kind="stable")
+        first, last = order.iloc[0], order.iloc[-1]
+        changes.append((abs(last["value"] - first["value"]), str(tokenizer), str(row), first, last))
+    if not changes:
+        return None
+    changes.sort(key=lambda change: (-change[0], change[1], change[2]))
+    _, tokenizer, row, first, last = changes[0]
+    a, b = format_value(info, first["value"]), format_value(info, last["value"])
+    sizes = f"from {int(first['vocab_size']):,} to {int(last['vocab_size']):,}"
+    if a == b:
+        return f"Growing the vocabulary {sizes} changes no {info.label} value as printed."
+    verb = "raises" if last["value"] > first["value"] else "lowers"
+    percent = f", {(last['value'] - first['value']) / abs(first['value']):+.0%}" if first["value"] else ""
+    return (
+        f"Growing the vocabulary {sizes} {verb} {tokenizer}'s {info.label} in {row} from {a} to {b}{percent}, "
+        f"the largest absolute change of any tokenizer and language{overlap_clause(first, last)}."
+    )
+
+
+def extremes(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
+    """The lowest and highest cell of a snapshot."""
+    finite = cells[cells["value"].map(math.isfinite)].sort_values(["value", "tokenizer", "row"], kind="stable")
+    if finite.empty:
+        return None
+    low, high = finite.iloc[0], finite.iloc[-1]
+    if format_value(info, low["value"]) == format_value(info, high["value"]):
+        return f"At {at}, {info.label} is {format_value(info, low['value'])} in every cell."
+    return (
+        f"At {at}, {info.label} ranges from {format_value(info, low['value'])} ({low['tokenizer']}, {low['row']}) "
+        f"to {format_value(info, high['value'])} ({high['tokenizer']}, {high['row']})."
+    )

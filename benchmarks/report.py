@@ -1,0 +1,583 @@
+"""The paper-style report of one run directory.
+
+``write_report(RUN_DIR)`` reads only ``RUN_DIR/results.parquet`` (or
+``results.csv``) and ``RUN_DIR/manifest.json`` and writes, atomically:
+
+* ``report.md`` - run facts, one table per metric (per morpheme reference for
+  morphology) of languages x tokenizers at the report vocabulary size, value
+  with its bootstrap CI, the best value per row in bold, links to the plots
+  with findings computed from the numbers (``benchmarks.findings``);
+* ``tables/<metric>[--<reference>].tex`` (booktabs) and ``.csv`` beside it;
+* ``plots/*.png`` (``benchmarks.plots``).
+
+Conventions (stated so every output is reproducible):
+
+* Report vocabulary size: ``manifest.config.report.vocab_size``.  A cell whose
+  tokenizer was not run at that size uses the closest size it was run at
+  (equal distance: the smaller size) and the table says so.  Production rows
+  have no vocabulary size and are always shown.
+* Rows are languages (sorted by code); a language evaluated on several
+  corpora/eval sets gets one row per corpus ("tur_Latn (ud-tur)").  Columns
+  are tokenizers: trained families, then reference rows, then production
+  rows, each group sorted by label.
+* Best per row: the highest or lowest value by the metric's direction
+  (``catalog.METRICS``); every cell whose value *as printed* equals the printed
+  best is bold too (a tie a reader cannot see would be a false claim).
+  Descriptive metrics (direction None) bold nothing.
+* Nothing depends on the clock: identical results and manifest give
+  byte-identical files (the manifest's ``timings`` are not shown).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchmarks import findings, plots
+from benchmarks.catalog import METRICS, RESULT_COLUMNS, MetricInfo
+from benchmarks.errors import BenchmarkError
+from benchmarks.findings import vocab_label
+from bpe.base import atomic_write_text
+
+REPORT_FILE = "report.md"
+TABLES_DIR = "tables"
+PLOTS_DIR = "plots"
+ROW_TYPES = ("family", "reference", "production")
+TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options", "eval_set", "reference", "metric"]
+#: report sections, in the order the catalog lists their metrics
+GROUPS = list(dict.fromkeys(info.group for info in METRICS.values()))
+GROUP_TITLES = {
+    "oov": "Unknown and out-of-vocabulary words",
+    "compression": "Compression",
+    "fertility": "Fertility",
+    "morphology": "Morpheme-boundary alignment",
+    "parity": "Cross-lingual parity (premium vs English)",
+    "distribution": "Token distribution",
+    "cost": "Cost",
+}
+MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this language)
+
+
+# --------------------------------------------------------------------------- reading a run
+
+
+@dataclass(frozen=True)
+class Run:
+    run_dir: Path
+    results: pd.DataFrame  # RESULT_COLUMNS, normalised dtypes
+    manifest: dict[str, Any]
+    report_vocab_size: int
+    ci_level: float  # e.g. 0.95
+
+    @property
+    def ci_name(self) -> str:
+        return f"{self.ci_level * 100:g}% CI"
+
+
+def load_run(run_dir: Path) -> Run:
+    """Read and check a run directory; every problem is one BenchmarkError naming the file and field."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise BenchmarkError(f"{run_dir}: no such run directory")
+    results = read_results(run_dir)
+    manifest = read_manifest(run_dir)
+    config = manifest.get("config")
+    report = config.get("report") if isinstance(config, dict) else None
+    size = report.get("vocab_size") if isinstance(report, dict) else None
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise BenchmarkError(
+            f"{run_dir / 'manifest.json'}: field config.report.vocab_size must be a positive integer, got {size!r}"
+        )
+    level = config.get("confidence", 0.95)
+    if not isinstance(level, float) or not 0 < level < 1:
+        raise BenchmarkError(f"{run_dir / 'manifest.json'}: field config.confidence must be in (0, 1), got {level!r}")
+    return Run(run_dir, results, manifest, size, level)
+
+
+def read_results(run_dir: Path) -> pd.DataFrame:
+    """results.parquet (or results.csv when the parquet is absent), checked against catalog.RESULT_COLUMNS."""
+    parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
+    try:
+        if parquet.is_file():
+            path, frame = parquet, pd.read_parquet(parquet)
+        elif csv.is_file():
+            # text columns stay text even when all empty (e.g. "options"); only "" is missing, never "NA"
+            dtypes = dict.fromkeys(TEXT_COLUMNS, str)
+            path, frame = csv, pd.read_csv(csv, dtype=dtypes, keep_default_na=False, na_values=[""])
+        else:
+            raise BenchmarkError(
+                f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory"
+            )
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, BenchmarkError):
+            raise
+        raise BenchmarkError(f"{parquet if parquet.is_file() else csv}: cannot read results ({exc})") from None
+    missing = [column for column in RESULT_COLUMNS if column not in frame.columns]
+    if missing:
+        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(RESULT_COLUMNS)})")
+    if frame.empty:
+        raise BenchmarkError(f"{path}: no result rows")
+    frame = frame[RESULT_COLUMNS].copy()
+    for column in TEXT_COLUMNS:
+        frame[column] = frame[column].fillna("").astype(str)
+    try:
+        for column in ("value", "ci_low", "ci_high"):
+            frame[column] = pd.to_numeric(frame[column]).astype("float64")
+        frame["vocab_size"] = pd.to_numeric(frame["vocab_size"]).astype("Int64")
+        frame["n"] = pd.to_numeric(frame["n"]).astype("Int64")
+    except (ValueError, TypeError) as exc:
+        raise BenchmarkError(f"{path}: a numeric column holds a non-number ({exc})") from None
+    unknown = sorted(set(frame["metric"]) - set(METRICS))
+    if unknown:
+        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see benchmarks/catalog.py METRICS)")
+    bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
+    if bad_types:
+        raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
+    identities = frame.groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
+    ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
+    if ambiguous:
+        raise BenchmarkError(
+            f"{path}: tokenizer label {ambiguous[0]!r} names several kinds/options; each label must be one tokenizer"
+        )
+    return frame
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BenchmarkError(f"{path}: missing (the run did not finish?)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{path}: cannot read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
+        raise BenchmarkError(f'{path}: expected a JSON object with a "config" object')
+    return manifest
+
+
+# --------------------------------------------------------------------------- selecting cells
+
+CELL_KEYS = ["language", "corpus", "eval_set", "tokenizer"]
+
+
+def tokenizer_order(frame: pd.DataFrame) -> list[str]:
+    """Column order: families, reference rows, production rows; each sorted by label."""
+    kinds = frame.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
+    return sorted(kinds.index, key=lambda label: (ROW_TYPES.index(kinds[label]), label))
+
+
+def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """Label rows by language; a language with several (corpus, eval set) gets one row for each."""
+    frame = frame.copy()
+    combos = frame.drop_duplicates(["language", "corpus", "eval_set"])
+    labels: dict[tuple[str, str, str], str] = {}
+    for language, group in combos.groupby("language", sort=True):
+        for corpus, eval_set in zip(group["corpus"], group["eval_set"], strict=True):
+            if len(group) == 1:
+                labels[language, corpus, eval_set] = language
+            elif group["corpus"].is_unique:
+                labels[language, corpus, eval_set] = f"{language} ({corpus})"
+            else:
+                labels[language, corpus, eval_set] = f"{language} ({corpus}, {eval_set})"
+    frame["row"] = [labels[key] for key in zip(frame["language"], frame["corpus"], frame["eval_set"], strict=True)]
+    return frame
+
+
+def at_report_size(rows: pd.DataFrame, target: int) -> pd.DataFrame:
+    """One row per cell: production rows as they are, trained rows at the vocabulary size closest to
+    ``target`` (equal distance: the smaller size)."""
+    sized = rows[rows["vocab_size"].notna()].copy()
+    sized["distance"] = (sized["vocab_size"].astype("int64") - target).abs()
+    sized = sized.sort_values([*CELL_KEYS, "distance", "vocab_size"], kind="stable")
+    chosen = sized.drop_duplicates(CELL_KEYS).drop(columns="distance")
+    cells = pd.concat([chosen, rows[rows["vocab_size"].isna()]], ignore_index=True)
+    duplicated = cells.duplicated(CELL_KEYS)
+    if duplicated.any():
+        first = cells[duplicated].iloc[0]
+        raise BenchmarkError(
+            f"results hold two {first['metric']} rows for {first['tokenizer']} on {first['corpus']} "
+            f"({first['eval_set']}) at one vocabulary size"
+        )
+    return add_row_labels(cells)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def mark_best(cells: pd.DataFrame, info: MetricInfo) -> pd.Series:
+    """True for the best cell(s) of each row; ties as printed are all best."""
+    best = pd.Series(False, index=cells.index)
+    if info.higher_is_better is None:
+        return best
+    for _, row_cells in cells.groupby("row", sort=True):
+        values = row_cells["value"].dropna()
+        if values.empty:
+            continue
+        top = findings.format_value(info, values.max() if info.higher_is_better else values.min())
+        printed = row_cells["value"].map(lambda v: findings.format_value(info, v))
+        best[row_cells.index[printed == top]] = True
+    return best
+
+
+@dataclass(frozen=True)
+class Table:
+    metric: str
+    reference: str
+    cells: pd.DataFrame  # one row per (row, tokenizer): value, ci_low, ci_high, vocab_size, best, ...
+    rows: list[str]
+    tokenizers: list[str]
+    notes: list[str]
+
+    @property
+    def info(self) -> MetricInfo:
+        return METRICS[self.metric]
+
+    @property
+    def slug(self) -> str:
+        if not self.reference:
+            return self.metric
+        return f"{self.metric}--{re.sub(r'[^A-Za-z0-9._-]+', '-', self.reference).strip('-')}"
+
+    @property
+    def title(self) -> str:
+        return f"{self.info.label} — reference {self.reference}" if self.reference else self.info.label
+
+    def cell(self, row: str, tokenizer: str) -> pd.Series | None:
+        match = self.cells[(self.cells["row"] == row) & (self.cells["tokenizer"] == tokenizer)]
+        return None if match.empty else match.iloc[0]
+
+
+def build_table(results: pd.DataFrame, metric: str, reference: str, target: int) -> Table:
+    rows = results[(results["metric"] == metric) & (results["reference"] == reference)]
+    cells = at_report_size(rows, target)
+    cells["best"] = mark_best(cells, METRICS[metric])
+    cells = cells.sort_values(["row", "tokenizer"], kind="stable").reset_index(drop=True)
+    return Table(metric, reference, cells, sorted(cells["row"].unique()), tokenizer_order(cells),
+                 substitution_notes(cells, target))  # fmt: skip
+
+
+def substitution_notes(cells: pd.DataFrame, target: int) -> list[str]:
+    """One sentence per tokenizer shown at another vocabulary size than the report size."""
+    notes = []
+    shifted = cells[cells["vocab_size"].notna() & (cells["vocab_size"] != target)]
+    for (tokenizer, size), group in shifted.groupby(["tokenizer", "vocab_size"], sort=True):
+        where = ", ".join(sorted(group["row"]))
+        notes.append(
+            f"{tokenizer} was not run at {vocab_label(target)}: shown at {vocab_label(int(size))}, "
+            f"the closest size it was run at ({where})."
+        )
+    return notes
+
+
+def cell_text(info: MetricInfo, cell: pd.Series | None, bold: Callable[[str], str]) -> str:
+    if cell is None or math.isnan(cell["value"]):
+        return MISSING
+    value = findings.format_value(info, cell["value"])
+    if cell["best"]:
+        value = bold(value)
+    if math.isnan(cell["ci_low"]) or math.isnan(cell["ci_high"]):
+        return value
+    return f"{value} [{findings.format_value(info, cell['ci_low'])}, {findings.format_value(info, cell['ci_high'])}]"
+
+
+def markdown_table(table: Table) -> str:
+    header = ["language", *table.tokenizers]
+    lines = [
+        "| " + " | ".join(md_escape(h) for h in header) + " |",
+        "|" + "|".join([":--", *["--:"] * len(table.tokenizers)]) + "|",
+    ]
+    for row in table.rows:
+        texts = [cell_text(table.info, table.cell(row, t), lambda v: f"**{v}**") for t in table.tokenizers]
+        lines.append("| " + " | ".join([md_escape(row), *texts]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+    ">": r"\textgreater{}", "α": r"$\alpha$",
+}  # fmt: skip
+
+
+def latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIALS.get(char, char) for char in text)
+
+
+def latex_table(table: Table, run: Run) -> str:
+    info = table.info
+    best = "" if info.higher_is_better is None else "; best per row in bold"
+    caption = (
+        f"{latex_escape(table.title)} at vocabulary size {latex_escape(vocab_label(run.report_vocab_size))} "
+        f"({latex_escape(run.ci_name)} in brackets{best})."
+    )
+    lines = [
+        f"% tokbench table: metric {table.metric}" + (f", reference {table.reference}" if table.reference else ""),
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{caption}}}",
+        rf"\label{{tab:{table.slug}}}",
+        r"\begin{tabular}{l" + "r" * len(table.tokenizers) + "}",
+        r"\toprule",
+        " & ".join(["Language", *(latex_escape(t) for t in table.tokenizers)]) + r" \\",
+        r"\midrule",
+    ]
+    for row in table.rows:
+        texts = [cell_text(info, table.cell(row, t), lambda v: rf"\textbf{{{v}}}") for t in table.tokenizers]
+        lines.append(" & ".join([latex_escape(row), *(t.replace(MISSING, "--") for t in texts)]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def csv_table(table: Table) -> str:
+    """The table's cells in long form, with full precision and the vocabulary size each cell used."""
+    columns = ["row", "language", "corpus", "eval_set", "reference", "tokenizer", "row_type", "vocab_size",
+               "value", "ci_low", "ci_high", "n", "best"]  # fmt: skip
+    order = {t: i for i, t in enumerate(table.tokenizers)}
+    cells = table.cells.assign(order=table.cells["tokenizer"].map(order))
+    cells = cells.sort_values(["row", "order"], kind="stable")[columns]
+    return cells.to_csv(index=False, lineterminator="\n")
+
+
+# --------------------------------------------------------------------------- plots with findings
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One plot of a group: its file, a caption, and the findings sentences under it."""
+
+    file: str
+    caption: str
+    sentences: list[str]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    caption: str
+    reason: str
+
+
+def plot_frame(results: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """All rows of one metric (no morpheme reference), labelled for plotting."""
+    rows = results[(results["metric"] == metric) & (results["reference"] == "")]
+    return add_row_labels(rows) if not rows.empty else rows.assign(row=pd.Series(dtype=str))
+
+
+def is_english(language: str) -> bool:
+    return language.startswith("eng_") or language == "eng"
+
+
+def figures_for_group(group: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Iterable[Plot | Skipped]:
+    """Draw the group's plots into ``out_dir`` and yield what the report says about each."""
+    results, target = run.results, run.report_vocab_size
+    at = vocab_label(target)
+    curves = {
+        "compression": ["bytes_per_token"],
+        "fertility": ["fertility_isolated", "fertility_running"],
+        "oov": ["unk_word_rate", "oov_token_rate"],
+    }.get(group, [])
+    for metric in curves:
+        info, caption = METRICS[metric], f"{METRICS[metric].label} against vocabulary size, per language"
+        frame = plot_frame(results, metric)
+        if frame["vocab_size"].notna().sum() == 0:
+            yield Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
+            continue
+        snapshot = at_report_size(frame, target)
+        file = f"{metric}-vs-vocab.png"
+        plots.vocab_curves(frame, info, palette, out_dir / file)
+        yield Plot(file, caption, findings.pick(
+            findings.best_count(snapshot, info, at),
+            findings.vocab_trend(frame, info),
+            findings.language_gap(snapshot, info, at),
+        ))  # fmt: skip
+    if group == "fertility":
+        for metric in ("fertility_isolated", "fertility_running"):
+            info, caption = METRICS[metric], f"{METRICS[metric].label} at {at}: languages × tokenizers"
+            frame = plot_frame(results, metric)
+            if frame.empty:
+                yield Skipped(caption, f"this run has no `{metric}` rows")
+                continue
+            snapshot = at_report_size(frame, target)
+            file = f"{metric}-heatmap.png"
+            plots.heatmap(snapshot, info, tokenizer_order(snapshot), out_dir / file)
+            yield Plot(file, caption, findings.pick(
+                findings.extremes(snapshot, info, at), findings.language_gap(snapshot, info, at)
+            ))  # fmt: skip
+    if group == "morphology":
+        info, caption = METRICS["boundary_f1"], f"{METRICS['boundary_f1'].label} at {at} by tokenizer and language"
+        rows = results[(results["metric"] == "boundary_f1") & (results["reference"] != "")]
+        if rows.empty:
+            yield Skipped(caption, "this run has no `boundary_f1` rows")
+        else:
+            snapshot = pd.concat(
+                [at_report_size(rows[rows["reference"] == ref], target) for ref in sorted(rows["reference"].unique())]
+            )
+            snapshot["row"] = snapshot["row"] + " · " + snapshot["reference"]
+            plots.bars(snapshot, info, palette, out_dir / "boundary_f1-bars.png", "language · reference")
+            yield Plot("boundary_f1-bars.png", caption, findings.pick(
+                findings.best_count(snapshot, info, at, unit="language/reference pairs"),
+                findings.extremes(snapshot, info, at),
+            ))  # fmt: skip
+    if group == "parity":
+        info, caption = METRICS["parity_vs_eng"], f"{METRICS['parity_vs_eng'].label} at {at}, per language"
+        frame = plot_frame(results, "parity_vs_eng")
+        frame = frame[~frame["language"].map(is_english)]
+        if frame.empty:
+            yield Skipped(caption, "this run has no `parity_vs_eng` rows for a language other than English "
+                                   "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
+        else:
+            snapshot = at_report_size(frame, target)
+            plots.bars(snapshot, info, palette, out_dir / "parity_vs_eng-bars.png", "language", reference_line=1.0)
+            yield Plot("parity_vs_eng-bars.png", caption, findings.pick(
+                findings.extremes(snapshot, info, at), findings.best_count(snapshot, info, at)
+            ))  # fmt: skip
+
+
+# --------------------------------------------------------------------------- report.md
+
+
+def run_facts(run: Run) -> list[str]:
+    manifest = run.manifest
+    config = manifest["config"]
+    lines = []
+    for name, value in (
+        ("run", manifest.get("run_id") or manifest.get("run")),
+        ("config", config.get("name")),
+        ("config source", config.get("source")),
+        ("config fingerprint", manifest.get("config_fingerprint")),
+        ("git revision", manifest.get("git_revision")),
+        ("seed", config.get("seed")),
+        ("bootstrap", f"{config['bootstrap_resamples']} resamples" if "bootstrap_resamples" in config else None),
+    ):
+        if value is not None:
+            lines.append(f"- {name}: `{value}`")
+    lines.append(
+        f"- report vocabulary size: {vocab_label(run.report_vocab_size)} "
+        f"(tables and snapshot plots; production rows have their own vocabularies)"
+    )
+    corpora = manifest.get("corpora")
+    if isinstance(corpora, dict) and corpora:
+        lines.append("- corpora:")
+        for corpus_id in sorted(corpora):
+            lines.append(f"  - `{corpus_id}`: {describe(corpora[corpus_id])}")
+    packages = manifest.get("packages")
+    if isinstance(packages, dict) and packages:
+        lines.append("- packages: " + ", ".join(f"{name} {packages[name]}" for name in sorted(packages)))
+    return lines
+
+
+def describe(value: Any) -> str:
+    """A manifest entry as short text: ``key value`` pairs, nested objects in braces, keys sorted."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {describe(value[key])}" for key in sorted(value)) if value else "{}"
+    if isinstance(value, list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot | Skipped]) -> list[str]:
+    lines = [f"## {GROUP_TITLES.get(group, group)}", ""]
+    if not tables:
+        lines += [f"_This run has no {group} rows._", ""]
+    for table in tables:
+        lines += [f"### {table.title} (`{table.metric}`)", "", markdown_table(table)]
+        for note in table.notes:
+            lines.append(f"_Note: {note}_  ")
+        lines += [f"[LaTeX]({TABLES_DIR}/{table.slug}.tex) · [CSV]({TABLES_DIR}/{table.slug}.csv)", ""]
+    for figure in figures:
+        if isinstance(figure, Skipped):
+            lines += [f"_Plot skipped ({figure.caption}): {figure.reason}._", ""]
+            continue
+        lines += [f"![{figure.caption}]({PLOTS_DIR}/{figure.file})", "", f"*{figure.caption}.*", ""]
+        if figure.sentences:
+            lines += [" ".join(figure.sentences), ""]
+    return lines
+
+
+def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | Skipped]]) -> str:
+    config = run.manifest["config"]
+    title = config.get("name") or run.manifest.get("run") or run.run_dir.name
+    lines = [f"# tokbench report: {title}", ""]
+    if config.get("description"):
+        lines += [str(config["description"]), ""]
+    lines += run_facts(run)
+    lines += [
+        "",
+        f"Cells show the value with its {run.ci_name} (bootstrap over items) in brackets; the best value per "
+        "language is bold (ties as printed are all bold; descriptive metrics are not ranked). "
+        f"{MISSING} marks a tokenizer with no row for that language. "
+        "Findings under each plot are generated from the numbers.",
+        "",
+    ]
+    present = [group for group in GROUPS if any(t.info.group == group for t in tables)]
+    absent = [group for group in GROUPS if group not in present]
+    if absent:
+        lines += ["Groups without rows in this run: " + ", ".join(absent) + ".", ""]
+    for group in GROUPS:
+        group_tables = [t for t in tables if t.info.group == group]
+        if group_tables or figures.get(group):
+            lines += group_section(group, run, group_tables, figures.get(group, []))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- orchestration
+
+
+def build_tables(run: Run) -> list[Table]:
+    keys = run.results[["metric", "reference"]].drop_duplicates()
+    metric_order = {metric: i for i, metric in enumerate(METRICS)}
+    ordered = sorted(zip(keys["metric"], keys["reference"], strict=True), key=lambda k: (metric_order[k[0]], k[1]))
+    return [build_table(run.results, metric, reference, run.report_vocab_size) for metric, reference in ordered]
+
+
+def write_report(run_dir: Path) -> Path:
+    """Write report.md, tables/ and plots/ into ``run_dir`` from its own results; return report.md's path.
+
+    Everything is built in a temporary directory inside ``run_dir`` and moved into
+    place at the end, so an error leaves the previous report (if any) untouched.
+    """
+    run = load_run(Path(run_dir))
+    staging = Path(tempfile.mkdtemp(dir=run.run_dir, prefix=".report-"))
+    try:
+        tables_dir, plots_dir = staging / TABLES_DIR, staging / PLOTS_DIR
+        tables_dir.mkdir()
+        plots_dir.mkdir()
+        tables = build_tables(run)
+        for table in tables:
+            (tables_dir / f"{table.slug}.tex").write_text(latex_table(table, run), encoding="utf-8")
+            (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
+        palette = plots.tokenizer_palette(tokenizer_order(run.results))
+        figures = {group: list(figures_for_group(group, run, palette, plots_dir)) for group in GROUPS}
+        report_text = render_report(run, tables, figures)
+        publish(staging, run.run_dir, report_text)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return run.run_dir / REPORT_FILE
+
+
+def publish(staging: Path, run_dir: Path, report_text: str) -> None:
+    """Swap the new tables/ and plots/ in (the old ones go to the staging dir, removed after), then
+    replace report.md atomically."""
+    for name in (TABLES_DIR, PLOTS_DIR):
+        target = run_dir / name
+        if target.exists():
+            os.replace(target, staging / f"previous-{name}")
+        os.replace(staging / name, target)
+    atomic_write_text(run_dir / REPORT_FILE, report_text)
