@@ -1,0 +1,125 @@
+"""byte-bpe: GPT-2 style BPE over UTF-8 bytes.
+
+The 256 byte values are the base symbols (ids right after the specials, in
+byte order), so there is no ``<unk>`` by construction and any text
+round-trips.  Pieces print bytes through GPT-2's ``bytes_to_unicode`` table
+(``Ġ`` = space), which is also what a Hugging Face ByteLevel export needs.
+Merge ties are broken on the tokens' bytes (see ``bpe.trainer``).  Default
+pre-tokenizer: ``gpt2`` (``cl100k`` / ``o200k`` selectable).  A token may end
+inside a multi-byte character; decoding a cut sequence gives U+FFFD, never an
+error.  ``min_frequency`` defaults to 2 (a pair seen once is not merged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.bytes_unicode import BYTE_TO_CHAR
+from bpe.merge_tokenizer import MergeTokenizer
+from bpe.options import (
+    body_field,
+    check_vocab_minimum,
+    read_common_body,
+    reject_unknown_options,
+    require_choice,
+    require_int,
+    special_tokens_with,
+)
+from bpe.pretokenizers import get_pretokenizer
+from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
+
+_BYTES = [bytes([value]) for value in range(256)]
+
+
+class ByteBPETokenizer(MergeTokenizer):
+    family = "byte-bpe"
+
+    def __init__(
+        self,
+        merges: Iterable[tuple[int, int]] = (),
+        *,
+        pretokenizer: str = "gpt2",
+        special_tokens: Iterable[str] = (),
+        encode_mode: str = "merges",
+        min_frequency: int = 2,
+    ) -> None:
+        """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``."""
+        super().__init__(
+            special_tokens=special_tokens_with(special_tokens),
+            base_pieces=BYTE_TO_CHAR,
+            base_bytes=_BYTES,
+            merges=merges,
+            pretokenizer=pretokenizer,
+            encode_mode=encode_mode,
+            min_frequency=min_frequency,
+        )
+
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[str],
+        vocab_size: int,
+        *,
+        pretokenizer: str = "gpt2",
+        min_frequency: int = 2,
+        special_tokens: Iterable[str] = (),
+        encode_mode: str = "merges",
+        progress: bool | ProgressCallback = False,
+        workers: int | None = None,
+        **unknown: Any,
+    ) -> ByteBPETokenizer:
+        """Learn merges until the vocabulary (specials + 256 bytes + merges) has
+        ``vocab_size`` entries or no pair occurs ``min_frequency`` times."""
+        reject_unknown_options(cls.family, unknown)
+        require_int("vocab_size", vocab_size, 1)
+        require_int("min_frequency", min_frequency, 1)
+        require_choice("encode_mode", encode_mode, ("merges", "greedy"))
+        get_pretokenizer(pretokenizer)
+        specials = special_tokens_with(special_tokens)
+        check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
+
+        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        options = {
+            "pretokenizer": pretokenizer,
+            "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
+            "encode_mode": encode_mode,
+            "min_frequency": min_frequency,
+        }
+        with progress_callback(progress, "byte-bpe merges") as callback:
+            merges = cls(**options)._learn_merges(counts, vocab_size, callback)
+        return cls(merges, **options)
+
+    def _merge_keys(self) -> list[bytes]:
+        return list(self._bytes)
+
+    def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
+        first = len(self.special_tokens)
+        data = pretoken.encode("utf-8")
+        return [first + value for value in data], [1] * len(data)
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "pretokenizer": self.pretokenizer.name,
+            "min_frequency": self.min_frequency,
+            "encode_mode": self.encode_mode,
+        }
+
+    @classmethod
+    def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:
+        config, specials, vocab = read_common_body(body)
+        if vocab[len(specials) : len(specials) + 256] != list(BYTE_TO_CHAR):
+            raise TokenizerError(
+                'tokenizer file: field "vocab" must list the 256 byte symbols (GPT-2 aliases, byte order) '
+                "right after the specials"
+            )
+        tokenizer = cls(
+            cls._read_merges(body),
+            pretokenizer=body_field(config, "pretokenizer", str, "config"),
+            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
+            encode_mode=body_field(config, "encode_mode", str, "config"),
+            min_frequency=body_field(config, "min_frequency", int, "config"),
+        )
+        tokenizer._check_saved_vocab(vocab)
+        return tokenizer

@@ -1,0 +1,239 @@
+"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016; seeds 000, 001, 004).
+
+Each pre-token is split into characters plus an end-of-word marker ``</w>``
+(``end_of_word``):
+
+``separate`` (default)
+    ``</w>`` is its own base symbol after the last character (seed 000 writes
+    ``<w>``); it covers no input, so its byte span is empty.
+``attached``
+    The marker is glued to the last character (subword-nmt 0.2 / HF tokenizers
+    style): ``t</w>`` is a base symbol distinct from ``t``.  A character seen
+    only word-finally then has no word-inner symbol (and vice versa): it
+    encodes as ``<unk>`` in the other position.
+``none``
+    No marker (seed 001's ``_AB_ABC_AB_ABAB`` example).
+
+The alphabet is every character of the training text, or with
+``limit_alphabet=N`` the N most frequent ones (ties: code point order); other
+characters encode as ``<unk>`` and never take part in a merge.  Base symbols
+are ordered ``</w>`` first, then by character code point (plain before
+``c</w>``).  Default pre-tokenizer: ``unicode``.  ``min_frequency`` defaults to
+2, as in subword-nmt: a pair seen once is not merged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.merge_tokenizer import MergeTokenizer
+from bpe.options import (
+    body_field,
+    check_vocab_minimum,
+    read_common_body,
+    reject_unknown_options,
+    require_choice,
+    require_int,
+    special_tokens_with,
+)
+from bpe.pretokenizers import get_pretokenizer
+from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
+
+END_OF_WORD = "</w>"
+END_OF_WORD_MODES = ("separate", "attached", "none")
+
+
+class CharBPETokenizer(MergeTokenizer):
+    family = "char-bpe"
+
+    def __init__(
+        self,
+        base_pieces: Sequence[str],
+        merges: Iterable[tuple[int, int]] = (),
+        *,
+        end_of_word: str = "separate",
+        pretokenizer: str = "unicode",
+        special_tokens: Iterable[str] = (),
+        encode_mode: str = "merges",
+        min_frequency: int = 2,
+        limit_alphabet: int | None = None,
+    ) -> None:
+        """``base_pieces``: the base symbols (characters, ``</w>`` or ``c</w>`` per
+        ``end_of_word``); ``merges``: id pairs; ``special_tokens``: extra specials
+        after ``<pad> <unk> <s> </s>``."""
+        self.end_of_word = require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
+        _check_base_pieces(base_pieces, end_of_word)
+        self.limit_alphabet = limit_alphabet
+        super().__init__(
+            special_tokens=special_tokens_with(special_tokens),
+            base_pieces=base_pieces,
+            base_bytes=[piece.removesuffix(END_OF_WORD).encode("utf-8") for piece in base_pieces],
+            merges=merges,
+            pretokenizer=pretokenizer,
+            encode_mode=encode_mode,
+            min_frequency=min_frequency,
+        )
+        first_base = len(self.special_tokens)
+        self._symbol_ids = {piece: first_base + index for index, piece in enumerate(base_pieces)}
+        self._end_of_word_id = self._symbol_ids.get(END_OF_WORD)
+
+    @classmethod
+    def from_piece_merges(
+        cls, base_pieces: Sequence[str], merges: Iterable[tuple[str, str]], **options: Any
+    ) -> CharBPETokenizer:
+        """Build from merges written as piece strings, e.g. seed 000's ``("t", "h"), ("th", "e")``.
+        A piece names the lowest id that spells it."""
+        untrained = cls(base_pieces, **options)
+        ids: dict[str, int] = {}
+        for token_id, piece in enumerate(untrained.vocab):
+            ids.setdefault(piece, token_id)
+        id_merges: list[tuple[int, int]] = []
+        for left, right in merges:
+            if left not in ids or right not in ids:
+                raise TokenizerError(f"merge {left!r} + {right!r} uses a piece that is not in the vocabulary yet")
+            id_merges.append((ids[left], ids[right]))
+            ids.setdefault(left + right, untrained.vocab_size + len(id_merges) - 1)
+        return cls(base_pieces, id_merges, **options)
+
+    # -- training ---------------------------------------------------------
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[str],
+        vocab_size: int,
+        *,
+        pretokenizer: str = "unicode",
+        end_of_word: str = "separate",
+        min_frequency: int = 2,
+        limit_alphabet: int | None = None,
+        special_tokens: Iterable[str] = (),
+        encode_mode: str = "merges",
+        progress: bool | ProgressCallback = False,
+        workers: int | None = None,
+        **unknown: Any,
+    ) -> CharBPETokenizer:
+        """Learn merges until the vocabulary (specials + base symbols + merges) has
+        ``vocab_size`` entries or no pair occurs ``min_frequency`` times."""
+        reject_unknown_options(cls.family, unknown)
+        require_int("vocab_size", vocab_size, 1)
+        require_int("min_frequency", min_frequency, 1)
+        if limit_alphabet is not None:
+            require_int("limit_alphabet", limit_alphabet, 1)
+        require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
+        require_choice("encode_mode", encode_mode, ("merges", "greedy"))
+        get_pretokenizer(pretokenizer)
+        specials = special_tokens_with(special_tokens)
+
+        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
+        marker = 1 if end_of_word == "separate" else 0
+        check_vocab_minimum(
+            cls.family,
+            vocab_size,
+            len(specials) + len(base_pieces),
+            f"{len(specials)} special tokens + {marker} end-of-word marker + {len(base_pieces) - marker} "
+            f"character symbols in the training text",
+            "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
+        )
+        options = {
+            "end_of_word": end_of_word,
+            "pretokenizer": pretokenizer,
+            "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
+            "encode_mode": encode_mode,
+            "min_frequency": min_frequency,
+            "limit_alphabet": limit_alphabet,
+        }
+        with progress_callback(progress, "char-bpe merges") as callback:
+            merges = cls(base_pieces, **options)._learn_merges(counts, vocab_size, callback)
+        return cls(base_pieces, merges, **options)
+
+    def _merge_keys(self) -> list[str]:
+        return list(self._pieces)
+
+    # -- encoding ---------------------------------------------------------
+    def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
+        symbol_ids, unk = self._symbol_ids, self.unk_id
+        symbols = [symbol_ids.get(char, unk) for char in pretoken]
+        byte_lengths = [1] * len(pretoken) if pretoken.isascii() else [len(char.encode("utf-8")) for char in pretoken]
+        if self.end_of_word == "attached":
+            symbols[-1] = symbol_ids.get(pretoken[-1] + END_OF_WORD, unk)
+        elif self.end_of_word == "separate":
+            symbols.append(self._end_of_word_id)
+            byte_lengths.append(0)
+        return symbols, byte_lengths
+
+    # -- persistence ------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        return {
+            "pretokenizer": self.pretokenizer.name,
+            "end_of_word": self.end_of_word,
+            "min_frequency": self.min_frequency,
+            "limit_alphabet": self.limit_alphabet,
+            "encode_mode": self.encode_mode,
+        }
+
+    @classmethod
+    def from_dict(cls, body: dict[str, Any]) -> CharBPETokenizer:
+        config, specials, vocab = read_common_body(body)
+        merges = cls._read_merges(body)
+        base_count = len(vocab) - len(specials) - len(merges)
+        if base_count < 0:
+            raise TokenizerError('tokenizer file: field "vocab" is shorter than the specials plus one entry per merge')
+        limit_alphabet = config.get("limit_alphabet")
+        if limit_alphabet is not None:
+            require_int("config.limit_alphabet", limit_alphabet, 1)
+        tokenizer = cls(
+            vocab[len(specials) : len(specials) + base_count],
+            merges,
+            end_of_word=body_field(config, "end_of_word", str, "config"),
+            pretokenizer=body_field(config, "pretokenizer", str, "config"),
+            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
+            encode_mode=body_field(config, "encode_mode", str, "config"),
+            min_frequency=body_field(config, "min_frequency", int, "config"),
+            limit_alphabet=limit_alphabet,
+        )
+        tokenizer._check_saved_vocab(vocab)
+        return tokenizer
+
+
+def _alphabet(pretoken_counts: Counter[str], end_of_word: str, limit_alphabet: int | None) -> list[str]:
+    """The base symbols for the counted pre-tokens (see the module docstring for the order)."""
+    char_counts: Counter[str] = Counter()
+    for pretoken, count in pretoken_counts.items():
+        for char in pretoken:
+            char_counts[char] += count
+    kept = set(sorted(char_counts, key=lambda char: (-char_counts[char], char))[:limit_alphabet])
+    if end_of_word != "attached":
+        return ([END_OF_WORD] if end_of_word == "separate" else []) + sorted(kept)
+    inner: set[str] = set()
+    for pretoken in pretoken_counts:
+        inner.update(pretoken[:-1])
+    final = {pretoken[-1] for pretoken in pretoken_counts}
+    # "a" < "a</w>" < "b": sorting the strings orders by character, plain symbol first
+    return sorted({char for char in inner if char in kept} | {char + END_OF_WORD for char in final if char in kept})
+
+
+def _check_base_pieces(base_pieces: Sequence[str], end_of_word: str) -> None:
+    def valid(piece: Any) -> bool:
+        if not isinstance(piece, str):
+            return False
+        if end_of_word == "separate" and piece == END_OF_WORD:
+            return True
+        if end_of_word == "attached" and piece.endswith(END_OF_WORD):
+            piece = piece.removesuffix(END_OF_WORD)
+        return len(piece) == 1
+
+    for index, piece in enumerate(base_pieces):
+        if not valid(piece):
+            raise TokenizerError(
+                f"char-bpe base symbol #{index} {piece!r} is not valid with end_of_word={end_of_word!r} "
+                f"(expected one character{', or ' + END_OF_WORD if end_of_word == 'separate' else ''}"
+                f"{', optionally followed by ' + END_OF_WORD if end_of_word == 'attached' else ''})"
+            )
+    if len(set(base_pieces)) != len(base_pieces):
+        raise TokenizerError("char-bpe base symbols must not repeat")
+    if end_of_word == "separate" and END_OF_WORD not in base_pieces:
+        raise TokenizerError(f"char-bpe with end_of_word='separate' needs the base symbol {END_OF_WORD!r}")

@@ -1,0 +1,116 @@
+"""Pre-tokenizers: cut text into pre-tokens that merges never cross.
+
+Every pre-tokenizer here is **lossless**: its pre-tokens concatenate back to
+the input exactly (whitespace is kept, attached to a pre-token), so a
+tokenizer built on any of them decodes back to its input wherever no
+``<unk>`` was produced.  Because of that, the UTF-8 byte offset of each
+pre-token is simply the running sum of the byte lengths before it.
+
+Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
+
+``unicode``
+    Seed 001's scheme.  A pre-token is a run of letters, combining marks and
+    digits (``[\\p{L}\\p{M}\\p{N}]+``: letters and digits stay together, so
+    ``abc123`` is one word; combining marks and Korean jamo never split a
+    word), or a run of other non-space characters (punctuation, symbols).
+    ONE preceding space (U+0020) attaches to the following run:
+    ``Hello, world!!!`` -> ``Hello`` ``,`` `` world`` ``!!!``.  Any other
+    whitespace (extra spaces, tabs, newlines) forms its own pre-token; a
+    whitespace run followed by a word leaves its last space to the word when
+    that space is U+0020 (``a  b`` -> ``a`` `` `` `` b``; ``a\\nb`` -> ``a``
+    ``\\n`` ``b``).
+``whitespace``
+    Whitespace-separated chunks, with one preceding space attached as above
+    (``Hello, world!!!`` -> ``Hello,`` `` world!!!``).  Kept lossless
+    instead of dropping the whitespace, so no decoder has to guess spaces.
+``gpt2``, ``cl100k``, ``o200k``
+    The exact regexes of tiktoken's ``r50k_base`` (GPT-2), ``cl100k_base``
+    and ``o200k_base`` encodings (evaluated with the ``regex`` module).
+``none``
+    The whole text is one pre-token (seed 001's ``_AB_ABC_AB_ABAB`` example).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+import regex
+
+from bpe.base import TokenizerError
+
+_WORD = r"[\p{L}\p{M}\p{N}]"
+_OTHER = r"[^\s\p{L}\p{M}\p{N}]"
+# `\s++$` / `\s+(?!\S)` / `\s`: trailing whitespace is one pre-token; inside the
+# text a whitespace run leaves its last character to the next pre-token (which
+# takes it only if it is a plain space), exactly as in GPT-2's regex.
+UNICODE_PATTERN = rf" ?{_WORD}++| ?{_OTHER}++|\s++$|\s+(?!\S)|\s"
+WHITESPACE_PATTERN = r" ?\S++|\s++$|\s+(?!\S)|\s"
+
+# Copied verbatim from tiktoken (tiktoken_ext/openai_public.py); a test checks
+# they still equal tiktoken's own strings.
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""
+    r"""\s+(?!\S)|\s"""
+)
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class PreTokenizer:
+    """A named, lossless way to cut text into pre-tokens.
+
+    ``pattern`` is a ``regex`` pattern whose matches tile the text, or None for
+    "the whole text is one pre-token".
+    """
+
+    name: str
+    pattern: str | None
+    _compiled: regex.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        compiled = regex.compile(self.pattern) if self.pattern is not None else None
+        object.__setattr__(self, "_compiled", compiled)
+
+    def split(self, text: str) -> list[str]:
+        """The pre-tokens of ``text``, in order; they concatenate back to ``text``."""
+        if self._compiled is None:
+            return [text] if text else []
+        return self._compiled.findall(text)
+
+    def split_with_offsets(self, text: str) -> list[tuple[str, int]]:
+        """The pre-tokens of ``text`` with the UTF-8 byte offset where each starts."""
+        pieces = self.split(text)
+        lengths = map(len, pieces) if text.isascii() else (len(p.encode("utf-8")) for p in pieces)
+        return list(zip(pieces, accumulate(lengths, initial=0), strict=False))
+
+
+PRETOKENIZERS: dict[str, PreTokenizer] = {
+    p.name: p
+    for p in (
+        PreTokenizer("unicode", UNICODE_PATTERN),
+        PreTokenizer("whitespace", WHITESPACE_PATTERN),
+        PreTokenizer("gpt2", GPT2_PATTERN),
+        PreTokenizer("cl100k", CL100K_PATTERN),
+        PreTokenizer("o200k", O200K_PATTERN),
+        PreTokenizer("none", None),
+    )
+}
+
+
+def get_pretokenizer(name: str) -> PreTokenizer:
+    """The registered pre-tokenizer called ``name``, or a TokenizerError naming the choices."""
+    if not isinstance(name, str) or name not in PRETOKENIZERS:
+        raise TokenizerError(f"unknown pre-tokenizer {name!r}; choose one of: {', '.join(PRETOKENIZERS)}")
+    return PRETOKENIZERS[name]

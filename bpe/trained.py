@@ -1,0 +1,136 @@
+"""What the four from-scratch families (word, char, char-bpe, byte-bpe) share.
+
+* Special tokens sit at ids ``0..len(specials)-1`` (``<pad> <unk> <s> </s>``
+  first).  Text is encoded literally: ``"<s>"`` in the input is three
+  characters, unless ``encode(..., allowed_special=True)`` asks to map special
+  strings to their ids (tiktoken's convention).  Decoding a special id gives
+  back its string.
+* The vocabulary is a list of printable pieces (index = id) and an id ->
+  bytes table used for decoding and byte spans.
+* Encoding: the pre-tokenizer cuts the text, the family encodes each distinct
+  pre-token once (cached) into ids and the UTF-8 byte length of each token.
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+import regex
+
+from bpe.base import UNK, Encoding, Tokenizer, TokenizerError
+from bpe.pretokenizers import PreTokenizer, get_pretokenizer
+
+#: distinct pre-tokens remembered per tokenizer; the cache is emptied when full
+CACHE_SIZE = 200_000
+
+
+class TrainedTokenizer(Tokenizer):
+    """Base of the from-scratch families; subclasses implement ``_encode_pretoken``,
+    ``train``, ``config`` and ``from_dict``."""
+
+    def __init__(
+        self, pieces: Sequence[str], token_bytes: Sequence[bytes], special_tokens: Sequence[str], pretokenizer: str
+    ) -> None:
+        self._pieces = list(pieces)
+        self._bytes = list(token_bytes)
+        self.special_tokens = tuple(special_tokens)
+        self.pretokenizer: PreTokenizer = get_pretokenizer(pretokenizer)
+        self._special_ids = {token: index for index, token in enumerate(self.special_tokens)}
+        longest_first = sorted(self.special_tokens, key=len, reverse=True)
+        self._special_pattern = regex.compile("|".join(regex.escape(token) for token in longest_first))
+        self._cache: dict[str, tuple[list[int], list[int]]] = {}
+
+    # -- encoding ---------------------------------------------------------
+    def encode_with_spans(self, text: str, *, allowed_special: bool = False) -> Encoding:
+        """Encode ``text``; with ``allowed_special`` the special strings in it become their ids."""
+        if not isinstance(text, str):
+            raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        if not allowed_special:
+            self._encode_chunk(text, 0, ids, spans)
+            return Encoding(ids, spans)
+        char_position = byte_position = 0
+        for match in self._special_pattern.finditer(text):
+            byte_position = self._encode_chunk(text[char_position : match.start()], byte_position, ids, spans)
+            end = byte_position + len(match.group().encode("utf-8"))
+            ids.append(self._special_ids[match.group()])
+            spans.append((byte_position, end))
+            char_position, byte_position = match.end(), end
+        self._encode_chunk(text[char_position:], byte_position, ids, spans)
+        return Encoding(ids, spans)
+
+    def encode(self, text: str, *, allowed_special: bool = False) -> list[int]:
+        return self.encode_with_spans(text, allowed_special=allowed_special).ids
+
+    def _encode_chunk(self, text: str, offset: int, ids: list[int], spans: list[tuple[int, int]]) -> int:
+        """Append the tokens of ``text`` (which starts at byte ``offset``); return the byte offset after it."""
+        cache = self._cache
+        position = offset
+        for pretoken in self.pretokenizer.split(text):
+            encoded = cache.get(pretoken)
+            if encoded is None:
+                if len(cache) >= CACHE_SIZE:
+                    cache.clear()
+                encoded = cache[pretoken] = self._encode_pretoken(pretoken)
+            token_ids, byte_lengths = encoded
+            ids.extend(token_ids)
+            for length in byte_lengths:
+                spans.append((position, position + length))
+                position += length
+        return position
+
+    @abstractmethod
+    def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
+        """The ids of one pre-token and the UTF-8 byte length each covers (0 for a bare marker)."""
+
+    # -- decoding ---------------------------------------------------------
+    def _check_id(self, token_id: int) -> None:
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self._pieces):
+            raise TokenizerError(
+                f"token id {token_id!r} is out of range (the vocabulary has ids 0..{self.vocab_size - 1})"
+            )
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        self._check_id(token_id)
+        return self._bytes[token_id]
+
+    def id_to_piece(self, token_id: int) -> str:
+        self._check_id(token_id)
+        return self._pieces[token_id]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        for token_id in ids:
+            self._check_id(token_id)
+        return b"".join([self._bytes[token_id] for token_id in ids]).decode("utf-8", errors="replace")
+
+    # -- vocabulary -------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+    @property
+    def unk_id(self) -> int | None:
+        return self._special_ids[UNK]
+
+    @property
+    def vocab(self) -> list[str]:
+        """The printable pieces, index = id (a copy)."""
+        return list(self._pieces)
+
+    # -- persistence ------------------------------------------------------
+    @abstractmethod
+    def config(self) -> dict[str, Any]:
+        """The options this tokenizer was built with (saved under ``config``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"config": self.config(), "specials": list(self.special_tokens), "vocab": list(self._pieces)}
+
+    def _fresh_copy(self) -> TrainedTokenizer:
+        """A shallow copy with its own (empty) encoding cache, for variants sharing the vocabulary."""
+        clone = copy.copy(self)
+        clone._cache = {}
+        return clone
