@@ -1,0 +1,228 @@
+"""Confidence intervals and paired tests for ratio-of-sums metrics.
+
+Every corpus-level metric in ``benchmarks.metrics`` is ``sum(num) / sum(den)``
+over items (sentences, lines, words).  Uncertainty comes from which items
+the evaluation set happens to contain, so both procedures resample ITEMS,
+keeping an item's numerator and denominator together:
+
+* ``ratio_interval`` — bootstrap confidence interval of the ratio
+  (``scipy.stats.bootstrap``, paired resampling of (num, den), percentile
+  method by default; ``"BCa"`` and ``"basic"`` are selectable).
+* ``paired_test`` — two tokenizers on the SAME items: the difference of their
+  ratios, a paired bootstrap CI of that difference, and a two-sided paired
+  permutation test (vectorized numpy; same test as
+  ``scipy.stats.permutation_test`` with ``permutation_type="samples"``): under the null
+  hypothesis the two tokenizers are exchangeable on every item, so each
+  item's pair of (num, den) is swapped between A and B at random.  It tests
+  the statistic we actually report (a ratio of sums) and needs no
+  distributional assumption; Wilcoxon's signed-rank test would test
+  per-sentence ratios (a mean-of-ratios quantity) instead.
+
+Both are deterministic for a given ``seed`` (``np.random.default_rng(seed)``).
+Degenerate data (fewer than 2 items, or every resample giving the same value)
+is handled without warnings: the interval is NaN or collapses to the point.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from benchmarks.errors import BenchmarkError
+from benchmarks.metrics import MetricResult
+
+DEFAULT_RESAMPLES = 1000
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_METHOD = "percentile"
+METHODS = ("percentile", "basic", "BCa")
+# cap on resampled elements held at once per array (scipy's `batch`): bounds memory on large item counts
+_MAX_BATCH_ELEMENTS = 2_000_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A bootstrap confidence interval (``low``/``high`` NaN when it cannot be computed)."""
+
+    low: float
+    high: float
+    confidence: float
+    method: str
+    n_resamples: int
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Tokenizer A vs. tokenizer B on the same items."""
+
+    difference: float  # value(A) - value(B)
+    interval: Interval  # paired bootstrap CI of the difference
+    p_value: float  # two-sided paired permutation test
+    n: int  # items
+
+
+def _as_items(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != 1:
+        raise BenchmarkError(f"{name}: expected one value per item (1-D), got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise BenchmarkError(f"{name}: contains NaN or infinite values")
+    return array
+
+
+def _check_settings(confidence: float, n_resamples: int, method: str) -> None:
+    if not 0 < confidence < 1:
+        raise BenchmarkError(f"bootstrap confidence must lie strictly between 0 and 1, got {confidence}")
+    if n_resamples < 1:
+        raise BenchmarkError(f"bootstrap n_resamples must be a positive integer, got {n_resamples}")
+    if method not in METHODS:
+        raise BenchmarkError(f"unknown bootstrap method {method!r} (choose one of: {', '.join(METHODS)})")
+
+
+def _undefined(reason: str, confidence: float, method: str, n_resamples: int) -> Interval:
+    return Interval(math.nan, math.nan, confidence, f"{method} (undefined: {reason})", n_resamples)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.sum(num, axis=axis) / np.sum(den, axis=axis)
+
+
+def _ratio_difference(num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray,
+                      axis: int = -1) -> np.ndarray:  # fmt: skip
+    return _ratio(num_a, den_a, axis) - _ratio(num_b, den_b, axis)
+
+
+def _bootstrap(data: tuple[np.ndarray, ...], statistic, point: float, *, confidence: float, n_resamples: int,
+               seed: int, method: str) -> Interval:  # fmt: skip
+    """Paired item bootstrap of ``statistic`` over the arrays in ``data`` (all the same length)."""
+    n = len(data[0])
+    if n < 2:
+        return _undefined("fewer than 2 items", confidence, method, n_resamples)
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        # a resample whose denominators are all 0 yields NaN; a constant bootstrap distribution
+        # makes BCa warn -- both are handled below instead of being printed
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = stats.bootstrap(
+            data, statistic, paired=True, vectorized=True, n_resamples=n_resamples,
+            batch=max(1, _MAX_BATCH_ELEMENTS // n), confidence_level=confidence, method=method,
+            rng=np.random.default_rng(seed),
+        )  # fmt: skip
+    distribution = result.bootstrap_distribution
+    if np.all(distribution == distribution[0]):  # every resample gives the same value
+        return Interval(point, point, confidence, method, n_resamples)
+    return Interval(float(result.confidence_interval.low), float(result.confidence_interval.high),
+                    confidence, method, n_resamples)  # fmt: skip
+
+
+def ratio_interval(
+    numerators: Sequence[float] | np.ndarray,
+    denominators: Sequence[float] | np.ndarray,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    method: str = DEFAULT_METHOD,
+) -> Interval:
+    """Bootstrap CI of ``sum(numerators) / sum(denominators)``, resampling items with replacement.
+
+    Percentile is the default method: it is fast (no jackknife; BCa costs
+    ~3x more per call) and adequate for ratios over hundreds or thousands of items.
+    """
+    _check_settings(confidence, n_resamples, method)
+    num, den = _as_items("numerators", numerators), _as_items("denominators", denominators)
+    if len(num) != len(den):
+        raise BenchmarkError(f"numerators and denominators differ in length ({len(num)} vs {len(den)})")
+    if den.sum() <= 0:  # the metric itself is undefined (NaN): so is its interval
+        return _undefined("denominators sum to 0", confidence, method, n_resamples)
+    point = float(num.sum() / den.sum())
+    return _bootstrap((num, den), _ratio, point, confidence=confidence, n_resamples=n_resamples, seed=seed,
+                      method=method)  # fmt: skip
+
+
+def metric_interval(result: MetricResult, **settings) -> Interval | None:
+    """CI of a metric result, or None for metrics that are not a ratio of sums over items."""
+    if result.numerators is None or result.denominators is None:
+        return None
+    return ratio_interval(result.numerators, result.denominators, **settings)
+
+
+def paired_test(
+    a: tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray],
+    b: tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    method: str = DEFAULT_METHOD,
+) -> PairedComparison:
+    """Compare two ratio-of-sums metrics measured on the same items.
+
+    ``a`` and ``b`` are (numerators, denominators) per item, item i being the
+    same sentence for both.  Returns ratio(A) - ratio(B), its paired bootstrap
+    CI (items resampled jointly for A and B) and the two-sided p-value of a
+    paired permutation test (see ``_swap_permutation_p_value``).
+    """
+    _check_settings(confidence, n_resamples, method)
+    num_a, den_a = _as_items("A numerators", a[0]), _as_items("A denominators", a[1])
+    num_b, den_b = _as_items("B numerators", b[0]), _as_items("B denominators", b[1])
+    lengths = {len(num_a), len(den_a), len(num_b), len(den_b)}
+    if len(lengths) != 1:
+        raise BenchmarkError(f"paired test needs the same items for A and B, got lengths {sorted(lengths)}")
+    n = len(num_a)
+    if den_a.sum() <= 0 or den_b.sum() <= 0:  # a metric value is undefined (NaN): so is the comparison
+        undefined = _undefined("denominators sum to 0", confidence, method, n_resamples)
+        return PairedComparison(math.nan, undefined, math.nan, n)
+    observed = float(_ratio_difference(num_a, den_a, num_b, den_b))
+    interval = _bootstrap((num_a, den_a, num_b, den_b), _ratio_difference, observed, confidence=confidence,
+                          n_resamples=n_resamples, seed=seed, method=method)  # fmt: skip
+
+    p_value = _swap_permutation_p_value(num_a, den_a, num_b, den_b, observed, n_resamples, seed)
+    return PairedComparison(observed, interval, p_value, n)
+
+
+def _swap_permutation_p_value(num_a: np.ndarray, den_a: np.ndarray, num_b: np.ndarray, den_b: np.ndarray,
+                              observed: float, n_resamples: int, seed: int) -> float:  # fmt: skip
+    """Two-sided p-value of the paired swap (sign-flip) permutation test of ratio(A) - ratio(B).
+
+    Each null draw swaps every item between A and B with probability ½.  Swapping ALL items turns
+    the statistic into its negative, so the null is symmetric and "as extreme" means |null| >= |observed|.
+    Exact enumeration of the 2**n swap patterns when 2**n <= n_resamples (p = share of extreme
+    patterns); otherwise ``n_resamples`` random patterns and p = (1 + #extreme) / (1 + n_resamples).
+    Vectorized in numpy: ``scipy.stats.permutation_test`` gives the same test but spends ~0.15 s per
+    call at 2,000 items in a Python loop.
+    """
+    n = len(num_a)
+    exact = n < 31 and 2**n <= n_resamples
+    total_num, total_den = num_a.sum() + num_b.sum(), den_a.sum() + den_b.sum()
+    num_delta, den_delta = num_b - num_a, den_b - den_a  # what swapping item i moves into A
+    rng = np.random.default_rng(seed)
+    draws = 2**n if exact else n_resamples
+    rows_per_batch = max(1, _MAX_BATCH_ELEMENTS // max(n, 1))
+    tolerance = 1e-9 * max(1.0, abs(observed))  # the identity pattern must count as extreme despite rounding
+    extreme = 0
+    for first in range(0, draws, rows_per_batch):
+        rows = min(rows_per_batch, draws - first)
+        if exact:
+            patterns = (np.arange(first, first + rows)[:, None] >> np.arange(n)) & 1
+        else:
+            patterns = rng.integers(0, 2, size=(rows, n))
+        swaps = patterns.astype(np.float64)
+        a_num, a_den = num_a.sum() + swaps @ num_delta, den_a.sum() + swaps @ den_delta
+        with np.errstate(divide="ignore", invalid="ignore"):  # a swap emptying a denominator: NaN, never extreme
+            null = a_num / a_den - (total_num - a_num) / (total_den - a_den)
+        extreme += int(np.count_nonzero(np.abs(null) >= abs(observed) - tolerance))
+    return extreme / draws if exact else (1 + extreme) / (1 + n_resamples)
+
+
+def compare_results(a: MetricResult, b: MetricResult, **settings) -> PairedComparison:
+    """``paired_test`` on two results of the same metric over the same items."""
+    if a.name != b.name:
+        raise BenchmarkError(f"cannot compare different metrics {a.name!r} and {b.name!r}")
+    if a.numerators is None or a.denominators is None or b.numerators is None or b.denominators is None:
+        raise BenchmarkError(f"metric {a.name} is not a ratio of sums over items: no paired test")
+    return paired_test((a.numerators, a.denominators), (b.numerators, b.denominators), **settings)

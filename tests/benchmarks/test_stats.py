@@ -1,0 +1,165 @@
+"""benchmarks.stats: bootstrap intervals and the paired permutation test, on FLORES-derived items."""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from benchmarks import stats as S
+from benchmarks.errors import BenchmarkError
+from benchmarks.metrics import MetricResult
+
+
+def bytes_and_chars(lines: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per line: UTF-8 bytes (numerator) and characters (denominator) -> bytes per character."""
+    return np.array([len(t.encode()) for t in lines], dtype=float), np.array([len(t) for t in lines], dtype=float)
+
+
+def words(lines: list[str]) -> np.ndarray:
+    return np.array([len(t.split()) for t in lines], dtype=float)
+
+
+@pytest.mark.parametrize("method", S.METHODS)
+def test_interval_contains_point_and_is_deterministic(flores_lines, method):
+    for lang in ("tur_Latn", "kor_Hang"):
+        num, den = bytes_and_chars(flores_lines[lang])
+        point = num.sum() / den.sum()
+        interval = S.ratio_interval(num, den, method=method, seed=7)
+        assert interval.low < point < interval.high
+        assert interval.high - interval.low < 0.05 * point  # 2,009 lines pin bytes/char down tightly
+        assert (interval.confidence, interval.method, interval.n_resamples) == (0.95, method, 1000)
+        assert S.ratio_interval(num, den, method=method, seed=7) == interval
+        assert S.ratio_interval(num, den, method=method, seed=8) != interval
+
+
+def test_wider_confidence_gives_wider_interval(flores_lines):
+    num, den = bytes_and_chars(flores_lines["rus_Cyrl"])
+    narrow, wide = S.ratio_interval(num, den, confidence=0.5), S.ratio_interval(num, den, confidence=0.99)
+    assert wide.low < narrow.low < narrow.high < wide.high
+
+
+def test_interval_covers_population_ratio(flores_lines):
+    """Treat the 2,009 Turkish lines as the population: 95% CIs from random 150-line samples
+    should cover the population's words-per-character ratio about 95% of the time."""
+    population_num, population_den = words(flores_lines["tur_Latn"]), bytes_and_chars(flores_lines["tur_Latn"])[1]
+    truth = population_num.sum() / population_den.sum()
+    rng = np.random.default_rng(0)
+    trials, covered = 200, 0
+    for trial in range(trials):
+        rows = rng.choice(len(population_num), size=150, replace=False)
+        interval = S.ratio_interval(population_num[rows], population_den[rows], n_resamples=500, seed=trial)
+        covered += interval.low <= truth <= interval.high
+    assert 0.88 <= covered / trials <= 0.99
+
+
+def test_degenerate_data_without_warnings(flores_lines):
+    lines = flores_lines["kor_Hang"]
+    chars = np.array([len(t) for t in lines], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in S.METHODS:  # a char tokenizer: tokens == chars on every line -> constant ratio
+            interval = S.ratio_interval(chars, chars, method=method)
+            assert (interval.low, interval.high) == (1.0, 1.0)
+        single = S.ratio_interval([3.0], [2.0])
+        assert math.isnan(single.low) and math.isnan(single.high) and "fewer than 2 items" in single.method
+        undefined = S.ratio_interval([0.0, 0.0], [0.0, 0.0])
+        assert math.isnan(undefined.low)
+        # mostly-zero denominators: some resamples divide by zero
+        sparse = S.ratio_interval([1.0] + [0.0] * 30, [2.0] + [0.0] * 30, method="BCa")
+        assert sparse.confidence == 0.95
+        same = S.paired_test((chars, chars), (chars, chars))
+        assert (same.difference, same.interval.low, same.interval.high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_metric_interval_and_compare_results(flores_lines):
+    num, den = bytes_and_chars(flores_lines["eng_Latn"])
+    result = MetricResult("bytes_per_char", num.sum() / den.sum(), len(num), num, den)
+    assert S.metric_interval(result) == S.ratio_interval(num, den)
+    assert S.metric_interval(MetricResult("renyi_efficiency", 0.4, 10)) is None
+    with pytest.raises(BenchmarkError, match="not a ratio of sums"):
+        S.compare_results(MetricResult("renyi_efficiency", 0.4, 10), MetricResult("renyi_efficiency", 0.5, 10))
+    with pytest.raises(BenchmarkError, match="different metrics"):
+        S.compare_results(result, MetricResult("other", 1.0, len(num), num, den))
+
+
+def test_paired_test_detects_a_real_difference(flores_lines):
+    # bytes per word vs characters per word on the same Turkish lines: bytes are always >= characters
+    lines = flores_lines["tur_Latn"]
+    (num_bytes, num_chars), den = bytes_and_chars(lines), words(lines)
+    comparison = S.paired_test((num_bytes, den), (num_chars, den))
+    assert comparison.difference == pytest.approx(num_bytes.sum() / den.sum() - num_chars.sum() / den.sum())
+    assert 0 < comparison.interval.low < comparison.difference < comparison.interval.high
+    assert comparison.p_value == pytest.approx(1 / 1001)  # the smallest p-value 1000 random swaps can give
+    assert comparison.n == len(lines)
+    assert S.paired_test((num_bytes, den), (num_chars, den)) == comparison  # deterministic
+
+
+def test_paired_test_is_calibrated_under_the_null(flores_lines):
+    """A and B drawn by randomly swapping the same two per-line measurements: H0 holds exactly,
+    so p-values are (nearly) uniform and about 5% fall below 0.05."""
+    lines = flores_lines["rus_Cyrl"][:300]
+    (first, second), den = bytes_and_chars(lines), words(lines)
+    rng = np.random.default_rng(1)
+    p_values = []
+    for trial in range(100):
+        swap = rng.random(len(lines)) < 0.5
+        a_num, b_num = np.where(swap, second, first), np.where(swap, first, second)
+        p_values.append(S.paired_test((a_num, den), (b_num, den), n_resamples=400, seed=trial).p_value)
+    assert np.mean(np.array(p_values) < 0.05) <= 0.12
+    assert 0.35 < np.median(p_values) < 0.65
+
+
+@pytest.mark.parametrize("n", [4, 7, 10])
+def test_exact_permutation_p_value_equals_scipy(flores_lines, n):
+    """With 2**n <= n_resamples every swap pattern is enumerated; scipy.stats.permutation_test
+    (paired 'samples' permutations, exact) must give the same p-value."""
+    lines = flores_lines["eng_Latn"][:n]
+    num_a, den_a = bytes_and_chars(lines)
+    num_b, den_b = words(lines), np.ones(n)
+
+    def statistic(signs: np.ndarray, axis: int = -1) -> np.ndarray:
+        swapped = signs < 0
+        a = np.sum(np.where(swapped, num_b, num_a), axis) / np.sum(np.where(swapped, den_b, den_a), axis)
+        b = np.sum(np.where(swapped, num_a, num_b), axis) / np.sum(np.where(swapped, den_a, den_b), axis)
+        return a - b
+
+    expected = scipy_stats.permutation_test(
+        (np.ones(n),), statistic, permutation_type="samples", vectorized=True, n_resamples=5000
+    ).pvalue
+    assert S.paired_test((num_a, den_a), (num_b, den_b), n_resamples=5000).p_value == pytest.approx(expected)
+
+
+def test_bad_input():
+    with pytest.raises(BenchmarkError, match="differ in length"):
+        S.ratio_interval([1, 2], [1])
+    with pytest.raises(BenchmarkError, match="NaN"):
+        S.ratio_interval([1, math.nan], [1, 1])
+    with pytest.raises(BenchmarkError, match="unknown bootstrap method"):
+        S.ratio_interval([1, 2], [1, 2], method="bca")
+    with pytest.raises(BenchmarkError, match="confidence"):
+        S.ratio_interval([1, 2], [1, 2], confidence=95)
+    with pytest.raises(BenchmarkError, match="n_resamples"):
+        S.ratio_interval([1, 2], [1, 2], n_resamples=0)
+    with pytest.raises(BenchmarkError, match="same items"):
+        S.paired_test(([1, 2], [1, 2]), ([1, 2, 3], [1, 2, 3]))
+
+
+def test_speed_per_call(flores_lines):
+    """The runner calls these for dozens of tokenizers x metrics x corpora: keep them well under a second."""
+    num, den = bytes_and_chars(flores_lines["kor_Hang"])
+    S.ratio_interval(num, den)  # warm-up (imports, caches)
+    start = time.perf_counter()
+    for seed in range(5):
+        S.ratio_interval(num, den, seed=seed)
+    interval_seconds = (time.perf_counter() - start) / 5
+    start = time.perf_counter()
+    for seed in range(5):
+        S.paired_test((num, den), (den, den), seed=seed)
+    paired_seconds = (time.perf_counter() - start) / 5
+    # measured ~0.03 s and ~0.06 s on an idle 2-core machine; generous bounds for a loaded CI runner
+    assert interval_seconds < 1.0 and paired_seconds < 2.0, (interval_seconds, paired_seconds)
