@@ -114,12 +114,24 @@ def _plan(spec: CorpusSpec, root: Path | None) -> list[_Plan]:
     return plans
 
 
+def _hub_fingerprint(spec: CorpusSpec, plan: _Plan, hub: HubSource) -> str:
+    try:
+        return hub_fingerprint(hub)
+    except CorpusError as exc:
+        if plan.source.kind != "path":
+            raise
+        raise CorpusError(
+            f"{spec.id}: no data root given (--data-dir / TOKBENCH_DATA), so {plan.source.describe()} "
+            f"reads its hub alternative instead: {exc}"
+        ) from None
+
+
 def _cache_key(spec: CorpusSpec, plans: list[_Plan]) -> str:
     inputs = [
         [
             plan.source.index,
             [[item.name, file_digest(item.path)] for item in plan.files],
-            [[hub.describe(), hub_fingerprint(hub)] for hub in plan.hub],
+            [[hub.describe(), _hub_fingerprint(spec, plan, hub)] for hub in plan.hub],
         ]
         for plan in plans
     ]

@@ -224,7 +224,7 @@ def read_rl_wsd(item: InputFile, source: Source, warn: Callable[[str], None]) ->
         try:
             items = json.loads(text)[1]
             snippets = [("".join(parts), n) for n, (parts, _label) in enumerate(items, start=1)]
-        except (ValueError, IndexError, TypeError) as exc:
+        except (ValueError, LookupError, TypeError) as exc:
             raise CorpusError(f"{item.name}: not an rl-wsd-labeled JSON file ({exc})") from None
         for snippet, n in snippets:
             yield Record(str(n), snippet)

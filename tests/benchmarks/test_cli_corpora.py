@@ -1,0 +1,95 @@
+"""`tokbench corpora list | show | stats | validate` through the real entry point."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.cli import main
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_list_shows_every_shipped_corpus(capsys):
+    status, out, _ = run(capsys, "corpora", "list")
+    assert status == 0
+    ids = [line.split()[0] for line in out.splitlines()]
+    assert ids == sorted(f"{k}-{lang}" for k in ("embedded", "ud") for lang in ("eng", "kor", "rus", "tur"))
+
+
+def test_show_lists_sources_hub_alternatives_and_references(capsys):
+    status, out, _ = run(capsys, "corpora", "show", "ud-kor")
+    assert status == 0
+    assert "language:      kor_Hang" in out
+    assert "eval  source #5 (flores/kor_Hang.txt) format=text" in out
+    assert "without a data root: hub facebook/flores/kor_Hang/devtest column=sentence" in out
+    assert "ud-korean-lemma      gold, reader ud-korean-lemma: ud/ko/ko_kaist-ud-test.conllu" in out
+
+
+def test_stats_json_of_an_embedded_corpus(capsys):
+    status, out, _ = run(capsys, "corpora", "stats", "embedded-eng", "--json")
+    assert status == 0
+    stats = json.loads(out)
+    assert stats["language"] == "eng_Latn" and set(stats["roles"]) == {"train", "test"}
+    train = stats["roles"]["train"]
+    assert train["characters"] == train["utf8_bytes"]  # the Lee corpus is ASCII
+    assert train["script_share"] == 1.0 and train["words"] > train["word_types"] > 0
+
+
+def test_stats_table_with_a_data_root(capsys, data_root):
+    status, out, _ = run(capsys, "corpora", "stats", "ud-tur", "--data-dir", str(data_root))
+    assert status == 0
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[3:]}
+    assert rows["eval"][0] == "2,009" and rows["train"][0] == "6,060" and rows["test"][0] == "3,722"
+
+
+def test_validate_a_spec_file_and_report_repairs(capsys, tmp_path):
+    (tmp_path / "a.txt").write_bytes(b"Merhaba d\xfcnya\nnas\xc4\xb1ls\xc4\xb1n\n")
+    spec = tmp_path / "mine.toml"
+    spec.write_text(
+        'id = "mine"\nlanguage = "tur_Latn"\nlicense = "CC0"\ndescription = "x"\n'
+        f'[[sources]]\nkind = "path"\nrole = "train"\nformat = "text"\nfiles = "{tmp_path / "a.txt"}"\n',
+        encoding="utf-8",
+    )
+    status, out, err = run(capsys, "corpora", "validate", str(spec))
+    assert status == 0
+    assert "spec 'mine' is valid" in out and "train" in out
+    assert "1 bytes are not valid UTF-8 (first at byte 9); replaced by U+FFFD" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("corpora", "show", "nope"), "unknown corpus 'nope'"),
+        (("corpora", "validate", "missing.toml"), "missing.toml: no such corpus spec file"),
+        (("corpora", "stats", "ud-eng", "--data-dir", "/nonexistent/root"), "is not a directory"),
+    ],
+)
+def test_errors_exit_2_with_one_line(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith("tokbench: error: ") and message in err and "Traceback" not in err
+
+
+def test_validate_rejects_a_bad_spec(capsys, tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('id = "bad"\nlanguage = "xx_Latn"\nlicense = "x"\ndescription = "x"\nsources = []\n')
+    status, _, err = run(capsys, "corpora", "validate", str(spec))
+    assert status == 2 and "language 'xx_Latn' must be an ISO 639-3 code" in err
+
+
+def test_agreement_subcommand_is_registered(capsys):
+    with pytest.raises(SystemExit) as leaving:
+        main(["corpora", "agreement", "--help"])
+    assert leaving.value.code == 0 and "silver" in capsys.readouterr().out

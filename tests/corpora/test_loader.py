@@ -1,0 +1,240 @@
+"""Loading real corpora: embedded package text, the data-root paper corpora, hub fallback, split, cache, bad input."""
+
+from __future__ import annotations
+
+import unicodedata
+import warnings
+from pathlib import Path
+
+import pytest
+
+from corpora import CorpusError, CorpusWarning, load_corpus, load_spec
+from corpora.loader import split_role
+from corpora.spec import parse_spec
+
+FLORES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
+#: measured sizes of the embedded defaults (documents, characters over train + test)
+EMBEDDED_SIZES = {
+    "embedded-tur": (4_851, 432_835),
+    "embedded-kor": (2_480, 57_587),
+    "embedded-eng": (300, 359_783),
+    "embedded-rus": (9_302, 1_554_447),
+}
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("corpus-cache")
+
+
+@pytest.fixture(autouse=True)
+def no_env_data_root(monkeypatch):
+    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+
+
+def spec_for(tmp_path: Path, body: str, language: str = "tur_Latn", extra: str = ""):
+    text = f'id = "t"\nlanguage = "{language}"\nlicense = "CC0"\ndescription = "test"\n{extra}\n{body}'
+    path = tmp_path / "t.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_spec(path)
+
+
+TEXT_SOURCE = '[[sources]]\nkind = "path"\nrole = "{role}"\nformat = "text"\nfiles = "{files}"\n'
+
+
+@pytest.mark.parametrize("corpus_id", sorted(EMBEDDED_SIZES))
+def test_embedded_corpora_load_offline_with_a_hash_split(corpus_id, cache):
+    corpus = load_corpus(corpus_id, cache_dir=cache)
+    assert corpus.roles() == ["train", "test"] and corpus.documents("eval") == []
+    train, test = corpus.documents("train"), corpus.documents("test")
+    documents = len(train) + len(test)
+    characters = sum(len(d.text) for d in train + test)
+    assert (documents, characters) == EMBEDDED_SIZES[corpus_id]
+    assert 0.07 < len(test) / documents < 0.13  # test_fraction 0.1
+    assert all(split_role(d.id, 0.1) == "test" for d in test) and all(split_role(d.id, 0.1) == "train" for d in train)
+    assert not {d.id for d in train} & {d.id for d in test}
+    assert all(unicodedata.is_normalized("NFC", d.text) and d.text.strip() for d in train + test)
+
+
+def test_embedded_korean_has_no_carriage_returns_and_russian_snippets_are_joined(cache):
+    korean = load_corpus("embedded-kor", cache_dir=cache)
+    assert not any("\r" in d.text for d in korean.documents("train"))
+    assert korean.documents("train")[0].text == "대한민국헌법"  # constitution.txt line 1, CRLF removed
+    russian = load_corpus("embedded-rus", cache_dir=cache).documents("train")
+    assert russian[0].text.startswith("тысячелетнего рабства. авторитетные; да,")  # left + " target" + right
+
+
+def test_second_load_comes_from_the_cache_with_the_same_fingerprint(cache):
+    first = load_corpus("embedded-eng", cache_dir=cache)
+    second = load_corpus("embedded-eng", cache_dir=cache)
+    assert second.cached and second.fingerprint == first.fingerprint
+    assert second.documents("test") == first.documents("test")
+
+
+@pytest.mark.parametrize("language", ["tur", "rus", "kor", "eng"])
+def test_ud_corpora_from_the_data_root(language, data_root, flores_lines, cache):
+    corpus = load_corpus(f"ud-{language}", data_dir=data_root, cache_dir=cache)
+    assert corpus.roles() == ["train", "test", "eval"]
+    for role in ("train", "test"):
+        assert all(d.words for d in corpus.documents(role)), "UD documents carry gold words"
+    evaluation = corpus.documents("eval")
+    flores = next(code for code in FLORES if code.startswith(language))
+    assert [d.text for d in evaluation] == [unicodedata.normalize("NFC", line) for line in flores_lines[flores]]
+    assert [d.id for d in evaluation] == [f"flores/{flores}.txt:{i}" for i in range(1, 2010)]
+    assert evaluation[0].words is None
+    train_ids = {d.id.split(":")[0] for d in corpus.documents("train")}
+    test_ids = {d.id.split(":")[0] for d in corpus.documents("test")}
+    assert all("-ud-test" in name for name in test_ids) and not any("-ud-test" in name for name in train_ids)
+
+
+def test_ud_turkish_train_is_imst_train_plus_boun_and_kenet_dev(data_root, cache):
+    corpus = load_corpus("ud-tur", data_dir=data_root, cache_dir=cache)
+    counts: dict[str, int] = {}
+    for document in corpus.documents("train"):
+        name = document.id.split(":")[0]
+        counts[name] = counts.get(name, 0) + 1
+    assert counts == {"ud/tr/tr_imst-ud-train.conllu": 3435, "ud/tr/tr_boun-ud-dev.conllu": 979,
+                      "ud/tr/tr_kenet-ud-dev.conllu": 1646}
+
+
+def test_data_root_from_the_environment(data_root, cache, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_DATA", str(data_root))
+    assert load_corpus("ud-eng", cache_dir=cache).data_dir == data_root.resolve()
+
+
+def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeypatch):
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(CorpusError) as caught:
+        load_corpus("ud-tur", cache_dir=cache)
+    message = str(caught.value)
+    assert message.startswith("ud-tur: no data root given (--data-dir / TOKBENCH_DATA)")
+    assert "cannot reach the Hugging Face hub" in message and "pass --data-dir DIR" in message
+
+
+def test_references_gold_from_data_root_and_silver(data_root, cache):
+    corpus = load_corpus("ud-rus", data_dir=data_root, cache_dir=cache)
+    references = corpus.references()
+    assert set(references) == {"tikhonov", "pymorphy"}
+    assert references["tikhonov"].kind == "gold" and references["pymorphy"].kind == "silver"
+    assert set(references["pymorphy"].analyses) <= set(corpus.word_types())
+
+
+def test_gold_references_are_skipped_with_a_warning_without_data_root(tmp_path, cache):
+    (tmp_path / "a.txt").write_text("Kitaplar masada.\n", encoding="utf-8")
+    spec = spec_for(
+        tmp_path,
+        TEXT_SOURCE.format(role="test", files=tmp_path / "a.txt")
+        + '[[references]]\nname = "mc"\nreader = "morphochallenge2010"\nfiles = "morph/x"\n',
+    )
+    corpus = load_corpus(spec, cache_dir=cache)
+    with pytest.warns(CorpusWarning, match="reference 'mc' reads files from the data root and is skipped"):
+        assert corpus.references() == {}
+    assert corpus.word_types() == ["Kitaplar", "masada"]
+
+
+def test_path_source_falls_back_to_its_hub_alternative_without_a_data_root(tmp_path, cache):
+    from tests.corpora.test_sources import local_hub
+
+    hub = local_hub(tmp_path)
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "f.txt").write_text("yerel\n", encoding="utf-8")
+    body = TEXT_SOURCE.format(role="eval", files="f.txt") + "".join(
+        f'  [[sources.hub]]\n  dataset = "{hub}"\n  config = "tur_Latn"\n  split = "{split}"\n  column = "sentence"\n'
+        for split in ("dev", "devtest")
+    )
+    spec = spec_for(tmp_path, body)
+    from_hub = load_corpus(spec, cache_dir=cache).documents("eval")
+    assert [d.text for d in from_hub] == ["bir", "iki", "üç"]
+    assert from_hub[2].id == f"{hub}/tur_Latn/devtest:1"
+    from_root = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache).documents("eval")
+    assert [(d.id, d.text) for d in from_root] == [("f.txt:1", "yerel")]
+
+
+def test_changed_source_is_detected_and_reloaded(tmp_path, cache):
+    text = tmp_path / "a.txt"
+    text.write_text("bir\niki\n", encoding="utf-8")
+    spec = spec_for(tmp_path, TEXT_SOURCE.format(role="train", files="a.txt"))
+    first = load_corpus(spec, data_dir=tmp_path, cache_dir=cache)
+    assert load_corpus(spec, data_dir=tmp_path, cache_dir=cache).cached
+    text.write_text("bir\nüç\n", encoding="utf-8")
+    changed = load_corpus(spec, data_dir=tmp_path, cache_dir=cache)
+    assert not changed.cached and changed.fingerprint != first.fingerprint
+    assert [d.text for d in changed.documents("train")] == ["bir", "üç"]
+
+
+def test_normalization_nfc_by_default_and_none_on_request(tmp_path, cache):
+    (tmp_path / "a.txt").write_text(unicodedata.normalize("NFD", "çığ\n"), encoding="utf-8")
+    body = TEXT_SOURCE.format(role="train", files="a.txt")
+    assert load_corpus(spec_for(tmp_path, body), data_dir=tmp_path, cache_dir=cache).documents("train")[0].text == "çığ"
+    raw = load_corpus(spec_for(tmp_path, body, extra='normalization = "none"'), data_dir=tmp_path, cache_dir=cache)
+    assert raw.documents("train")[0].text == unicodedata.normalize("NFD", "çığ")
+
+
+def test_size_caps_apply_per_role_in_reading_order(tmp_path, cache):
+    (tmp_path / "a.txt").write_text("".join(f"satır {i}\n" for i in range(10)), encoding="utf-8")
+    body = TEXT_SOURCE.format(role="train", files="a.txt")
+    capped = load_corpus(spec_for(tmp_path, body, extra="max_documents = 3"), data_dir=tmp_path, cache_dir=cache)
+    assert [d.text for d in capped.documents("train")] == ["satır 0", "satır 1", "satır 2"]
+    by_chars = load_corpus(spec_for(tmp_path, body, extra="max_chars = 15"), data_dir=tmp_path, cache_dir=cache)
+    assert [d.text for d in by_chars.documents("train")] == ["satır 0", "satır 1"]  # 7 + 7 <= 15 < 21
+
+
+def test_invalid_utf8_warns_with_the_count_on_every_load(tmp_path, cache):
+    (tmp_path / "a.txt").write_bytes(b"iyi\nk\xf6t\xfc\n")
+    spec = spec_for(tmp_path, TEXT_SOURCE.format(role="train", files="a.txt"))
+    for _ in range(2):  # built, then from the cache
+        with pytest.warns(CorpusWarning, match=r"a.txt: 2 bytes are not valid UTF-8 \(first at byte 5\)"):
+            corpus = load_corpus(spec, data_dir=tmp_path, cache_dir=cache)
+    assert corpus.cached and corpus.documents("train")[1].text == "k\ufffdt\ufffd"
+
+
+def entries(cache: Path, corpus_id: str = "t") -> list[Path]:
+    return sorted(p for p in cache.iterdir() if p.name.startswith((f"{corpus_id}-", f".{corpus_id}-")))
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"ok\n\x00\x00\n", r"b.txt: contains 2 NUL bytes \(first at byte 3\)"),
+        (b"a" * (10 * 1024 * 1024) + b"\n", r"b.txt:1: one document of 10,485,760 characters \(limit 1,000,000\)"),
+        (b"\n  \n\n", r"source #2 \(b.txt\) holds no text"),
+    ],
+)
+def test_bad_input_is_one_clear_error_and_nothing_is_cached(tmp_path, content, message):
+    cache = tmp_path / "cache"
+    (tmp_path / "a.txt").write_text("iyi\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_bytes(content)
+    body = TEXT_SOURCE.format(role="train", files="a.txt") + TEXT_SOURCE.format(role="test", files="b.txt")
+    with pytest.raises(CorpusError, match=message):
+        load_corpus(spec_for(tmp_path, body), data_dir=tmp_path, cache_dir=cache)
+    assert not cache.exists() or entries(cache) == []
+
+
+def test_the_same_file_in_two_roles_is_refused(tmp_path, cache):
+    (tmp_path / "a.txt").write_text("iyi\n", encoding="utf-8")
+    body = TEXT_SOURCE.format(role="train", files="a.txt") + TEXT_SOURCE.format(role="test", files="*.txt")
+    with pytest.raises(CorpusError, match=r"t: a.txt is read by sources #1 and #2"):
+        load_corpus(spec_for(tmp_path, body), data_dir=tmp_path, cache_dir=cache)
+
+
+def test_bad_data_root_and_unknown_role(tmp_path, cache):
+    with pytest.raises(CorpusError, match="is not a directory"):
+        load_corpus("ud-eng", data_dir=tmp_path / "nope", cache_dir=cache)
+    corpus = load_corpus("embedded-eng", cache_dir=cache)
+    with pytest.raises(CorpusError, match="unknown role 'dev'"):
+        corpus.documents("dev")
+
+
+def test_fingerprint_ignores_prose_but_not_loading_fields(tmp_path, cache):
+    (tmp_path / "a.txt").write_text("bir iki\n", encoding="utf-8")
+    base = {"id": "t", "language": "tur_Latn", "license": "CC0", "description": "x",
+            "sources": [{"kind": "path", "role": "train", "format": "text", "files": "a.txt"}]}
+    first = load_corpus(parse_spec(base), data_dir=tmp_path, cache_dir=cache)
+    reworded = load_corpus(parse_spec({**base, "description": "other"}), data_dir=tmp_path, cache_dir=cache)
+    assert reworded.cached and reworded.fingerprint == first.fingerprint
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nfkc = load_corpus(parse_spec({**base, "normalization": "NFKC"}), data_dir=tmp_path, cache_dir=cache)
+    assert not nfkc.cached
