@@ -1,0 +1,411 @@
+"""Silver morpheme references from offline analyzers, and their agreement with the gold references.
+
+Each analyzer installs from PyPI with its model inside (``pip install 'tokbench[morph]'``) and maps
+a word to inner CHARACTER boundaries (``corpora.morph``) of that word exactly as given:
+
+* ``zemberek`` (zemberek-python, Turkish): morpheme surface forms of the best analysis, chosen by
+  zemberek's disambiguator on the word alone (no sentence context).  Kept only where the surfaces
+  concatenate to the word lower-cased the Turkish way (so ``İstanbul'da`` with its apostrophe is
+  dropped); unknown words are dropped.
+* ``kiwi`` (kiwipiepy, Korean): morpheme tokens carry character ``start``/``len`` offsets; fused
+  morphemes overlap inside a syllable (했다 = 하 [0,1) + 었 [0,1) + 다 [1,2)).  A character offset
+  is a boundary iff some token starts there and no token spans across it, so a fused syllable is
+  never cut: 서울입니다 (서울 + 이 + ㅂ니다, the last two fused in 입) -> 서울|입니다.
+* ``pymorphy`` (pymorphy3 + Russian OpenCorpora dictionary, Russian): stem | inflectional ending
+  of the best parse, read from its paradigm (plus the paradigm prefix of e.g. наи-большего).
+  pymorphy's ending is the part that varies in the lexeme (ёлка: ёл|ка, because of ёлок), not a
+  linguist's morpheme; words parsed without a paradigm (hyphenated compounds) are dropped.
+* ``lemminflect`` (English): stem | inflectional ending, the stem being the longest common prefix
+  of the word and its first dictionary lemma when that is the whole lemma or the lemma less its
+  last letter (walk|ed, stud|ies, mak|ing; ran, men and geese get no boundary); a possessive ``'s``
+  or ``'`` is split off first.  Words absent from lemminflect's dictionary are dropped.  It sees
+  inflection only, so its recall against derivational gold is low by design.
+
+Results are cached in memory per (analyzer, word).  Agreement with a gold reference counts
+boundary TP/FP/FN per word against the best-matching gold alternative
+(``corpora.morph.boundary_counts``), micro-summed over the gold words the analyzer kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import importlib.metadata
+import json
+import logging
+import math
+import sys
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corpora.errors import CorpusError
+from corpora.loader import data_root
+from corpora.morph import Coverage, MorphReference, boundaries_of, boundary_counts, boundary_prf, nfc, read_reference
+from corpora.sources import DATA_ROOT_HINT, path_files
+from corpora.spec import CorpusSpec, Source, list_corpora
+
+#: what an analyzer returns per word: its boundary set, or the reason it could not analyze it
+Segmentation = frozenset[int] | str
+
+
+@dataclass(frozen=True)
+class SilverAnalyzer:
+    name: str
+    language: str
+    distribution: str  # the PyPI distribution that carries the analyzer (reported with its version)
+    method: str  # one line: what its boundaries mean
+    segment: Callable[[list[str]], list[Segmentation]]
+
+    def version(self) -> str:
+        try:
+            return importlib.metadata.version(self.distribution)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+
+def _missing(analyzer: str, distribution: str) -> CorpusError:
+    return CorpusError(f"silver analyzer {analyzer!r} needs the package {distribution}: pip install 'tokbench[morph]'")
+
+
+# -- zemberek (Turkish) -------------------------------------------------------------------------
+
+
+@functools.cache
+def _zemberek() -> Any:
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    try:
+        with warnings.catch_warnings():  # zemberek imports the deprecated pkg_resources
+            warnings.simplefilter("ignore")
+            from zemberek import TurkishMorphology
+    except ImportError:
+        raise _missing("zemberek", "zemberek-python") from None
+    finally:
+        # importing zemberek sets the ROOT logger to INFO with a handler printing to stdout: undo that
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+        root.setLevel(level)
+    return TurkishMorphology.create_with_defaults()
+
+
+def turkish_lower(text: str) -> str:
+    """Lower-case the Turkish way (I -> ı, İ -> i), keeping the length: offsets stay valid."""
+    return text.replace("I", "ı").replace("İ", "i").lower()
+
+
+def _segment_zemberek(words: list[str]) -> list[Segmentation]:
+    morphology = _zemberek()
+    results: list[Segmentation] = []
+    for word in words:
+        with warnings.catch_warnings():  # zemberek calls the deprecated Condition.notifyAll on every word
+            warnings.simplefilter("ignore", DeprecationWarning)
+            best = morphology.analyze_and_disambiguate(word).best_analysis()
+        if len(best) != 1:
+            results.append("split into several tokens by the analyzer")
+        elif best[0].is_unknown():
+            results.append("no analysis (unknown word)")
+        else:
+            surfaces = [m.surface for m in best[0].morpheme_data_list if m.surface]
+            if "".join(surfaces) != turkish_lower(word):
+                results.append("analysis surfaces differ from the word")
+            else:
+                results.append(boundaries_of(surfaces))
+    return results
+
+
+# -- kiwi (Korean) ------------------------------------------------------------------------------
+
+
+@functools.cache
+def _kiwi() -> Any:
+    try:
+        from kiwipiepy import Kiwi
+    except ImportError:
+        raise _missing("kiwi", "kiwipiepy") from None
+    return Kiwi()
+
+
+def kiwi_boundaries(spans: Iterable[tuple[int, int]], length: int) -> frozenset[int] | None:
+    """Character boundaries from possibly overlapping morpheme spans ``(start, len)`` of a word.
+
+    An offset is a boundary iff a morpheme starts there and no morpheme spans across it (fused
+    morphemes share a syllable, which must not be cut).  None when the spans leave a character
+    of the word uncovered.
+    """
+    spans = list(spans)
+    covered = set()
+    for start, size in spans:
+        covered.update(range(start, start + size))
+    if covered != set(range(length)):
+        return None
+    inside = {offset for start, size in spans for offset in range(start + 1, start + size)}
+    return frozenset(start for start, _ in spans if 0 < start < length and start not in inside)
+
+
+def _segment_kiwi(words: list[str]) -> list[Segmentation]:
+    results: list[Segmentation] = []
+    # a list input lets kiwi analyze in worker threads; results come back in input order
+    for word, tokens in zip(words, _kiwi().tokenize(words), strict=True):
+        boundaries = kiwi_boundaries(((t.start, t.len) for t in tokens), len(word))
+        results.append("analysis does not cover the word" if boundaries is None else boundaries)
+    return results
+
+
+# -- pymorphy (Russian) -------------------------------------------------------------------------
+
+
+@functools.cache
+def _pymorphy() -> Any:
+    try:
+        import pymorphy3
+    except ImportError:
+        raise _missing("pymorphy", "pymorphy3") from None
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
+def _segment_pymorphy(words: list[str]) -> list[Segmentation]:
+    analyzer = _pymorphy()
+    results: list[Segmentation] = []
+    for word in words:
+        parse = analyzer.parse(word)[0]  # parses come sorted by score; ties keep the dictionary's order
+        first = parse.methods_stack[0]
+        if len(first) != 4 or not isinstance(first[2], int):  # (analyzer, fixed word, paradigm id, form index)
+            results.append("no paradigm in the best parse")
+            continue
+        prefix, _tag, ending = analyzer.dictionary.build_paradigm_info(first[2])[first[3]]
+        boundaries = {len(word) - len(ending)}
+        if len(parse.methods_stack) == 1:  # a paradigm prefix belongs to the word only for plain dictionary words
+            boundaries.add(len(prefix))
+        results.append(frozenset(b for b in boundaries if 0 < b < len(word)))
+    return results
+
+
+# -- lemminflect (English) ----------------------------------------------------------------------
+
+
+@functools.cache
+def _lemminflect() -> Any:
+    try:
+        import lemminflect
+    except ImportError:
+        raise _missing("lemminflect", "lemminflect") from None
+    return lemminflect
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _segment_lemminflect(words: list[str]) -> list[Segmentation]:
+    lemminflect = _lemminflect()
+    results: list[Segmentation] = []
+    for word in words:
+        base = word[:-2] if word.endswith("'s") else word[:-1] if word.endswith("'") else word
+        boundaries = {len(base)}
+        lemmas = [lemma for by_pos in lemminflect.getAllLemmas(base).values() for lemma in by_pos]
+        if not lemmas:
+            results.append("not in the lemma dictionary")
+            continue
+        lemma = lemmas[0].lower()
+        stem = _common_prefix_length(base.lower(), lemma)
+        if stem >= len(lemma) - 1:  # the stem is the lemma or lacks only its last letter (stud|ies, mak|ing)
+            boundaries.add(stem)  # suppletive and vowel-changing forms (ran, men, geese) get no boundary
+        results.append(frozenset(b for b in boundaries if 0 < b < len(word)))
+    return results
+
+
+SILVER: dict[str, SilverAnalyzer] = {
+    analyzer.name: analyzer
+    for analyzer in (
+        SilverAnalyzer("zemberek", "tr", "zemberek-python", "morpheme surfaces of best analysis", _segment_zemberek),
+        SilverAnalyzer("kiwi", "ko", "kiwipiepy", "morpheme offsets, fused syllables never cut", _segment_kiwi),
+        SilverAnalyzer("pymorphy", "ru", "pymorphy3", "stem | inflectional ending of best parse", _segment_pymorphy),
+        SilverAnalyzer("lemminflect", "en", "lemminflect", "stem | inflectional ending by lemma", _segment_lemminflect),
+    )
+}
+
+# analyzer name -> word -> result; analyses are deterministic, so caching never changes an answer
+_CACHE: dict[str, dict[str, Segmentation]] = {}
+
+
+def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReference:
+    """A silver reference for ``words`` (NFC, duplicates removed, first-seen order) by ``analyzer``.
+
+    Coverage counts distinct words; words the analyzer cannot segment are dropped with the reason.
+    """
+    if analyzer not in SILVER:
+        raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
+    spec = SILVER[analyzer]
+    if language != spec.language:
+        raise CorpusError(f"silver analyzer {analyzer!r} analyzes language {spec.language!r}, not {language!r}")
+    unique = list(dict.fromkeys(nfc(word) for word in words))
+    cache = _CACHE.setdefault(analyzer, {})
+    todo = [word for word in unique if word not in cache]
+    if todo:
+        cache.update(zip(todo, spec.segment(todo), strict=True))
+    analyses = {word: (cache[word],) for word in unique if isinstance(cache[word], frozenset)}
+    dropped = Counter(cache[word] for word in unique if isinstance(cache[word], str))
+    return MorphReference(
+        name=analyzer,
+        language=language,
+        kind="silver",
+        analyses=analyses,  # type: ignore[arg-type]  # the isinstance filter above keeps frozensets only
+        coverage=Coverage(len(unique), len(analyses), dict(sorted(dropped.items()))),
+        source=f"{analyzer} ({spec.distribution} {spec.version()}): {spec.method}",
+    )
+
+
+# -- agreement ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Boundary agreement of one silver analyzer with one gold reference (micro-summed over words)."""
+
+    analyzer: str
+    gold: str
+    language: str
+    gold_kind: str  # "gold" or "morphscore" (one boundary per word: only recall is meaningful)
+    gold_words: int  # distinct words in the gold reference
+    words: int  # of those, words the analyzer segmented (the scored words)
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return boundary_prf(self.tp, self.fp, self.fn)[0]
+
+    @property
+    def recall(self) -> float:
+        return boundary_prf(self.tp, self.fp, self.fn)[1]
+
+    @property
+    def f1(self) -> float:
+        return boundary_prf(self.tp, self.fp, self.fn)[2]
+
+
+def agreement(silver: MorphReference, gold: MorphReference) -> Agreement:
+    """Score ``silver`` boundaries against ``gold`` on the gold words the silver reference covers.
+
+    Each word uses the gold alternative that best matches the silver analysis (fewest errors, then
+    most true positives, then file order: ``corpora.morph.boundary_counts``).
+    """
+    tp = fp = fn = words = 0
+    for word, alternatives in gold.analyses.items():
+        if word in silver.analyses:
+            counts = boundary_counts(silver.analyses[word][0], alternatives)
+            tp, fp, fn, words = tp + counts[0], fp + counts[1], fn + counts[2], words + 1
+    return Agreement(silver.name, gold.name, gold.language, gold.kind, len(gold.analyses), words, tp, fp, fn)
+
+
+def gold_references(
+    data_dir: str | Path | None, specs: Iterable[CorpusSpec] | None = None
+) -> tuple[list[MorphReference], list[str]]:
+    """The file-based references of ``specs`` (default: the shipped corpus specs), read from the data root.
+
+    Each distinct (reader, files, language) is read once, under the name of the first spec (by
+    corpus id) that lists it.  Returns the references and one message per reference skipped
+    because its files are missing.
+    """
+    root = data_root(data_dir)
+    if root is None:
+        raise CorpusError(f"agreement compares analyzers with gold files and needs a data root: {DATA_ROOT_HINT}")
+    references: dict[tuple[str, tuple[str, ...], str], MorphReference] = {}
+    skipped = []
+    for spec in list_corpora() if specs is None else specs:
+        for reference in spec.references:
+            key = (reference.reader or "", reference.files, spec.short_language)
+            if reference.reader is None or key in references:
+                continue
+            try:
+                paths = [item.path for item in path_files(Source(0, "path", "test", files=reference.files), root)]
+            except CorpusError as exc:
+                skipped.append(f"{spec.id}: reference {reference.name!r} skipped: {exc}")
+                continue
+            references[key] = read_reference(reference.reader, paths, reference.name, spec.short_language)
+    return list(references.values()), skipped
+
+
+def agreement_table(golds: list[MorphReference]) -> list[tuple[Agreement, MorphReference, MorphReference]]:
+    """(agreement, silver reference, gold reference) for every analyzer x gold of its language."""
+    rows = []
+    for name, spec in SILVER.items():
+        for gold in golds:
+            if gold.language == spec.language:
+                silver = analyze(name, gold.analyses, gold.language)
+                rows.append((agreement(silver, gold), silver, gold))
+    return rows
+
+
+# -- command line: `tokbench corpora agreement` -------------------------------------------------
+
+
+def register_cli(corpora_subparsers: Any) -> None:
+    """Add ``agreement`` to the ``tokbench corpora`` subcommands (called by benchmarks.commands.corpora)."""
+    parser = corpora_subparsers.add_parser(
+        "agreement",
+        help="boundary agreement of the silver analyzers with the gold morpheme references",
+        description="For each silver analyzer (zemberek, kiwi, pymorphy, lemminflect), boundary precision, "
+        "recall and F1 (micro-summed, F1 = TP / (TP + (FP + FN) / 2)) against every gold reference of its "
+        "language listed in the shipped corpus specs, on the gold words the analyzer segments; with "
+        "alternative gold analyses, each word uses its best-matching one.",
+    )
+    parser.add_argument("--data-dir", help="data root holding the gold files (default: $TOKBENCH_DATA)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.set_defaults(handler=_run_agreement)
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else round(value, 4)
+
+
+_TABLE_ROW = "{:<12} {:<4} {:<28} {:<10} {:>13} {:>6} {:>6} {:>6}"
+
+
+def _run_agreement(args: argparse.Namespace) -> int:
+    golds, skipped = gold_references(args.data_dir)
+    rows = agreement_table(golds)
+    for message in skipped:
+        print(f"tokbench: warning: {message}", file=sys.stderr)
+    if args.json:
+        records = [
+            {
+                **dataclasses.asdict(result),
+                "precision": _number(result.precision),
+                "recall": _number(result.recall),
+                "f1": _number(result.f1),
+                "analyzer_source": silver.source,
+                "analyzer_coverage": dataclasses.asdict(silver.coverage),
+                "gold_source": gold.source,
+                "gold_notes": gold.notes,
+            }
+            for result, silver, gold in rows
+        ]
+        print(json.dumps({"agreement": records, "skipped": skipped}, ensure_ascii=False, indent=1))
+        return 0
+    if not rows:
+        print("no gold reference of an analyzer's language is listed in the corpus specs")
+        return 0
+    header = _TABLE_ROW.format("analyzer", "lang", "gold reference", "kind", "words", "P", "R", "F1")
+    print(header, "-" * len(header), sep="\n")
+    for result, _, _ in rows:
+        scores = (f"{v:.3f}" for v in (result.precision, result.recall, result.f1))
+        words = f"{result.words}/{result.gold_words}"
+        print(_TABLE_ROW.format(result.analyzer, result.language, result.gold, result.gold_kind, words, *scores))
+    print("\nwords: gold words the analyzer segmented / all gold words (the analyzer drops the rest).")
+    if any(result.gold_kind == "morphscore" for result, _, _ in rows):
+        print("morphscore references hold one boundary per word: only their recall is meaningful.")
+    sources = {silver.name: silver.source for _, silver, _ in rows}
+    notes = {gold.name: gold.notes for _, _, gold in rows if gold.notes}
+    for name, text in [*sources.items(), *notes.items()]:
+        print(f"{name}: {text}")
+    return 0

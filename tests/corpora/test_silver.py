@@ -1,0 +1,208 @@
+"""Silver analyzers (real installed models) and their agreement with the gold references."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from corpora import silver
+from corpora.errors import CorpusError
+from corpora.morph import Coverage, MorphReference, read_reference
+from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
+from corpora.spec import parse_spec
+
+MC = "morph/{0}/morphochallenge2010_goldstd_combined.segmentation.{0}"
+
+
+def reference(analyses: dict[str, tuple[frozenset[int], ...]], kind: str = "gold") -> MorphReference:
+    return MorphReference("ref", "tr", kind, analyses, Coverage(len(analyses), len(analyses), {}), "test")
+
+
+def spec(corpus_id: str, language: str, references: list[dict]) -> object:
+    """A minimal valid corpus spec carrying ``references`` (its text source is never read here)."""
+    return parse_spec(
+        {
+            "id": corpus_id,
+            "language": language,
+            "license": "test",
+            "description": "test",
+            "sources": [{"kind": "path", "role": "test", "format": "text", "files": "flores/tur_Latn.txt"}],
+            "references": references,
+        }
+    )
+
+
+# -- boundary mapping -------------------------------------------------------------------------------
+
+
+def test_kiwi_fused_morphemes_never_cut_a_syllable() -> None:
+    assert kiwi_boundaries([(0, 1), (0, 1), (1, 1)], 2) == {1}  # 했다 = 하 + 었 (fused in 했) + 다
+    assert kiwi_boundaries([(0, 2), (2, 1), (2, 3)], 5) == {2}  # 서울입니다 = 서울 + 이 + ㅂ니다 (fused in 입)
+    assert kiwi_boundaries([(0, 1), (1, 1), (2, 3)], 5) == {1, 2}  # 먹었습니다: nothing fused
+    assert kiwi_boundaries([(0, 1), (2, 1)], 3) is None  # character 1 uncovered
+
+
+def test_turkish_lower_keeps_offsets() -> None:
+    assert turkish_lower("IŞIK") == "ışık"
+    assert turkish_lower("İzmir") == "izmir"  # str.lower() would add a combining dot
+    assert len(turkish_lower("İİİ")) == 3
+
+
+# -- each analyzer on real words ------------------------------------------------------------------
+
+
+def test_zemberek_segments_surface_morphemes() -> None:
+    result = analyze("zemberek", ["kitaplarımızdan", "Kitaplarımızdan", "İstanbul'da", "xqzwvk"], "tr")
+    assert result.analyses["kitaplarımızdan"] == (frozenset({5, 8, 12}),)  # kitap|lar|ımız|dan
+    assert result.analyses["Kitaplarımızdan"] == (frozenset({5, 8, 12}),)  # offsets into the word as given
+    assert result.coverage == Coverage(
+        4, 2, {"analysis surfaces differ from the word": 1, "no analysis (unknown word)": 1}
+    )
+    assert result.kind == "silver" and "zemberek-python" in result.source
+
+
+def test_kiwi_segments_with_syllable_boundaries() -> None:
+    result = analyze("kiwi", ["했다", "서울입니다", "먹었습니다", "학교에서"], "ko")
+    assert result.analyses == {
+        "했다": (frozenset({1}),),
+        "서울입니다": (frozenset({2}),),
+        "먹었습니다": (frozenset({1, 2}),),
+        "학교에서": (frozenset({2}),),
+    }
+
+
+def test_pymorphy_splits_stem_and_paradigm_ending() -> None:
+    result = analyze("pymorphy", ["столами", "наибольший", "кошки-мышки"], "ru")
+    assert result.analyses["столами"] == (frozenset({4}),)  # стол|ами
+    assert result.analyses["наибольший"] == (frozenset({3, 8}),)  # paradigm prefix наи, ending ий
+    assert result.coverage.dropped == {"no paradigm in the best parse": 1}  # hyphenated compound
+
+
+def test_lemminflect_splits_inflection_only() -> None:
+    result = analyze("lemminflect", ["studies", "walked", "ran", "accents'", "children's", "qwzxvk"], "en")
+    assert result.analyses["studies"] == (frozenset({4}),)  # stud|ies (lemma study less its last letter)
+    assert result.analyses["walked"] == (frozenset({4}),)
+    assert result.analyses["ran"] == (frozenset(),)  # run: vowel change, no boundary
+    assert result.analyses["accents'"] == (frozenset({6, 7}),)
+    assert result.analyses["children's"] == (frozenset({5, 8}),)
+    assert result.coverage.dropped == {"not in the lemma dictionary": 1}
+
+
+def test_analyze_normalizes_deduplicates_and_is_repeatable() -> None:
+    decomposed = unicodedata.normalize("NFD", "görmedilerdi")
+    first = analyze("zemberek", [decomposed, "görmedilerdi", "görmedilerdi"], "tr")
+    assert list(first.analyses) == ["görmedilerdi"]
+    assert first.coverage.total == 1
+    assert analyze("zemberek", ["görmedilerdi"], "tr").analyses == first.analyses
+
+
+def test_analyze_rejects_unknown_analyzer_and_wrong_language() -> None:
+    with pytest.raises(CorpusError, match=r"unknown silver analyzer 'mecab'.*zemberek"):
+        analyze("mecab", ["a"], "ko")
+    with pytest.raises(CorpusError, match=r"'kiwi' analyzes language 'ko', not 'tr'"):
+        analyze("kiwi", ["a"], "tr")
+
+
+def test_every_analyzer_reports_its_installed_version() -> None:
+    for analyzer in SILVER.values():
+        assert analyzer.version() != "not installed", analyzer.distribution
+
+
+# -- agreement --------------------------------------------------------------------------------------
+
+
+def test_agreement_counts_the_best_alternative_on_covered_words() -> None:
+    gold = reference({"ab": (frozenset({1}),), "abcd": (frozenset({1, 3}), frozenset({2})), "xyz": (frozenset(),)})
+    predicted = reference({"ab": (frozenset({1}),), "abcd": (frozenset({2}),)}, kind="silver")
+    result = agreement(predicted, gold)
+    assert (result.words, result.gold_words) == (2, 3)  # xyz: not segmented by the analyzer, not scored
+    assert (result.tp, result.fp, result.fn) == (2, 0, 0)  # abcd matches its second alternative exactly
+    assert (result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0)
+
+
+def test_zemberek_agrees_with_morpho_challenge_turkish(data_root: Path) -> None:
+    gold = read_reference("morphochallenge2010", [data_root / MC.format("tur")], "mc-tur", "tr")
+    result = agreement(analyze("zemberek", gold.analyses, "tr"), gold)
+    assert result.words >= 0.99 * result.gold_words
+    assert result.f1 > 0.90  # data README: ~0.90; measured 0.953 with best-matching alternatives
+
+
+def test_kiwi_agrees_with_kaist_lemmas(data_root: Path) -> None:
+    gold = read_reference("ud-korean-lemma", [data_root / "ud/ko/ko_kaist-ud-dev.conllu"], "kaist", "ko")
+    result = agreement(analyze("kiwi", gold.analyses, "ko"), gold)
+    assert result.words == result.gold_words
+    assert result.f1 > 0.92  # data README: ~0.94
+
+
+def test_pymorphy_sees_inflection_only(data_root: Path) -> None:
+    gold = read_reference("tikhonov", [data_root / "morph/rus/tikhonov_word2morph_rus.valid"], "tikhonov", "ru")
+    result = agreement(analyze("pymorphy", gold.analyses, "ru"), gold)
+    # one or two boundaries per word against a full segmentation: precise, low recall
+    assert result.precision > 0.65 and result.recall < 0.35
+
+
+# -- gold references from specs, and the command ----------------------------------------------------
+
+
+def test_gold_references_read_spec_files_once_and_skip_missing(data_root: Path) -> None:
+    specs = [
+        spec("a-tur", "tur_Latn", [{"name": "mc-tur", "reader": "morphochallenge2010", "files": MC.format("tur")}]),
+        spec(
+            "b-tur",
+            "tur_Latn",
+            [
+                {"name": "mc-again", "reader": "morphochallenge2010", "files": MC.format("tur")},
+                {"name": "absent", "reader": "morphscore", "files": "morph/tur/absent.csv"},
+                {"name": "silver", "analyzer": "zemberek"},
+            ],
+        ),
+    ]
+    golds, skipped = gold_references(data_root, specs)
+    assert [(g.name, g.language, len(g.analyses)) for g in golds] == [("mc-tur", "tr", 1760)]
+    assert len(skipped) == 1 and "'absent'" in skipped[0] and "absent.csv: no such file" in skipped[0]
+
+
+def test_gold_references_need_a_data_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+    with pytest.raises(CorpusError, match=r"needs a data root.*--data-dir"):
+        gold_references(None, [])
+
+
+def run_agreement(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    parser = argparse.ArgumentParser()
+    silver.register_cli(parser.add_subparsers())
+    args = parser.parse_args(["agreement", *argv])
+    assert args.handler(args) == 0
+    return capsys.readouterr().out
+
+
+def test_agreement_command_prints_table_and_json(
+    data_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = [
+        spec(
+            "t-tur",
+            "tur_Latn",
+            [
+                {"name": "mc-tur", "reader": "morphochallenge2010", "files": MC.format("tur")},
+                {"name": "ms-tur", "reader": "morphscore", "files": "morph/tur/morphscore_turkish_morph_data.csv"},
+            ],
+        )
+    ]
+    monkeypatch.setattr(silver, "list_corpora", lambda: specs)
+    records = json.loads(run_agreement(["--data-dir", str(data_root), "--json"], capsys))
+    assert records["skipped"] == []
+    by_gold = {record["gold"]: record for record in records["agreement"]}
+    assert set(by_gold) == {"mc-tur", "ms-tur"}
+    mc = by_gold["mc-tur"]
+    assert mc["analyzer"] == "zemberek" and mc["gold_kind"] == "gold" and mc["gold_words"] == 1760
+    assert mc["f1"] == pytest.approx(mc["tp"] / (mc["tp"] + 0.5 * (mc["fp"] + mc["fn"])), abs=1e-4)
+    assert by_gold["ms-tur"]["gold_kind"] == "morphscore"
+
+    table = run_agreement(["--data-dir", str(data_root)], capsys)
+    assert f"{mc['f1']:.3f}" in next(line for line in table.splitlines() if "mc-tur" in line)
+    assert "only their recall is meaningful" in table
