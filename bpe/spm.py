@@ -129,10 +129,12 @@ class SentencePieceTokenizer(SentencePieceBacked):
         vocab_size: int,
         *,
         character_coverage: float | None = None,
+        progress: object = None,
         **options: Any,
     ) -> SentencePieceTokenizer:
         """Options other than ``character_coverage`` (e.g. a pre-tokenizer) must be None:
-        sentencepiece splits text its own way.  None means the default."""
+        sentencepiece splits text its own way.  None means the default.  ``progress`` is
+        accepted for a uniform interface; sentencepiece reports none."""
         reject_unknown_options(cls.family, options)
         require_int("vocab_size", vocab_size, 1)
         if character_coverage is None:
