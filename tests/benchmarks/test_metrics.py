@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchmarks import metrics as M
 from benchmarks.errors import BenchmarkError
@@ -164,6 +166,34 @@ def test_running_word_assignment_hand_cases():
     text = "밥 먹다"
     assert M.continued_word_share_running([text], [byte_encode(text)]).value == 1.0
     assert M.continued_word_share_running([text], [Encoding([1, 2], [(0, 3), (3, 10)])]).value == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab ç밥\n", max_size=25),
+    cuts=st.sets(st.integers(min_value=1, max_value=80)),
+    markers=st.sets(st.integers(min_value=0, max_value=80)),
+)
+def test_running_assignment_matches_brute_force(text, cuts, markers):
+    """Any partition of the bytes (cuts may fall inside characters) plus bare markers at any offset:
+    per word, the number of overlapping content tokens equals a direct double loop."""
+    n_bytes = len(text.encode())
+    edges = [0, *sorted(c for c in cuts if c < n_bytes), n_bytes] if n_bytes else []
+    spans = list(itertools.pairwise(edges)) + [(m, m) for m in sorted(markers) if m <= n_bytes]
+    encoding = Encoding(list(range(len(spans))), spans)
+    words, position = [], 0
+    for word in text.split():
+        start = text.index(word, position)
+        position = start + len(word)
+        words.append((len(text[:start].encode()), len(text[:position].encode())))
+    overlaps = [sum(1 for s, e in spans if e > s and s < we and e > ws) for ws, we in words]
+    if not words:
+        return
+    continued = M.continued_word_share_running([text], [encoding])
+    single = M.single_token_word_share_running([text], [encoding])
+    assert continued.numerators[0] == sum(1 for c in overlaps if c >= 2)
+    assert single.numerators[0] == sum(1 for c in overlaps if c == 1)
+    assert continued.denominators[0] == single.denominators[0] == len(words)
 
 
 def test_running_word_shares_on_flores(flores_lines, flores_cl100k):
