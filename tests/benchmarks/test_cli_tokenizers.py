@@ -1,0 +1,319 @@
+"""`tokbench train | encode | decode | export`: the stable contract and every bad input.
+
+Training text is real running text shipped inside installed packages (read in
+place, never copied): the Korean constitution from konlpy (CRLF line ends) and
+English news from gensim.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer as HFTokenizer
+
+from benchmarks.cli import main
+
+
+def package_file(package: str, *parts: str) -> Path:
+    try:
+        path = Path(str(importlib.resources.files(package).joinpath(*parts)))
+    except ModuleNotFoundError:
+        pytest.skip(f"package {package} is not installed")
+    if not path.is_file():
+        pytest.skip(f"{package} does not ship {'/'.join(parts)}")
+    return path
+
+
+@pytest.fixture(scope="module")
+def korean() -> Path:
+    return package_file("konlpy", "data", "corpus", "kolaw", "constitution.txt")
+
+
+@pytest.fixture(scope="module")
+def english() -> Path:
+    return package_file("gensim", "test", "test_data", "lee_background.cor")
+
+
+def korean_lines(path: Path) -> list[str]:
+    """The file's lines with CRLF removed, as the CLI reads them."""
+    return path.read_bytes().decode("utf-8").split("\r\n")[:-1]
+
+
+@dataclass(frozen=True)
+class Result:
+    """One in-process `tokbench` call."""
+
+    status: int
+    out: str
+    err: str
+
+    def error(self) -> str:
+        """The single error line, after checking the failure is a clean user error."""
+        assert self.status == 2, (self.status, self.out, self.err)
+        assert "Traceback" not in self.err
+        lines = self.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tokbench: error: "), self.err
+        return lines[0]
+
+
+@pytest.fixture
+def tokbench(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    def run(*argv: object, stdin: bytes = b"") -> Result:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+        status = main([str(arg) for arg in argv])
+        return Result(status, *capsys.readouterr())
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def trained(korean: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Tokenizers trained through the CLI once for the module (`main` called directly)."""
+    directory = tmp_path_factory.mktemp("trained")
+    paths = {}
+    for kind, options in [
+        ("byte-bpe", []),
+        ("char-bpe", ["--end-of-word", "attached", "--min-frequency", "3"]),
+        ("spm-unigram", ["--character-coverage", "1.0"]),
+        ("word", []),
+    ]:
+        paths[kind] = directory / f"{kind}.json"
+        argv = ["train", "--kind", kind, "--vocab-size", "1000", *options, "--input", korean, "--out", paths[kind]]
+        assert main([str(arg) for arg in argv]) == 0
+    return paths
+
+
+# -- the contract ---------------------------------------------------------------
+
+
+def test_train_prints_a_summary(tokbench, korean: Path, english: Path, tmp_path: Path) -> None:
+    out = tmp_path / "nested" / "char-bpe.json"
+    run = tokbench("train", "--kind", "char-bpe", "--vocab-size", 2000, "--input", korean, english, "--out", out)
+    assert run.status == 0, run.err
+    assert run.out.startswith("trained char-bpe: vocab 2000 (requested 2000), ")
+    assert " merges, " in run.out and run.out.rstrip().endswith(f"-> {out}")
+    assert json.loads(out.read_text(encoding="utf-8"))["family"] == "char-bpe"
+    assert sorted(p.name for p in out.parent.iterdir()) == ["char-bpe.json"]  # no temporary file left
+
+
+@pytest.mark.parametrize("kind", ["byte-bpe", "char-bpe", "spm-unigram"])
+def test_encode_decode_round_trip(tokbench, kind: str, trained: dict[str, Path], korean: Path) -> None:
+    lines = korean_lines(korean)
+    encoded = tokbench("encode", "--tokenizer", trained[kind], "--input", korean)
+    assert encoded.status == 0, encoded.err
+    arrays = [json.loads(line) for line in encoded.out.splitlines()]
+    assert len(arrays) == len(lines)
+    assert all(isinstance(i, int) for ids in arrays for i in ids)
+    decoded = tokbench("decode", "--tokenizer", trained[kind], stdin=encoded.out.encode("utf-8"))
+    assert decoded.status == 0, decoded.err
+    assert decoded.out.split("\n")[:-1] == lines
+
+
+def test_encode_pieces_and_production_names(tokbench, trained: dict[str, Path]) -> None:
+    run = tokbench("encode", "--tokenizer", trained["char-bpe"], "--pieces", stdin="대한민국 헌법\n".encode())
+    pieces = json.loads(run.out)
+    assert "".join(pieces).replace("</w>", "") == "대한민국 헌법"
+    assert tokbench("encode", "--tokenizer", "cl100k", stdin=b"Hello world\n").out == "[9906, 1917]\n"
+    assert tokbench("decode", "--tokenizer", "cl100k", stdin=b"[9906, 1917]\n").out == "Hello world\n"
+    assert tokbench("encode", "--tokenizer", "mistral-v1", "--pieces", stdin=b"Hello world").out == (
+        '["▁Hello", "▁world"]\n'
+    )
+
+
+def test_export_hf_gives_the_same_ids(tokbench, trained: dict[str, Path], korean: Path, tmp_path: Path) -> None:
+    lines = korean_lines(korean)
+    for kind in ("byte-bpe", "char-bpe"):
+        out = tmp_path / f"{kind}-tokenizer.json"
+        run = tokbench("export", "--tokenizer", trained[kind], "--format", "hf", "--out", out)
+        assert run.status == 0, run.err
+        hf = HFTokenizer.from_file(str(out))
+        ours = tokbench("encode", "--tokenizer", trained[kind], "--input", korean).out.splitlines()
+        assert [json.dumps(e.ids) for e in hf.encode_batch(lines, add_special_tokens=False)] == ours
+
+
+def test_help_documents_each_command(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("train", "encode", "decode", "export"):
+        with pytest.raises(SystemExit) as exit_info:
+            main([command, "--help"])
+        assert exit_info.value.code == 0
+        text = capsys.readouterr().out
+        assert "example" in text and "tokbench " + command in text
+        if command != "export":
+            assert "U+FFFD" in text  # the invalid UTF-8 policy
+
+
+def test_real_command_pipes_stdin_to_stdout(trained: dict[str, Path]) -> None:
+    """The installed entry point, with pipes and a non-UTF-8 locale."""
+    environment = {**os.environ, "LC_ALL": "C", "PYTHONIOENCODING": "ascii"}
+    encode = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "encode", "--tokenizer", str(trained["byte-bpe"])],
+        input="헌법 제1조\n".encode(),
+        capture_output=True,
+        env=environment,
+        timeout=120,
+        check=True,
+    )
+    decode = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "decode", "--tokenizer", str(trained["byte-bpe"])],
+        input=encode.stdout,
+        capture_output=True,
+        env=environment,
+        timeout=120,
+        check=True,
+    )
+    assert decode.stdout.decode("utf-8") == "헌법 제1조\n"
+    failed = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "decode", "--tokenizer", str(trained["byte-bpe"])],
+        input=b"[1, 2, oops]\n",
+        capture_output=True,
+        env=environment,
+        timeout=120,
+    )
+    assert failed.returncode == 2 and b"Traceback" not in failed.stderr
+    assert failed.stdout == b""
+
+
+# -- invalid UTF-8: replaced with U+FFFD and counted on stderr ---------------
+
+
+def test_invalid_utf8_is_replaced_and_reported(
+    tokbench, korean: Path, trained: dict[str, Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.txt"
+    # three invalid sequences (a Latin-1 é, a cut 3-byte Hangul syllable, a stray 0xFF) and one genuine U+FFFD
+    cut_syllable = "헌".encode()[:2]
+    broken.write_bytes(korean.read_bytes() + b"caf\xe9 " + "\ufffd".encode() + b" ok\r\n" + cut_syllable + b" \xff\n")
+    out = tmp_path / "tokenizer.json"
+    run = tokbench("train", "--kind", "char-bpe", "--vocab-size", 1500, "--input", broken, "--out", out)
+    assert run.status == 0
+    assert f"tokbench: warning: {broken}: 3 invalid UTF-8 sequence(s) replaced with U+FFFD" in run.err
+    encoded = tokbench("encode", "--tokenizer", trained["byte-bpe"], "--pieces", stdin=b"caf\xe9\n")
+    assert "<stdin>: 1 invalid UTF-8 sequence(s)" in encoded.err
+    assert "".join(json.loads(encoded.out)) == "cafï¿½"  # U+FFFD's bytes EF BF BD as GPT-2 byte aliases
+
+
+# -- bad input: one clear message, exit 2, no output file --------------------
+
+
+def write(tmp_path: Path, name: str, content: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--kind", "byte-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum 260 for byte-bpe"),
+        (["--kind", "char-bpe", "--vocab-size", "50"], "vocab_size 50 is below the minimum"),
+        (["--kind", "spm-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum"),
+        (["--kind", "char-bpe", "--vocab-size", "900", "--pretokenizer", "bogus"], "unknown pre-tokenizer 'bogus'"),
+        (["--kind", "spm-bpe", "--vocab-size", "900", "--pretokenizer", "gpt2"], "does not take option(s): pretok"),
+        (["--kind", "byte-bpe", "--vocab-size", "900", "--limit-alphabet", "10"], "does not take option(s): limit"),
+    ],
+)
+def test_bad_training_options(tokbench, korean: Path, tmp_path: Path, argv: list[str], message: str) -> None:
+    out = tmp_path / "tokenizer.json"
+    assert message in tokbench("train", *argv, "--input", korean, "--out", out).error()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_kind_is_an_argparse_error(korean: Path, tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--kind", "bogus", "--vocab-size", "900", "--input", str(korean), "--out", str(tmp_path / "t")])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'bogus'" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "no training text (the input is empty or whitespace-only)"), (b"  \n\t\r\n\n", "no training text")],
+)
+def test_empty_training_input(tokbench, tmp_path: Path, content: bytes, message: str) -> None:
+    source = write(tmp_path, "input.txt", content)
+    for kind in ("byte-bpe", "spm-bpe", "word"):
+        out = tmp_path / "out" / "tokenizer.json"
+        assert (
+            message in tokbench("train", "--kind", kind, "--vocab-size", 900, "--input", source, "--out", out).error()
+        )
+        assert not out.parent.exists() or list(out.parent.iterdir()) == []
+
+
+def test_missing_and_unreadable_inputs(tokbench, korean: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tokenizer.json"
+    missing = tmp_path / "missing.txt"
+    train = ("train", "--kind", "byte-bpe", "--vocab-size", 900, "--out", out, "--input")
+    assert f"{missing}: no such file" in tokbench(*train, korean, missing).error()
+    assert f"{tmp_path}: is a directory" in tokbench(*train, tmp_path).error()
+    assert f"{missing}: no such file" in tokbench("encode", "--tokenizer", "cl100k", "--input", missing).error()
+    assert f"{missing}: no such tokenizer file" in tokbench("encode", "--tokenizer", missing).error()
+    assert f"{tmp_path}: is a directory" in tokbench(*train[:-2], tmp_path, "--input", korean).error()
+    assert f"{korean}/x.json: cannot write there" in tokbench(*train[:-2], korean / "x.json", "--input", korean).error()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_permission_denied(tokbench, tmp_path: Path) -> None:
+    secret = write(tmp_path, "secret.txt", b"text\n")
+    secret.chmod(0)
+    assert "cannot read (Permission denied)" in tokbench("encode", "--tokenizer", "cl100k", "--input", secret).error()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"vocab": {"a": 0}}', 'not a tokbench tokenizer (expected "format": "tokbench-tokenizer")'),
+        (b"not json at all", "not a JSON file"),
+        (b'{"format": "tokbench-tokenizer", "format_version": 1, "family": "byte-bpe"}', 'field "config" is missing'),
+        (b"\xff\xfe{}", "cannot read tokenizer file"),
+    ],
+)
+def test_not_a_tokbench_tokenizer(tokbench, tmp_path: Path, content: bytes, message: str) -> None:
+    path = write(tmp_path, "tokenizer.json", content)
+    for command in ("encode", "decode"):
+        assert message in tokbench(command, "--tokenizer", path, stdin=b"[1]\n").error()
+
+
+def test_a_hf_tokenizer_json_is_refused(tokbench, trained: dict[str, Path], tmp_path: Path) -> None:
+    exported = tmp_path / "hf.json"
+    assert tokbench("export", "--tokenizer", trained["byte-bpe"], "--format", "hf", "--out", exported).status == 0
+    assert "not a tokbench tokenizer" in tokbench("encode", "--tokenizer", exported, stdin=b"x\n").error()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b"hello", "line 2: expected a JSON array of integer ids, got 'hello'"),
+        (b"", "line 2: expected a JSON array of integer ids, got ''"),
+        (b'[1, "a"]', "line 2: expected a JSON array of integer ids"),
+        (b"[1.5]", "line 2: expected a JSON array of integer ids"),
+        (b"[true]", "line 2: expected a JSON array of integer ids"),
+        (b'{"ids": [1]}', "line 2: expected a JSON array of integer ids"),
+        (b"[5, 1000]", "line 2: token id 1000 is out of range"),
+        (b"[-1]", "line 2: token id -1 is out of range"),
+    ],
+)
+def test_bad_decode_lines(tokbench, trained: dict[str, Path], line: bytes, message: str) -> None:
+    for kind in ("byte-bpe", "spm-unigram"):
+        run = tokbench("decode", "--tokenizer", trained[kind], stdin=b"[5, 6]\n" + line + b"\n[7]\n")
+        assert message in run.error()
+        assert run.out == ""  # every line is checked before anything is written
+
+
+def test_unexportable_and_bad_export_target(tokbench, trained: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "tokenizer.json"
+    export = ("export", "--format", "hf", "--tokenizer")
+    for tokenizer in (trained["spm-unigram"], trained["word"], "cl100k"):
+        assert "exportable: byte-bpe" in tokbench(*export, tokenizer, "--out", out).error()
+    assert "is a directory" in tokbench(*export, trained["byte-bpe"], "--out", tmp_path).error()
+    assert list(tmp_path.iterdir()) == []
