@@ -36,12 +36,15 @@ METRICS: dict[str, MetricInfo] = {
     "fertility_running": MetricInfo("fertility (running text)", False, "fertility", "{:.2f}"),
     "continued_word_share": MetricInfo("continued words", False, "fertility", "{:.3f}"),
     "single_token_word_share": MetricInfo("single-token words", True, "fertility", "{:.3f}"),
+    "continued_word_share_running": MetricInfo("continued words (running text)", False, "fertility", "{:.3f}"),
+    "single_token_word_share_running": MetricInfo("single-token words (running text)", True, "fertility", "{:.3f}"),
     # morphology (one row per morpheme reference, named in the `reference` column)
     "boundary_precision": MetricInfo("boundary precision", True, "morphology"),
     "boundary_recall": MetricInfo("boundary recall", True, "morphology"),
     "boundary_f1": MetricInfo("boundary F1", True, "morphology"),
     "exact_segmentation": MetricInfo("exact segmentation", True, "morphology"),
     "morphscore": MetricInfo("MorphScore v1", True, "morphology"),
+    "morphscore_excluded": MetricInfo("MorphScore words excluded (single token)", None, "morphology", "{:.0f}"),
     # cross-lingual
     "parity_vs_eng": MetricInfo("premium vs English", False, "parity", "{:.2f}"),
     # distribution

@@ -29,9 +29,9 @@ from benchmarks.stats import metric_interval, paired_test
 from bpe.base import Encoding, Tokenizer
 
 #: metric families applied to each evaluation role
-TEXT_METRICS = ("bytes_per_token", "chars_per_token", "tokens_per_kchar", "fertility_running")
+TEXT_METRICS = ("bytes_per_token", "chars_per_token", "tokens_per_kchar", "fertility_running",
+                "continued_word_share_running", "single_token_word_share_running")
 WORD_METRICS = ("fertility_isolated", "continued_word_share", "single_token_word_share")
-BOUNDARY_METRICS = ("boundary_precision", "boundary_recall", "boundary_f1", "exact_segmentation")
 REFERENCE_ROLE = "reference"
 CHAR_KIND = "char"
 ENGLISH = "eng_Latn"
@@ -117,9 +117,11 @@ def evaluate_tokenizer(tokenizer: Tokenizer, corpus: Any, roles: tuple[str, ...]
         analyses = reference.analyses
         word_encodings = {word: encode_word(word) for word in analyses}
         if reference.kind == "morphscore":
-            results = [metrics.morphscore(analyses, word_encodings)]
+            score = metrics.morphscore(analyses, word_encodings)
+            excluded = score.details["excluded_single_token"]
+            results = [score, metrics.MetricResult("morphscore_excluded", float(excluded), score.details["items"])]
         else:
-            results = [getattr(metrics, metric)(analyses, word_encodings) for metric in BOUNDARY_METRICS]
+            results = list(metrics.boundary_metrics(analyses, word_encodings).values())
         outcome.rows += [_row(result, REFERENCE_ROLE, settings, reference=name) for result in results]
     return outcome
 
@@ -143,8 +145,7 @@ def _aligned(a: dict[str, list], b: dict[str, list], by_line: bool) -> tuple[np.
 
 
 def _ratio_row(unit: dict, name: str, eval_set: str, num: np.ndarray, den: np.ndarray, settings: dict) -> dict:
-    result = metrics.MetricResult(name, float(num.sum() / den.sum()), len(num), num, den)
-    return dict(unit, **_row(result, eval_set, settings))
+    return dict(unit, **_row(metrics.ratio_of_sums(name, num, den), eval_set, settings))
 
 
 def cross_unit_rows(payloads: list[dict[str, Any]], config: Any) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -122,18 +122,11 @@ def training_texts(corpus: Any, max_chars: int | None) -> list[str]:
     return texts
 
 
-def train_options(unit: Unit, seed: int) -> dict[str, Any]:
-    options = dict(unit.options)
-    if unit.kind in ("spm-bpe", "spm-unigram"):
-        options.setdefault("seed", seed)
-    return options
-
-
 def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float, bool]:
     """Train the unit's tokenizer or load it from the cache; returns (tokenizer, train seconds, cached)."""
     if unit.row_type == "production":
         return bpe.load(unit.kind), 0.0, True
-    options = train_options(unit, config.seed)
+    options = dict(unit.options)
     identity = json.dumps(
         {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
          "vocab_size": unit.vocab_size, "options": options, "bpe": bpe.__version__},
@@ -202,6 +195,8 @@ def run_experiment(
         corpora[corpus_id] = load_corpus(corpus_id, data_dir=data_dir)
     corpus_ids = [corpora[c].spec.id for c in config.corpora]
     corpora = {corpora[c].spec.id: corpora[c] for c in config.corpora}
+    for corpus in tqdm(corpora.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
+        corpus.references()  # built once here (silver analyzers are slow), inherited by the forked workers
     _CORPORA.clear()
     _CORPORA.update(corpora)
     _CONFIG = config
@@ -214,9 +209,13 @@ def run_experiment(
     if jobs > 1 and len(pending) > 1:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [pool.submit(run_unit, unit, units_dir, tokenizers_dir) for unit in pending]
-            for future in futures:
-                future.result()
-                bar.update()
+            try:
+                for future in as_completed(futures):
+                    future.result()
+                    bar.update()
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     else:
         for unit in pending:
             run_unit(unit, units_dir, tokenizers_dir)
