@@ -107,5 +107,6 @@ def test_out_of_range_ids(production: Tokenizer) -> None:
     size = production.vocab_size
     with pytest.raises(TokenizerError, match=f"token id {size} is out of range for {production.family}"):
         production.decode([0, size])
-    with pytest.raises(TokenizerError, match="out of range"):
-        production.id_to_piece(-1)
+    for bad in (-1, True, "5", 1.0):
+        with pytest.raises(TokenizerError, match="out of range"):
+            production.id_to_piece(bad)
