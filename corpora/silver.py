@@ -405,7 +405,7 @@ def _run_agreement(args: argparse.Namespace) -> int:
     if any(result.gold_kind == "morphscore" for result, _, _ in rows):
         print("morphscore references hold one boundary per word: only their recall is meaningful.")
     sources = {silver.name: silver.source for _, silver, _ in rows}
-    notes = {gold.name: gold.notes for _, _, gold in rows if gold.notes}
+    notes = {f"{gold.name} ({gold.language})": gold.notes for _, _, gold in rows if gold.notes}
     for name, text in [*sources.items(), *notes.items()]:
         print(f"{name}: {text}")
     return 0
