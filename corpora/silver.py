@@ -12,7 +12,7 @@ a word to inner CHARACTER boundaries (``corpora.morph``) of that word exactly as
   is a boundary iff some token starts there and no token spans across it, so a fused syllable is
   never cut: 서울입니다 (서울 + 이 + ㅂ니다, the last two fused in 입) -> 서울|입니다.
 * ``pymorphy`` (pymorphy3 + Russian OpenCorpora dictionary, Russian): stem | inflectional ending
-  of the best parse, read from its paradigm (plus the paradigm prefix of e.g. наи-большего).
+  of the best parse, read from its paradigm (plus a paradigm prefix: наи|больш|ий).
   pymorphy's ending is the part that varies in the lexeme (ёлка: ёл|ка, because of ёлок), not a
   linguist's morpheme; words parsed without a paradigm (hyphenated compounds) are dropped.
 * ``lemminflect`` (English): stem | inflectional ending, the stem being the longest common prefix
@@ -248,6 +248,9 @@ def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReferenc
         raise CorpusError(f"silver analyzer {analyzer!r} analyzes language {spec.language!r}, not {language!r}")
     unique = list(dict.fromkeys(nfc(word) for word in words))
     cache = _CACHE.setdefault(analyzer, {})
+    for word in unique:
+        if not word or any(ch.isspace() for ch in word):  # analyzers would split or reject it
+            cache[word] = "not a word (empty or contains whitespace)"
     todo = [word for word in unique if word not in cache]
     if todo:
         cache.update(zip(todo, spec.segment(todo), strict=True))

@@ -100,6 +100,17 @@ def test_analyze_normalizes_deduplicates_and_is_repeatable() -> None:
     assert analyze("zemberek", ["görmedilerdi"], "tr").analyses == first.analyses
 
 
+@pytest.mark.parametrize("name", list(SILVER))
+def test_analyzers_survive_non_words(name: str) -> None:
+    odd = ["", " ", "a b", "...", "123", "'s", "ab-cd", "😀"]
+    result = analyze(name, odd, SILVER[name].language)
+    assert result.coverage.total == len(odd)
+    assert result.coverage.kept + sum(result.coverage.dropped.values()) == len(odd)
+    assert result.coverage.dropped["not a word (empty or contains whitespace)"] == 3
+    for word, (boundaries,) in result.analyses.items():
+        assert all(0 < b < len(word) for b in boundaries)
+
+
 def test_analyze_rejects_unknown_analyzer_and_wrong_language() -> None:
     with pytest.raises(CorpusError, match=r"unknown silver analyzer 'mecab'.*zemberek"):
         analyze("mecab", ["a"], "ko")
