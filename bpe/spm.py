@@ -1,7 +1,7 @@
 """Reference rows ``spm-bpe`` and ``spm-unigram``: sentencepiece behind the Tokenizer interface.
 
 Settings follow seed 004 (pad 0 / unk 1 / bos 2 / eos 3, byte fallback on) with
-three deliberate choices:
+four deliberate choices:
 
 * **identity normalization**, no whitespace collapsing: every piece maps back to
   the original text, so spans are honest (Unicode normalization is the corpus
@@ -10,7 +10,12 @@ three deliberate choices:
   sampling and no seed matters) and training runs on one thread, because the
   unigram EM sums floats per thread and the thread count changes the model;
 * **in memory**: sentences go in through an iterator and the model comes back
-  as bytes; nothing is written to disk.
+  as bytes; nothing is written to disk;
+* **soft vocabulary limit**, as in the other families: a text with less to learn
+  than ``vocab_size`` gives a smaller vocabulary (``hard_vocab_limit`` off, which
+  leaves the pieces unchanged when the size is reachable).  A ``vocab_size``
+  below specials + 256 byte pieces + the covered characters is a TokenizerError
+  naming that minimum.
 
 ``SentencePieceBacked`` is shared with the production row ``mistral-v1``
 (bpe.production), which is a sentencepiece model too.
@@ -41,7 +46,6 @@ _BYTE_PIECES = 256
 _MODEL_TYPE_IDS = {"unigram": 1, "bpe": 2}  # sentencepiece_model.proto TrainerSpec.ModelType
 
 _TOO_SMALL = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)")
-_TOO_LARGE = re.compile(r"Vocabulary size too high \((\d+)\)\. Please set it to a value <= (\d+)")
 
 
 def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePieceProcessor:
@@ -171,6 +175,8 @@ class SentencePieceTokenizer(SentencePieceBacked):
                 normalization_rule_name="identity",
                 remove_extra_whitespaces=False,
                 input_sentence_size=0,
+                # like the other families, stop below vocab_size when the text has no more to learn
+                hard_vocab_limit=False,
                 num_threads=1,
                 # never skip a long sentence silently (sentencepiece's default skips > 4192 bytes)
                 max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
@@ -191,11 +197,6 @@ class SentencePieceTokenizer(SentencePieceBacked):
                 f"characters covering {character_coverage:.2%} of this text"
             )
             check_vocab_minimum(cls.family, vocab_size, required, parts, "; or use a lower character_coverage")
-        if match := _TOO_LARGE.search(message):
-            raise TokenizerError(
-                f"vocab_size {vocab_size} is more than {cls.family} can learn from this text "
-                f"(at most {match.group(2)}); use a smaller vocab_size or more training text"
-            )
         raise TokenizerError(f"{cls.family}: sentencepiece training failed: {message}")
 
     # -- persistence ------------------------------------------------------

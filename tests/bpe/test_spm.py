@@ -134,15 +134,16 @@ def test_load_rejects_inconsistent_files(trained: Tokenizer, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_vocab_size_bounds_are_translated(kind: str, training_text: list[str]) -> None:
+def test_vocab_size_bounds(kind: str, training_text: list[str]) -> None:
     with pytest.raises(
         TokenizerError, match=rf"vocab_size 300 is below the minimum \d+ for {kind} \(4 specials"
     ) as too_small:
         bpe.train(kind, training_text, 300)
     message = str(too_small.value)
     assert "256 byte-fallback pieces" in message and "src/" not in message
-    with pytest.raises(TokenizerError, match=r"vocab_size 1000000 is more than .* \(at most \d+\)"):
-        bpe.train(kind, training_text[:100], 1_000_000)
+    # more than the text can give: a smaller vocabulary, as in the other families
+    small = bpe.train(kind, training_text[:100], 1_000_000)
+    assert 260 < small.vocab_size < 100_000 and small.to_dict()["config"]["vocab_size"] == 1_000_000
     if kind == "spm-bpe":  # the minimum the message names is really enough (unigram: slow at this size)
         minimum = int(message.split("minimum ")[1].split()[0])
         assert bpe.train(kind, training_text, minimum).vocab_size == minimum
