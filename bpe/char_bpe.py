@@ -129,13 +129,13 @@ class CharBPETokenizer(MergeTokenizer):
 
         counts = count_pretokens(texts, pretokenizer, workers=workers)
         base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
-        marker = 1 if end_of_word == "separate" else 0
+        symbols = {"separate": "characters and </w>", "attached": "characters and their c</w> forms"}
         check_vocab_minimum(
             cls.family,
             vocab_size,
             len(specials) + len(base_pieces),
-            f"{len(specials)} special tokens + {marker} end-of-word marker + {len(base_pieces) - marker} "
-            f"character symbols in the training text",
+            f"{len(specials)} special tokens + {len(base_pieces)} base symbols: "
+            f"{symbols.get(end_of_word, 'characters')} of the training text",
             "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
         )
         options = {

@@ -131,7 +131,7 @@ class MergeTokenizer(TrainedTokenizer):
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         symbols, byte_lengths = self._base_symbols(pretoken)
         tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._greedy(symbols)
-        if len(tokens) == len(symbols):
+        if len(tokens) == len(byte_lengths):  # nothing merged
             return tokens, byte_lengths
         lengths: list[int] = []
         position = 0
@@ -142,22 +142,26 @@ class MergeTokenizer(TrainedTokenizer):
         return tokens, lengths
 
     def _apply_merges(self, symbols: list[int]) -> list[int]:
+        """Merge the lowest-ranked adjacent pair, leftmost first, until none has a rank.
+
+        Merging one occurrence at a time equals merging all occurrences left to
+        right: the pairs a merge creates rank later than it, and an overlapping
+        occurrence (``a a a``) is destroyed by the merge on its left.
+        """
         ranks = self._ranks
-        while len(symbols) > 1:
-            best = min(ranks.get(pair, _NO_RANK) for pair in pairwise(symbols))
+        pair_ranks = [ranks.get(pair, _NO_RANK) for pair in pairwise(symbols)]
+        while pair_ranks:
+            best = min(pair_ranks)
             if best == _NO_RANK:
                 break
-            left, right = self._merge_pairs[best - self.first_merge_id]
-            merged: list[int] = []
-            i, length = 0, len(symbols)
-            while i < length:
-                if symbols[i] == left and i + 1 < length and symbols[i + 1] == right:
-                    merged.append(best)
-                    i += 2
-                else:
-                    merged.append(symbols[i])
-                    i += 1
-            symbols = merged
+            i = pair_ranks.index(best)
+            symbols[i] = best
+            del symbols[i + 1]
+            del pair_ranks[i]
+            if i > 0:
+                pair_ranks[i - 1] = ranks.get((symbols[i - 1], best), _NO_RANK)
+            if i < len(pair_ranks):
+                pair_ranks[i] = ranks.get((best, symbols[i + 1]), _NO_RANK)
         return symbols
 
     def _greedy(self, symbols: list[int]) -> list[int]:

@@ -15,12 +15,11 @@ Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
     word), or a run of other non-space characters (punctuation, symbols).
     ONE preceding space (U+0020) attaches to the following run:
     ``Hello, world!!!`` -> ``Hello`` ``,`` `` world`` ``!!!``.  Any other
-    whitespace (extra spaces, tabs, newlines) forms its own pre-token; a
-    whitespace run followed by a word leaves its last space to the word when
-    that space is U+0020 (``a  b`` -> ``a`` `` `` `` b``; ``a\\nb`` -> ``a``
-    ``\\n`` ``b``).
+    whitespace forms one pre-token per run: ``a  b`` -> ``a`` `` `` `` b``,
+    ``a\\n\\nb`` -> ``a`` ``\\n\\n`` ``b``, ``a \\n b`` -> ``a`` `` \\n`` `` b``;
+    trailing whitespace is one pre-token.
 ``whitespace``
-    Whitespace-separated chunks, with one preceding space attached as above
+    Whitespace-separated chunks, with the same whitespace rules
     (``Hello, world!!!`` -> ``Hello,`` `` world!!!``).  Kept lossless
     instead of dropping the whitespace, so no decoder has to guess spaces.
 ``gpt2``, ``cl100k``, ``o200k``
@@ -41,11 +40,12 @@ from bpe.base import TokenizerError
 
 _WORD = r"[\p{L}\p{M}\p{N}]"
 _OTHER = r"[^\s\p{L}\p{M}\p{N}]"
-# `\s++$` / `\s+(?!\S)` / `\s`: trailing whitespace is one pre-token; inside the
-# text a whitespace run leaves its last character to the next pre-token (which
-# takes it only if it is a plain space), exactly as in GPT-2's regex.
-UNICODE_PATTERN = rf" ?{_WORD}++| ?{_OTHER}++|\s++$|\s+(?!\S)|\s"
-WHITESPACE_PATTERN = r" ?\S++|\s++$|\s+(?!\S)|\s"
+# A whitespace run is one pre-token, except a final plain space before a
+# non-space, which the next pre-token takes (the shortest run followed by a
+# non-space or by " " + non-space); trailing whitespace is one pre-token.
+_SPACES = r"\s+?(?=\S| \S)|\s+"
+UNICODE_PATTERN = rf" ?{_WORD}++| ?{_OTHER}++|{_SPACES}"
+WHITESPACE_PATTERN = rf" ?\S++|{_SPACES}"
 
 # Copied verbatim from tiktoken (tiktoken_ext/openai_public.py); a test checks
 # they still equal tiktoken's own strings.

@@ -53,7 +53,7 @@ def naive_train(
         merges.append((a, b, count))
         rewritten: Counter[tuple[int, ...]] = Counter()
         for word, word_count in words.items():
-            rewritten[tuple(merge_word(word, a, b, new_id))] += word_count
+            rewritten[tuple(merge_word(word, a, b, new_id)) if a in word else word] += word_count
         words = dict(rewritten)
     return merges, words
 
@@ -62,5 +62,6 @@ def apply_in_training_order(word: Sequence[int], merges: Sequence[tuple[int, int
     """Seed 000's ``encode``: apply every merge, in the order learned, to ``word``."""
     symbols = list(word)
     for rank, (a, b) in enumerate(merges):
-        symbols = merge_word(symbols, a, b, first_new_id + rank)
+        if a in symbols:
+            symbols = merge_word(symbols, a, b, first_new_id + rank)
     return symbols
