@@ -44,7 +44,7 @@ from typing import Any
 import pandas as pd
 
 from benchmarks import findings, plots
-from benchmarks.catalog import METRICS, RESULT_COLUMNS, MetricInfo
+from benchmarks.catalog import METRICS, RESULT_COLUMNS
 from benchmarks.errors import BenchmarkError
 from benchmarks.findings import vocab_label
 from bpe.base import atomic_write_text
@@ -216,56 +216,80 @@ def at_report_size(rows: pd.DataFrame, target: int) -> pd.DataFrame:
 # --------------------------------------------------------------------------- tables
 
 
-def mark_best(cells: pd.DataFrame, info: MetricInfo) -> pd.Series:
-    """True for the best cell(s) of each row; ties as printed are all best."""
+def mark_best(cells: pd.DataFrame) -> pd.Series:
+    """True for the best cell(s) of each table row (by that row's metric); ties as printed are all best."""
     best = pd.Series(False, index=cells.index)
-    if info.higher_is_better is None:
-        return best
-    for _, row_cells in cells.groupby("row", sort=True):
+    for _, row_cells in cells.groupby("label", sort=True):
+        info = METRICS[row_cells["metric"].iloc[0]]
         values = row_cells["value"].dropna()
-        if values.empty:
+        if info.higher_is_better is None or values.empty:
             continue
         top = findings.format_value(info, values.max() if info.higher_is_better else values.min())
-        printed = row_cells["value"].map(lambda v: findings.format_value(info, v))
-        best[row_cells.index[printed == top]] = True
+        printed = [findings.format_value(info, value) for value in row_cells["value"]]
+        best[row_cells.index[[text == top for text in printed]]] = True
     return best
 
 
 @dataclass(frozen=True)
 class Table:
-    metric: str
-    reference: str
-    cells: pd.DataFrame  # one row per (row, tokenizer): value, ci_low, ci_high, vocab_size, best, ...
-    rows: list[str]
-    tokenizers: list[str]
+    slug: str  # file stem under tables/
+    title: str
+    key: str  # the metric key (metric tables) or the reference name (morphology tables)
+    group: str
+    row_header: str
+    rows: list[str]  # row labels, in order
+    tokenizers: list[str]  # columns, in order
+    cells: pd.DataFrame  # one per (label, tokenizer): metric, value, ci_low, ci_high, vocab_size, best, ...
     notes: list[str]
 
     @property
-    def info(self) -> MetricInfo:
-        return METRICS[self.metric]
+    def heading(self) -> str:
+        return f"{self.title} (`{self.key}`)" if self.group != "morphology" else self.title
 
     @property
-    def slug(self) -> str:
-        if not self.reference:
-            return self.metric
-        return f"{self.metric}--{re.sub(r'[^A-Za-z0-9._-]+', '-', self.reference).strip('-')}"
+    def ranked(self) -> bool:
+        return any(METRICS[m].higher_is_better is not None for m in self.cells["metric"].unique())
 
-    @property
-    def title(self) -> str:
-        return f"{self.info.label} — reference {self.reference}" if self.reference else self.info.label
-
-    def cell(self, row: str, tokenizer: str) -> pd.Series | None:
-        match = self.cells[(self.cells["row"] == row) & (self.cells["tokenizer"] == tokenizer)]
+    def cell(self, label: str, tokenizer: str) -> pd.Series | None:
+        match = self.cells[(self.cells["label"] == label) & (self.cells["tokenizer"] == tokenizer)]
         return None if match.empty else match.iloc[0]
 
 
-def build_table(results: pd.DataFrame, metric: str, reference: str, target: int) -> Table:
-    rows = results[(results["metric"] == metric) & (results["reference"] == reference)]
-    cells = at_report_size(rows, target)
-    cells["best"] = mark_best(cells, METRICS[metric])
-    cells = cells.sort_values(["row", "tokenizer"], kind="stable").reset_index(drop=True)
-    return Table(metric, reference, cells, sorted(cells["row"].unique()), tokenizer_order(cells),
-                 substitution_notes(cells, target))  # fmt: skip
+def metric_table(results: pd.DataFrame, metric: str, target: int) -> Table:
+    """Languages x tokenizers for one metric (rows without a morpheme reference)."""
+    cells = at_report_size(results[(results["metric"] == metric) & (results["reference"] == "")], target)
+    cells["label"] = cells["row"]
+    info = METRICS[metric]
+    return finish_table(cells, target, slug=metric, title=info.label, key=metric, group=info.group,
+                        row_header="language")  # fmt: skip
+
+
+def reference_table(results: pd.DataFrame, reference: str, target: int) -> Table:
+    """Every morphology metric against one morpheme reference: (language, metric) rows x tokenizers."""
+    rows = results[results["reference"] == reference]
+    metrics = [metric for metric in METRICS if metric in set(rows["metric"])]
+    cells = pd.concat([at_report_size(rows[rows["metric"] == metric], target) for metric in metrics])
+    languages = sorted(cells["row"].unique())
+    if len(languages) == 1:
+        cells["label"] = cells["metric"].map(lambda m: METRICS[m].label)
+        row_header = f"metric ({languages[0]})"
+    else:
+        cells["label"] = cells["row"] + ": " + cells["metric"].map(lambda m: METRICS[m].label)
+        row_header = "language: metric"
+    slug = "morphology--" + re.sub(r"[^A-Za-z0-9._-]+", "-", reference).strip("-")
+    title = f"Morpheme boundaries against reference `{reference}` ({', '.join(languages)})"
+    return finish_table(cells, target, slug=slug, title=title, key=reference, group=METRICS[metrics[0]].group,
+                        row_header=row_header)  # fmt: skip
+
+
+def finish_table(cells: pd.DataFrame, target: int, **fields: str) -> Table:
+    metric_rank = {metric: i for i, metric in enumerate(METRICS)}
+    cells = cells.assign(metric_rank=cells["metric"].map(metric_rank))
+    cells = cells.sort_values(["row", "metric_rank", "tokenizer"], kind="stable").reset_index(drop=True)
+    cells["best"] = mark_best(cells)
+    return Table(rows=list(dict.fromkeys(cells["label"])), tokenizers=tokenizer_order(cells),
+                 cells=cells.drop(columns="metric_rank"), notes=substitution_notes(cells, target),
+                 **fields)  # fmt: skip
 
 
 def substitution_notes(cells: pd.DataFrame, target: int) -> list[str]:
@@ -273,7 +297,7 @@ def substitution_notes(cells: pd.DataFrame, target: int) -> list[str]:
     notes = []
     shifted = cells[cells["vocab_size"].notna() & (cells["vocab_size"] != target)]
     for (tokenizer, size), group in shifted.groupby(["tokenizer", "vocab_size"], sort=True):
-        where = ", ".join(sorted(group["row"]))
+        where = ", ".join(sorted(group["row"].unique()))
         notes.append(
             f"{tokenizer} was not run at {vocab_label(target)}: shown at {vocab_label(int(size))}, "
             f"the closest size it was run at ({where})."
@@ -281,9 +305,10 @@ def substitution_notes(cells: pd.DataFrame, target: int) -> list[str]:
     return notes
 
 
-def cell_text(info: MetricInfo, cell: pd.Series | None, bold: Callable[[str], str]) -> str:
+def cell_text(cell: pd.Series | None, bold: Callable[[str], str]) -> str:
     if cell is None or math.isnan(cell["value"]):
         return MISSING
+    info = METRICS[cell["metric"]]
     value = findings.format_value(info, cell["value"])
     if cell["best"]:
         value = bold(value)
@@ -293,14 +318,14 @@ def cell_text(info: MetricInfo, cell: pd.Series | None, bold: Callable[[str], st
 
 
 def markdown_table(table: Table) -> str:
-    header = ["language", *table.tokenizers]
+    header = [table.row_header, *table.tokenizers]
     lines = [
         "| " + " | ".join(md_escape(h) for h in header) + " |",
         "|" + "|".join([":--", *["--:"] * len(table.tokenizers)]) + "|",
     ]
-    for row in table.rows:
-        texts = [cell_text(table.info, table.cell(row, t), lambda v: f"**{v}**") for t in table.tokenizers]
-        lines.append("| " + " | ".join([md_escape(row), *texts]) + " |")
+    for label in table.rows:
+        texts = [cell_text(table.cell(label, t), lambda v: f"**{v}**") for t in table.tokenizers]
+        lines.append("| " + " | ".join([md_escape(label), *texts]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -320,37 +345,37 @@ def latex_escape(text: str) -> str:
 
 
 def latex_table(table: Table, run: Run) -> str:
-    info = table.info
-    best = "" if info.higher_is_better is None else "; best per row in bold"
+    best = "; best per row in bold" if table.ranked else ""
     caption = (
-        f"{latex_escape(table.title)} at vocabulary size {latex_escape(vocab_label(run.report_vocab_size))} "
-        f"({latex_escape(run.ci_name)} in brackets{best})."
+        f"{latex_escape(table.title.replace('`', ''))} at vocabulary size "
+        f"{latex_escape(vocab_label(run.report_vocab_size))} ({latex_escape(run.ci_name)} in brackets{best})."
     )
     lines = [
-        f"% tokbench table: metric {table.metric}" + (f", reference {table.reference}" if table.reference else ""),
+        f"% tokbench table {table.slug}",
         r"\begin{table}[t]",
         r"\centering",
         rf"\caption{{{caption}}}",
         rf"\label{{tab:{table.slug}}}",
         r"\begin{tabular}{l" + "r" * len(table.tokenizers) + "}",
         r"\toprule",
-        " & ".join(["Language", *(latex_escape(t) for t in table.tokenizers)]) + r" \\",
+        " & ".join([latex_escape(table.row_header), *(latex_escape(t) for t in table.tokenizers)]) + r" \\",
         r"\midrule",
     ]
-    for row in table.rows:
-        texts = [cell_text(info, table.cell(row, t), lambda v: rf"\textbf{{{v}}}") for t in table.tokenizers]
-        lines.append(" & ".join([latex_escape(row), *(t.replace(MISSING, "--") for t in texts)]) + r" \\")
+    for label in table.rows:
+        texts = [cell_text(table.cell(label, t), lambda v: rf"\textbf{{{v}}}") for t in table.tokenizers]
+        lines.append(" & ".join([latex_escape(label), *(t.replace(MISSING, "--") for t in texts)]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"
 
 
 def csv_table(table: Table) -> str:
     """The table's cells in long form, with full precision and the vocabulary size each cell used."""
-    columns = ["row", "language", "corpus", "eval_set", "reference", "tokenizer", "row_type", "vocab_size",
-               "value", "ci_low", "ci_high", "n", "best"]  # fmt: skip
+    columns = ["label", "language", "corpus", "eval_set", "reference", "metric", "tokenizer", "row_type",
+               "vocab_size", "value", "ci_low", "ci_high", "n", "best"]  # fmt: skip
     order = {t: i for i, t in enumerate(table.tokenizers)}
-    cells = table.cells.assign(order=table.cells["tokenizer"].map(order))
-    cells = cells.sort_values(["row", "order"], kind="stable")[columns]
+    rows = {label: i for i, label in enumerate(table.rows)}
+    cells = table.cells.assign(order=table.cells["tokenizer"].map(order), row_order=table.cells["label"].map(rows))
+    cells = cells.sort_values(["row_order", "order"], kind="stable")[columns]
     return cells.to_csv(index=False, lineterminator="\n")
 
 
@@ -497,7 +522,7 @@ def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot 
     if not tables:
         lines += [f"_This run has no {group} rows._", ""]
     for table in tables:
-        lines += [f"### {table.title} (`{table.metric}`)", "", markdown_table(table)]
+        lines += [f"### {table.heading}", "", markdown_table(table)]
         for note in table.notes:
             lines.append(f"_Note: {note}_  ")
         lines += [f"[LaTeX]({TABLES_DIR}/{table.slug}.tex) · [CSV]({TABLES_DIR}/{table.slug}.csv)", ""]
@@ -526,12 +551,12 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
         "Findings under each plot are generated from the numbers.",
         "",
     ]
-    present = [group for group in GROUPS if any(t.info.group == group for t in tables)]
+    present = [group for group in GROUPS if any(t.group == group for t in tables)]
     absent = [group for group in GROUPS if group not in present]
     if absent:
         lines += ["Groups without rows in this run: " + ", ".join(absent) + ".", ""]
     for group in GROUPS:
-        group_tables = [t for t in tables if t.info.group == group]
+        group_tables = [t for t in tables if t.group == group]
         if group_tables or figures.get(group):
             lines += group_section(group, run, group_tables, figures.get(group, []))
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -541,10 +566,14 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
 
 
 def build_tables(run: Run) -> list[Table]:
-    keys = run.results[["metric", "reference"]].drop_duplicates()
-    metric_order = {metric: i for i, metric in enumerate(METRICS)}
-    ordered = sorted(zip(keys["metric"], keys["reference"], strict=True), key=lambda k: (metric_order[k[0]], k[1]))
-    return [build_table(run.results, metric, reference, run.report_vocab_size) for metric, reference in ordered]
+    """Metric tables in catalog order; morphology tables per reference (sorted) after the group's metric tables."""
+    results, target = run.results, run.report_vocab_size
+    present = set(results.loc[results["reference"] == "", "metric"])
+    tables = [metric_table(results, metric, target) for metric in METRICS if metric in present]
+    references = sorted(set(results["reference"]) - {""})
+    tables += [reference_table(results, reference, target) for reference in references]
+    group_rank = {group: i for i, group in enumerate(GROUPS)}
+    return sorted(tables, key=lambda table: group_rank[table.group])  # stable: keeps the order above per group
 
 
 def write_report(run_dir: Path) -> Path:

@@ -109,8 +109,10 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
                 boundaries = set(np.cumsum(lengths(word))[:-1].tolist())
                 hit = len(first_part.encode()) in boundaries
                 tp[i], fp[i], fn[i] = hit, len(boundaries) - hit, 1 - hit
-            add(language, name, size, kind, row_type, "boundary_f1", *bootstrap_ratio(tp, tp + 0.5 * (fp + fn)),
-                len(items), corpus=f"morphscore-{language[:3]}", reference="morphscore")  # fmt: skip
+            for metric, denominators in (("boundary_precision", tp + fp), ("boundary_recall", tp + fn),
+                                         ("boundary_f1", tp + 0.5 * (fp + fn))):  # fmt: skip
+                add(language, name, size, kind, row_type, metric, *bootstrap_ratio(tp, denominators), len(items),
+                    corpus=f"morphscore-{language[:3]}", reference="morphscore")  # fmt: skip
     frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     frame["vocab_size"] = frame["vocab_size"].astype("Int64")
     return frame
@@ -155,35 +157,43 @@ def snapshot(results: pd.DataFrame, metric: str, reference: str = "") -> pd.Data
     return rows[keep]
 
 
-def table_line(markdown: str, metric: str, row: str) -> str | None:
-    section = markdown.split(f"(`{metric}`)", 1)[1].split("\n### ", 1)[0]
-    return next((line for line in section.splitlines() if line.startswith(f"| {row} |")), None)
+MORPH_HEADING = "Morpheme boundaries against reference `morphscore` (eng_Latn, tur_Latn)"
 
 
-def columns(markdown: str, metric: str) -> list[str]:
-    section = markdown.split(f"(`{metric}`)", 1)[1]
-    header = next(line for line in section.splitlines() if line.startswith("| language |"))
-    return [c.strip() for c in header.strip("|").split("|")][1:]
+def parse_table(markdown: str, heading: str) -> dict[str, dict[str, str]]:
+    """The markdown table under ``### <heading>``: row label -> {tokenizer: cell text}."""
+    section = markdown.split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")][1:]
+    table = {}
+    for line in lines[1:]:
+        label, *texts = [c.strip() for c in line.strip("|").split("|")]
+        table[label] = dict(zip(header, texts, strict=True))
+    return table
 
 
-@pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "parity_vs_eng"])
-def test_best_value_per_language_is_bold(built, results, metric):
+def expected_cell(info, cell: pd.Series, bold: bool) -> str:
+    printed = info.fmt.format(cell["value"])
+    interval = f"[{info.fmt.format(cell['ci_low'])}, {info.fmt.format(cell['ci_high'])}]"
+    return f"**{printed}** {interval}" if bold else f"{printed} {interval}"
+
+
+@pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "parity_vs_eng", "boundary_recall"])
+def test_best_value_per_row_is_bold(built, results, metric):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS[metric]
-    header = columns(text, metric)
-    assert header == ["char", "cl100k-prefix", "cl100k"]  # families, then production
-    cells = snapshot(results, metric)
+    reference = "morphscore" if info.group == "morphology" else ""
+    heading = MORPH_HEADING if reference else f"{info.label} (`{metric}`)"
+    table = parse_table(text, heading)
+    cells = snapshot(results, metric, reference)
     for language, group in cells.groupby("language"):
-        best = group.loc[group["value"].idxmax() if info.higher_is_better else group["value"].idxmin()]
-        line = table_line(text, metric, language)
-        shown = [c.strip() for c in line.strip("|").split("|")][1:]
-        for tokenizer, cell in zip(header, shown, strict=True):
-            value = group[group["tokenizer"] == tokenizer].iloc[0]
-            printed = info.fmt.format(value["value"])
-            interval = f"[{info.fmt.format(value['ci_low'])}, {info.fmt.format(value['ci_high'])}]"
-            is_best = printed == info.fmt.format(best["value"])
-            assert cell == (f"**{printed}** {interval}" if is_best else f"{printed} {interval}")
-        assert line.count("**") >= 2
+        shown = table[f"{language}: {info.label}" if reference else language]
+        assert list(shown) == ["char", "cl100k-prefix", "cl100k"]  # families, then production
+        best = group["value"].max() if info.higher_is_better else group["value"].min()
+        for _, cell in group.iterrows():
+            is_best = info.fmt.format(cell["value"]) == info.fmt.format(best)
+            assert shown[cell["tokenizer"]] == expected_cell(info, cell, is_best)
+        assert sum("**" in text for text in shown.values()) >= 1
 
 
 def test_report_states_run_facts_and_substitution(built):
@@ -196,8 +206,12 @@ def test_report_states_run_facts_and_substitution(built):
     assert "Groups without rows in this run: oov," in text
     assert "_Plot skipped (unk word" not in text  # the label, not the key, is used
     assert "_Plot skipped (words with <unk> against vocabulary size" in text
-    # morphology: one table per (metric, reference)
-    assert "### boundary F1 — reference morphscore (`boundary_f1`)" in text
+    # morphology: one table per reference, rows = (language, metric)
+    assert list(parse_table(text, MORPH_HEADING)) == [
+        f"{language}: {METRICS[metric].label}"
+        for language in ("eng_Latn", "tur_Latn")
+        for metric in ("boundary_precision", "boundary_recall", "boundary_f1")
+    ]
 
 
 def test_latex_tables_use_booktabs_and_escape(built, results):
@@ -208,8 +222,9 @@ def test_latex_tables_use_booktabs_and_escape(built, results):
     assert "eng\\_Latn & " in tex and "eng_Latn" not in tex
     best = snapshot(results, "bytes_per_token").query("language == 'kor_Hang'")["value"].max()
     assert rf"\textbf{{{best:.2f}}}" in tex
-    morph = (built / "tables" / "boundary_f1--morphscore.tex").read_text(encoding="utf-8")
-    assert r"\label{tab:boundary_f1--morphscore}" in morph
+    morph = (built / "tables" / "morphology--morphscore.tex").read_text(encoding="utf-8")
+    assert r"\label{tab:morphology--morphscore}" in morph
+    assert "tur\\_Latn: boundary F1 & " in morph
 
 
 def test_csv_tables_match_the_results(built, results):
@@ -290,14 +305,13 @@ def test_findings_quote_the_table_numbers(built, results):
 def table_line_for(text: str, tokenizer: str, language: str, number: str) -> str:
     """The table cell of (language, tokenizer) in whichever table prints ``number`` there."""
     for metric in ("fertility_running", "parity_vs_eng", "bytes_per_token", "boundary_f1"):
-        if f"(`{metric}`)" not in text:
-            continue
-        line = table_line(text, metric, language)
-        if line is None:
-            continue
-        cells = dict(zip(columns(text, metric), [c.strip() for c in line.strip("|").split("|")][1:], strict=True))
-        if cells[tokenizer].replace("**", "").startswith(number + " "):
-            return cells[tokenizer].replace("**", "")
+        info = METRICS[metric]
+        if info.group == "morphology":
+            row = parse_table(text, MORPH_HEADING).get(f"{language}: {info.label}")
+        else:
+            row = parse_table(text, f"{info.label} (`{metric}`)").get(language)
+        if row and row[tokenizer].replace("**", "").startswith(number + " "):
+            return row[tokenizer].replace("**", "")
     return ""
 
 
