@@ -18,32 +18,29 @@ bytes (byte-bpe); a merged token's key is the concatenation of its parts'
 keys.  If two pairs still compare equal (two tokens with the same string),
 the smaller ``(left id, right id)`` wins.
 
-The algorithm is the standard fast one (HF ``tokenizers`` BpeTrainer,
-subword-nmt): pair counts are kept incrementally, an index maps each pair to
-the words containing it, and after a merge only those words are touched; the
-best pair comes from a max-heap with lazy invalidation.  An existing pair's
-count can only *decrease* after a merge (every new adjacency involves the new
-token), so a heap entry is an upper bound: a popped entry whose count is stale
-is re-pushed with its current count, and the first up-to-date entry popped is
-the true best pair.  Per-merge work is proportional to the words containing
-the merged pair, never to the vocabulary.  ``tests/bpe/naive_bpe.py`` is the
-slow reference that recounts everything after each merge; a differential test
-checks both produce the same merges.
+The merges are learned by the compiled kernel ``bpe.merge_kernel`` (numba):
+the standard fast algorithm (HF ``tokenizers`` BpeTrainer, subword-nmt) --
+pair counts kept incrementally, an index from each pair to where it occurs,
+only those places touched after a merge, the best pair from a max-heap with
+lazy invalidation -- over flat arrays with neighbour links instead of Python
+objects.  ``tests/bpe/naive_bpe.py`` is the slow reference that recounts
+everything after each merge; differential tests (``test_trainer.py``,
+``test_merge_kernel.py``) check both produce the same merges.
 """
 
 from __future__ import annotations
 
-import heapq
 import multiprocessing
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import chain
 from typing import NamedTuple
 
 from bpe.base import TokenizerError
+from bpe.merge_kernel import learn_merges
 from bpe.pretokenizers import get_pretokenizer
 
 #: progress(merges_done, merges_wanted), called after every merge
@@ -167,95 +164,8 @@ def train_merges(
     new id ``len(piece_keys) + k``.  Stops early when no pair occurs at least
     ``min_frequency`` times.
     """
-    keys = list(piece_keys)
-    # A word is held as a str with one character chr(id) per symbol, and a pair as
-    # its two-character string: finding a pair (str.find) and merging it
-    # (str.replace) then run in C, both left to right and non-overlapping.
-    words = ["".join(map(chr, word)) for word in word_counts]
-    counts = list(word_counts.values())
-    pair_counts: dict[str, int] = defaultdict(int)
-    where: dict[str, set[int]] = defaultdict(set)
-    for index, (word, count) in enumerate(zip(words, counts, strict=True)):
-        for i in range(len(word) - 1):
-            pair = word[i : i + 2]
-            pair_counts[pair] += count
-            where[pair].add(index)
-    # heap entries: (-count, key of left, key of right, pair); the pair string
-    # orders like (left id, right id), the final tie-break
-    heap = [(-n, keys[ord(pair[0])], keys[ord(pair[1])], pair) for pair, n in pair_counts.items() if n >= min_frequency]
-    heapq.heapify(heap)
-
-    merges: list[Merge] = []
-    while heap and len(merges) < max_merges:
-        negative_count, key_a, key_b, pair = heapq.heappop(heap)
-        count = pair_counts.get(pair, 0)
-        if count != -negative_count:  # stale entry: re-queue with the current (lower) count
-            if count >= min_frequency:
-                heapq.heappush(heap, (-count, key_a, key_b, pair))
-            continue
-        new_symbol = chr(len(keys))
-        keys.append(key_a + key_b)
-        merges.append(Merge(ord(pair[0]), ord(pair[1]), count))
-        for created, count in _merge_everywhere(words, counts, where, pair_counts, pair, new_symbol):
-            if count >= min_frequency:
-                heapq.heappush(heap, (-count, keys[ord(created[0])], keys[ord(created[1])], created))
-        if progress is not None:
-            progress(len(merges), max_merges)
+    merges = [Merge(*merge) for merge in learn_merges(word_counts, piece_keys, max_merges, min_frequency)]
+    if progress is not None:  # the kernel runs uninterrupted (about a second for 32k merges): report afterwards
+        for done in range(1, len(merges) + 1):
+            progress(done, max_merges)
     return merges
-
-
-def _merge_everywhere(
-    words: list[str],
-    counts: list[int],
-    where: dict[str, set[int]],
-    pair_counts: dict[str, int],
-    pair: str,
-    new: str,
-) -> list[tuple[str, int]]:
-    """Replace ``pair`` by the symbol ``new`` (left to right, non-overlapping) in
-    every word containing it, update pair counts and the index, and return the
-    new pairs (all involve ``new``) with their counts."""
-    a, b = pair
-    delta: dict[str, int] = defaultdict(int)
-    new_pair_words: dict[str, set[int]] = defaultdict(set)
-    for index in where.pop(pair):
-        word = words[index]
-        count = counts[index]
-        i = word.find(pair)
-        if i < 0:  # the index may still list a word that lost the pair
-            continue
-        previous_end = -1
-        while i >= 0:
-            if i > 0:  # (prev, a) becomes (prev, new); prev is new itself right after another occurrence
-                prev = new if i == previous_end else word[i - 1]
-                delta[prev + a] -= count
-                created = prev + new
-                delta[created] += count
-                new_pair_words[created].add(index)
-            if i + 2 < len(word):  # (b, next) becomes (new, next)
-                following = word[i + 2]
-                delta[b + following] -= count
-                created = new + following
-                delta[created] += count
-                new_pair_words[created].add(index)
-            previous_end = i + 2
-            i = word.find(pair, previous_end)
-        words[index] = word.replace(pair, new)
-    del pair_counts[pair]
-
-    created: list[tuple[str, int]] = []
-    for changed, change in delta.items():
-        if change == 0 or changed == pair:
-            continue
-        if new in changed:
-            pair_counts[changed] = change
-            where[changed] = new_pair_words[changed]
-            created.append((changed, change))
-            continue
-        remaining = pair_counts[changed] + change
-        if remaining > 0:
-            pair_counts[changed] = remaining
-        else:  # the pair is gone from every word; forget it
-            del pair_counts[changed]
-            where.pop(changed, None)
-    return created
