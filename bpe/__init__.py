@@ -35,7 +35,7 @@ PRODUCTION: dict[str, str] = {
     "mistral-v1": "bpe.production:MistralV1Tokenizer",
 }
 
-__all__ = ["Encoding", "Tokenizer", "TokenizerError", "FAMILIES", "PRODUCTION", "family_class", "train", "load"]
+__all__ = ["FAMILIES", "PRODUCTION", "Encoding", "Tokenizer", "TokenizerError", "family_class", "load", "train"]
 
 
 def _resolve(target: str) -> type[Tokenizer]:
