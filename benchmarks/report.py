@@ -244,7 +244,7 @@ class Table:
 
     @property
     def heading(self) -> str:
-        return f"{self.title} (`{self.key}`)" if self.group != "morphology" else self.title
+        return f"{md_escape(self.title)} (`{self.key}`)" if self.group != "morphology" else self.title
 
     @property
     def ranked(self) -> bool:
@@ -330,7 +330,8 @@ def markdown_table(table: Table) -> str:
 
 
 def md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Label text for markdown: `|` would split a table cell, `<unk>` would be swallowed as an HTML tag."""
+    return text.replace("|", "\\|").replace("<", "\\<")
 
 
 LATEX_SPECIALS = {
@@ -524,15 +525,16 @@ def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot 
     for table in tables:
         lines += [f"### {table.heading}", "", markdown_table(table)]
         for note in table.notes:
-            lines.append(f"_Note: {note}_  ")
+            lines.append(f"_Note: {md_escape(note)}_  ")
         lines += [f"[LaTeX]({TABLES_DIR}/{table.slug}.tex) · [CSV]({TABLES_DIR}/{table.slug}.csv)", ""]
     for figure in figures:
         if isinstance(figure, Skipped):
-            lines += [f"_Plot skipped ({figure.caption}): {figure.reason}._", ""]
+            lines += [f"_Plot skipped ({md_escape(figure.caption)}): {figure.reason}._", ""]
             continue
-        lines += [f"![{figure.caption}]({PLOTS_DIR}/{figure.file})", "", f"*{figure.caption}.*", ""]
+        caption = md_escape(figure.caption)
+        lines += [f"![{caption}]({PLOTS_DIR}/{figure.file})", "", f"*{caption}.*", ""]
         if figure.sentences:
-            lines += [" ".join(figure.sentences), ""]
+            lines += [md_escape(" ".join(figure.sentences)), ""]
     return lines
 
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -204,8 +207,8 @@ def test_report_states_run_facts_and_substitution(built):
     assert "char was not run at 4,096: shown at 8k" in text
     assert "total_seconds" not in text  # timings vary between identical runs
     assert "Groups without rows in this run: oov," in text
-    assert "_Plot skipped (unk word" not in text  # the label, not the key, is used
-    assert "_Plot skipped (words with <unk> against vocabulary size" in text
+    # labels are escaped for markdown: a bare <unk> would be swallowed as an HTML tag
+    assert "_Plot skipped (words with \\<unk> against vocabulary size" in text
     # morphology: one table per reference, rows = (language, metric)
     assert list(parse_table(text, MORPH_HEADING)) == [
         f"{language}: {METRICS[metric].label}"
@@ -339,6 +342,17 @@ def test_identical_runs_give_byte_identical_reports(built, results, tmp_path):
     assert not [p for p in other.iterdir() if p.name.startswith(".")]
 
 
+def test_report_is_identical_in_another_process(built, results, tmp_path):
+    """Another interpreter with another hash seed (set/dict order of strings) writes the same bytes."""
+    run_dir = write_run(tmp_path / "process", results)
+    script = "import sys, pathlib, benchmarks.report as r; r.write_report(pathlib.Path(sys.argv[1]))"
+    env = dict(os.environ, PYTHONHASHSEED="12345", MPLBACKEND="Agg")
+    subprocess.run(
+        [sys.executable, "-c", script, str(run_dir)], check=True, env=env, cwd=Path(report.__file__).parents[1]
+    )
+    assert all_files(run_dir) == all_files(built)
+
+
 def test_csv_only_run_gives_the_same_report(built, results, tmp_path):
     run_dir = write_run(tmp_path / "csv", results)
     (run_dir / "results.parquet").unlink()
@@ -386,8 +400,22 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
     with pytest.raises(BenchmarkError, match="unknown metric 'fertility'"):
         report.write_report(write_run(tmp_path / "unknown", renamed))
 
+    relabelled = results.assign(tokenizer=results["tokenizer"].replace("cl100k-prefix", "char"))
+    with pytest.raises(BenchmarkError, match="tokenizer label 'char' names several kinds/options"):
+        report.write_report(write_run(tmp_path / "ambiguous", relabelled))
+
     with pytest.raises(BenchmarkError, match="no result rows"):
         report.write_report(write_run(tmp_path / "no-rows", results.iloc[:0]))
+
+
+def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
+    run_dir = write_run(tmp_path / "production", results[results["row_type"] == "production"])
+    text = report.write_report(run_dir).read_text(encoding="utf-8")
+    assert "_Plot skipped (bytes / token against vocabulary size, per language): this run has no `bytes_per_token` " \
+           "rows with a vocabulary size._" in text  # fmt: skip
+    assert "![fertility (running text) at 4,096: languages × tokenizers](plots/fertility_running-heatmap.png)" in text
+    assert parse_table(text, "bytes / token (`bytes_per_token`)")["eng_Latn"]["cl100k"].startswith("**4.")
+    assert "not run at" not in text  # production rows are never substituted
 
 
 def test_cli_report_command(results, tmp_path, capsys):
