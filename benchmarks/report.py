@@ -7,7 +7,8 @@
   morphology) of languages x tokenizers at the report vocabulary size, value
   with its bootstrap CI, the best value per row in bold, links to the plots
   with findings computed from the numbers (``benchmarks.findings``);
-* ``tables/<metric>[--<reference>].tex`` (booktabs) and ``.csv`` beside it;
+* ``tables/<metric>.tex`` and ``tables/morphology--<reference>.tex`` (booktabs),
+  each with a ``.csv`` of its cells (full precision) beside it;
 * ``plots/*.png`` (``benchmarks.plots``).
 
 Conventions (stated so every output is reproducible):
@@ -17,7 +18,8 @@ Conventions (stated so every output is reproducible):
   (equal distance: the smaller size) and the table says so.  Production rows
   have no vocabulary size and are always shown.
 * Rows are languages (sorted by code); a language evaluated on several
-  corpora/eval sets gets one row per corpus ("tur_Latn (ud-tur)").  Columns
+  corpora/eval sets gets one row per corpus ("tur_Latn (ud-tur)").  A
+  morphology table has one row per (language, metric).  Columns
   are tokenizers: trained families, then reference rows, then production
   rows, each group sorted by label.
 * Best per row: the highest or lowest value by the metric's direction
@@ -107,21 +109,17 @@ def load_run(run_dir: Path) -> Run:
 def read_results(run_dir: Path) -> pd.DataFrame:
     """results.parquet (or results.csv when the parquet is absent), checked against catalog.RESULT_COLUMNS."""
     parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
+    path = parquet if parquet.is_file() else csv
+    if not path.is_file():
+        raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory")
     try:
-        if parquet.is_file():
-            path, frame = parquet, pd.read_parquet(parquet)
-        elif csv.is_file():
-            # text columns stay text even when all empty (e.g. "options"); only "" is missing, never "NA"
-            dtypes = dict.fromkeys(TEXT_COLUMNS, str)
-            path, frame = csv, pd.read_csv(csv, dtype=dtypes, keep_default_na=False, na_values=[""])
+        if path == parquet:
+            frame = pd.read_parquet(path)
         else:
-            raise BenchmarkError(
-                f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory"
-            )
-    except (OSError, ValueError) as exc:
-        if isinstance(exc, BenchmarkError):
-            raise
-        raise BenchmarkError(f"{parquet if parquet.is_file() else csv}: cannot read results ({exc})") from None
+            # text columns stay text even when all empty (e.g. "options"); only "" is missing, never "NA"
+            frame = pd.read_csv(path, dtype=dict.fromkeys(TEXT_COLUMNS, str), keep_default_na=False, na_values=[""])
+    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+        raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
     missing = [column for column in RESULT_COLUMNS if column not in frame.columns]
     if missing:
         raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(RESULT_COLUMNS)})")

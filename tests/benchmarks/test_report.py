@@ -404,6 +404,11 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
     with pytest.raises(BenchmarkError, match="tokenizer label 'char' names several kinds/options"):
         report.write_report(write_run(tmp_path / "ambiguous", relabelled))
 
+    corrupt = write_run(tmp_path / "corrupt", results)
+    (corrupt / "results.parquet").write_bytes(b"not parquet")
+    with pytest.raises(BenchmarkError, match=re.escape("results.parquet: cannot read results")):
+        report.write_report(corrupt)
+
     with pytest.raises(BenchmarkError, match="no result rows"):
         report.write_report(write_run(tmp_path / "no-rows", results.iloc[:0]))
 
