@@ -47,7 +47,7 @@ from bpe.pretokenizers import get_pretokenizer
 ProgressCallback = Callable[[int, int], None]
 
 #: characters of training text per worker task when counting in parallel
-CHUNK_CHARS = 4_000_000
+CHUNK_CHARS = 16_000_000
 
 
 class Merge(NamedTuple):
