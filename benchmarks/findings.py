@@ -45,11 +45,20 @@ def cis_overlap(a: pd.Series, b: pd.Series) -> bool | None:
     return bool(a["ci_low"] <= b["ci_high"] and b["ci_low"] <= a["ci_high"])
 
 
-def overlap_clause(a: pd.Series, b: pd.Series) -> str:
+def overlap_clause(a: pd.Series, b: pd.Series, brief: bool = False) -> str:
+    """What a comparison of two cells must add: nothing when their intervals are apart."""
     overlap = cis_overlap(a, b)
     if overlap is None:
-        return " (no confidence interval to compare)"
-    return " (their confidence intervals overlap, so the difference is not clear-cut)" if overlap else ""
+        text = "no confidence interval to compare"
+    elif overlap:
+        text = (
+            "confidence intervals overlap"
+            if brief
+            else "their confidence intervals overlap, so the difference is not clear-cut"
+        )
+    else:
+        return ""
+    return f"; {text}" if brief else f" ({text})"
 
 
 def join_names(names: list[str]) -> str:
@@ -139,7 +148,10 @@ def language_gap(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
     )
     if len(gaps) > 1:
         ratio, tokenizer, high, low = gaps[-1]
-        sentence += f"; it is narrowest for {tokenizer} ({ratio:.2f}×, {high['row']} vs {low['row']})"
+        sentence += (
+            f"; it is narrowest for {tokenizer} ({ratio:.2f}×, {high['row']} vs {low['row']}"
+            f"{overlap_clause(high, low, brief=True)})"
+        )
     return sentence + "."
 
 
@@ -179,5 +191,5 @@ def extremes(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
         return f"At {at}, {info.label} is {format_value(info, low['value'])} in every cell."
     return (
         f"At {at}, {info.label} ranges from {format_value(info, low['value'])} ({low['tokenizer']}, {low['row']}) "
-        f"to {format_value(info, high['value'])} ({high['tokenizer']}, {high['row']})."
+        f"to {format_value(info, high['value'])} ({high['tokenizer']}, {high['row']}){overlap_clause(low, high)}."
     )

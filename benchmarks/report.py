@@ -38,8 +38,9 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -406,70 +407,77 @@ def is_english(language: str) -> bool:
     return language.startswith("eng_") or language == "eng"
 
 
-def figures_for_group(group: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Iterable[Plot | Skipped]:
-    """Draw the group's plots into ``out_dir`` and yield what the report says about each."""
-    results, target = run.results, run.report_vocab_size
-    at = vocab_label(target)
-    curves = {
-        "compression": ["bytes_per_token"],
-        "fertility": ["fertility_isolated", "fertility_running"],
-        "oov": ["unk_word_rate", "oov_token_rate"],
-    }.get(group, [])
-    for metric in curves:
-        info, caption = METRICS[metric], f"{METRICS[metric].label} against vocabulary size, per language"
-        frame = plot_frame(results, metric)
-        if frame["vocab_size"].notna().sum() == 0:
-            yield Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
-            continue
-        snapshot = at_report_size(frame, target)
-        file = f"{metric}-vs-vocab.png"
-        plots.vocab_curves(frame, info, palette, out_dir / file)
-        yield Plot(file, caption, findings.pick(
-            findings.best_count(snapshot, info, at),
-            findings.vocab_trend(frame, info),
-            findings.language_gap(snapshot, info, at),
-        ))  # fmt: skip
-    if group == "fertility":
-        for metric in ("fertility_isolated", "fertility_running"):
-            info, caption = METRICS[metric], f"{METRICS[metric].label} at {at}: languages × tokenizers"
-            frame = plot_frame(results, metric)
-            if frame.empty:
-                yield Skipped(caption, f"this run has no `{metric}` rows")
-                continue
-            snapshot = at_report_size(frame, target)
-            file = f"{metric}-heatmap.png"
-            plots.heatmap(snapshot, info, tokenizer_order(snapshot), out_dir / file)
-            yield Plot(file, caption, findings.pick(
-                findings.extremes(snapshot, info, at), findings.language_gap(snapshot, info, at)
-            ))  # fmt: skip
-    if group == "morphology":
-        info, caption = METRICS["boundary_f1"], f"{METRICS['boundary_f1'].label} at {at} by tokenizer and language"
-        rows = results[(results["metric"] == "boundary_f1") & (results["reference"] != "")]
-        if rows.empty:
-            yield Skipped(caption, "this run has no `boundary_f1` rows")
-        else:
-            snapshot = pd.concat(
-                [at_report_size(rows[rows["reference"] == ref], target) for ref in sorted(rows["reference"].unique())]
-            )
-            snapshot["row"] = snapshot["row"] + " · " + snapshot["reference"]
-            plots.bars(snapshot, info, palette, out_dir / "boundary_f1-bars.png", "language · reference")
-            yield Plot("boundary_f1-bars.png", caption, findings.pick(
-                findings.best_count(snapshot, info, at, unit="language/reference pairs"),
-                findings.extremes(snapshot, info, at),
-            ))  # fmt: skip
-    if group == "parity":
-        info, caption = METRICS["parity_vs_eng"], f"{METRICS['parity_vs_eng'].label} at {at}, per language"
-        frame = plot_frame(results, "parity_vs_eng")
-        frame = frame[~frame["language"].map(is_english)]
-        if frame.empty:
-            yield Skipped(caption, "this run has no `parity_vs_eng` rows for a language other than English "
-                                   "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
-        else:
-            snapshot = at_report_size(frame, target)
-            plots.bars(snapshot, info, palette, out_dir / "parity_vs_eng-bars.png", "language", reference_line=1.0)
-            yield Plot("parity_vs_eng-bars.png", caption, findings.pick(
-                findings.extremes(snapshot, info, at), findings.best_count(snapshot, info, at)
-            ))  # fmt: skip
+def curve_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info, at = METRICS[metric], vocab_label(run.report_vocab_size)
+    caption = f"{info.label} against vocabulary size, per language"
+    frame = plot_frame(run.results, metric)
+    if frame["vocab_size"].notna().sum() == 0:
+        return Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
+    snapshot = at_report_size(frame, run.report_vocab_size)
+    file = f"{metric}-vs-vocab.png"
+    plots.vocab_curves(frame, info, palette, out_dir / file)
+    return Plot(file, caption, findings.pick(
+        findings.best_count(snapshot, info, at),
+        findings.vocab_trend(frame, info),
+        findings.language_gap(snapshot, info, at),
+    ))  # fmt: skip
+
+
+def heatmap_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info, at = METRICS[metric], vocab_label(run.report_vocab_size)
+    caption = f"{info.label} at {at}: languages × tokenizers"
+    frame = plot_frame(run.results, metric)
+    if frame.empty:
+        return Skipped(caption, f"this run has no `{metric}` rows")
+    snapshot = at_report_size(frame, run.report_vocab_size)
+    file = f"{metric}-heatmap.png"
+    plots.heatmap(snapshot, info, tokenizer_order(snapshot), out_dir / file)
+    return Plot(file, caption, findings.pick(
+        findings.extremes(snapshot, info, at), findings.language_gap(snapshot, info, at)
+    ))  # fmt: skip
+
+
+def morphology_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info, at = METRICS["boundary_f1"], vocab_label(run.report_vocab_size)
+    caption = f"{info.label} at {at} by tokenizer and language"
+    rows = run.results[(run.results["metric"] == "boundary_f1") & (run.results["reference"] != "")]
+    if rows.empty:
+        return Skipped(caption, "this run has no `boundary_f1` rows")
+    references = sorted(rows["reference"].unique())
+    snapshot = pd.concat([at_report_size(rows[rows["reference"] == ref], run.report_vocab_size) for ref in references])
+    snapshot["row"] = snapshot["row"] + " · " + snapshot["reference"]
+    file = "boundary_f1-bars.png"
+    plots.bars(snapshot, info, palette, out_dir / file, "language · reference")
+    return Plot(file, caption, findings.pick(
+        findings.best_count(snapshot, info, at, unit="language/reference pairs"), findings.extremes(snapshot, info, at)
+    ))  # fmt: skip
+
+
+def parity_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info, at = METRICS["parity_vs_eng"], vocab_label(run.report_vocab_size)
+    caption = f"{info.label} at {at}, per language"
+    frame = plot_frame(run.results, "parity_vs_eng")
+    frame = frame[~frame["language"].map(is_english)]  # English against itself is 1 by definition
+    if frame.empty:
+        return Skipped(caption, "this run has no `parity_vs_eng` rows for a language other than English "
+                                "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
+    snapshot = at_report_size(frame, run.report_vocab_size)
+    file = "parity_vs_eng-bars.png"
+    plots.bars(snapshot, info, palette, out_dir / file, "language", reference_line=1.0)
+    return Plot(file, caption, findings.pick(
+        findings.extremes(snapshot, info, at), findings.best_count(snapshot, info, at)
+    ))  # fmt: skip
+
+
+#: the plots of each report section, in order
+GROUP_PLOTS: dict[str, list[Callable[[Run, dict[str, Any], Path], Plot | Skipped]]] = {
+    "oov": [partial(curve_plot, "unk_word_rate"), partial(curve_plot, "oov_token_rate")],
+    "compression": [partial(curve_plot, "bytes_per_token")],
+    "fertility": [partial(curve_plot, "fertility_isolated"), partial(curve_plot, "fertility_running"),
+                  partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
+    "morphology": [morphology_plot],
+    "parity": [parity_plot],
+}  # fmt: skip
 
 
 # --------------------------------------------------------------------------- report.md
@@ -593,7 +601,7 @@ def write_report(run_dir: Path) -> Path:
             (tables_dir / f"{table.slug}.tex").write_text(latex_table(table, run), encoding="utf-8")
             (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
         palette = plots.tokenizer_palette(tokenizer_order(run.results))
-        figures = {group: list(figures_for_group(group, run, palette, plots_dir)) for group in GROUPS}
+        figures = {group: [draw(run, palette, plots_dir) for draw in GROUP_PLOTS.get(group, [])] for group in GROUPS}
         report_text = render_report(run, tables, figures)
         publish(staging, run.run_dir, report_text)
     finally:

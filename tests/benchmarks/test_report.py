@@ -463,7 +463,8 @@ def test_language_gap_and_extremes_on_hand_cells():
     )  # fmt: skip
     assert findings.language_gap(table, info, "4k") == (
         "At 4k, the gap between languages is widest for x: its fertility (running text) is 2.50× as high in "
-        "tur_Latn (3.00) as in eng_Latn (1.20); it is narrowest for y (1.05×, tur_Latn vs eng_Latn)."
+        "tur_Latn (3.00) as in eng_Latn (1.20); it is narrowest for y (1.05×, tur_Latn vs eng_Latn; confidence "
+        "intervals overlap)."
     )
     assert findings.extremes(table, info, "4k") == (
         "At 4k, fertility (running text) ranges from 1.20 (x, eng_Latn) to 3.00 (x, tur_Latn)."
