@@ -128,18 +128,22 @@ def best_count(cells: pd.DataFrame, info: MetricInfo, at: str, unit: str | None 
 
 
 def language_gap(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
-    """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row)."""
+    """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row).
+
+    Rows are compared only within one evaluation set: UD test text and FLORES are different texts."""
     gaps = []
-    for tokenizer, group in cells.groupby("tokenizer", sort=True):
+    keys = ["tokenizer", "eval_set"] if "eval_set" in cells.columns else ["tokenizer"]
+    for key, group in cells.groupby(keys, sort=True):
         group = group[group["value"].map(lambda v: math.isfinite(v) and v > 0)]
         if group["row"].nunique() < 2:
             continue
         order = group.sort_values(["value", "row"], kind="stable")
         low, high = order.iloc[0], order.iloc[-1]
-        gaps.append((high["value"] / low["value"], str(tokenizer), high, low))
+        gaps.append((high["value"] / low["value"], tuple(map(str, key)), high, low))
     if not gaps:
         return None
     gaps.sort(key=lambda gap: (-gap[0], gap[1]))
+    gaps = [(ratio, key[0], high, low) for ratio, key, high, low in gaps]
     ratio, tokenizer, high, low = gaps[0]
     sentence = (
         f"At {at}, the gap between languages is widest for {tokenizer}: its {info.label} is {ratio:.2f}× as high "

@@ -178,15 +178,19 @@ def tokenizer_order(frame: pd.DataFrame) -> list[str]:
 
 
 def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
-    """Label rows by language; a language with several (corpus, eval set) gets one row for each."""
+    """Label rows by language; a language with several (corpus, eval set) pairs gets one row for each,
+    named by what differs: "tur_Latn (test)", "tur_Latn (ud-tur)" or "tur_Latn (ud-tur, test)"."""
     frame = frame.copy()
     combos = frame.drop_duplicates(["language", "corpus", "eval_set"])
     labels: dict[tuple[str, str, str], str] = {}
     for language, group in combos.groupby("language", sort=True):
+        one_corpus, one_set = group["corpus"].nunique() == 1, group["eval_set"].nunique() == 1
         for corpus, eval_set in zip(group["corpus"], group["eval_set"], strict=True):
             if len(group) == 1:
                 labels[language, corpus, eval_set] = language
-            elif group["corpus"].is_unique:
+            elif one_corpus:
+                labels[language, corpus, eval_set] = f"{language} ({eval_set})"
+            elif one_set:
                 labels[language, corpus, eval_set] = f"{language} ({corpus})"
             else:
                 labels[language, corpus, eval_set] = f"{language} ({corpus}, {eval_set})"

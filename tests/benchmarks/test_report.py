@@ -430,6 +430,20 @@ def test_cli_report_command(results, tmp_path, capsys):
     assert str(run_dir / "report.md") in capsys.readouterr().out
 
 
+def test_row_labels_name_what_differs_within_a_language():
+    keys = pd.DataFrame(
+        [("tur_Latn", "ud-tur", "test"), ("tur_Latn", "ud-tur", "eval"),  # one corpus, two evaluation sets
+         ("rus_Cyrl", "ud-rus", "test"), ("rus_Cyrl", "taiga-rus", "test"),  # two corpora, one set
+         ("kor_Hang", "ud-kor", "test"), ("kor_Hang", "gsd-kor", "eval"),  # both differ
+         ("eng_Latn", "ud-eng", "test")],
+        columns=["language", "corpus", "eval_set"],
+    )  # fmt: skip
+    assert report.add_row_labels(keys)["row"].tolist() == [
+        "tur_Latn (test)", "tur_Latn (eval)", "rus_Cyrl (ud-rus)", "rus_Cyrl (taiga-rus)",
+        "kor_Hang (ud-kor, test)", "kor_Hang (gsd-kor, eval)", "eng_Latn",
+    ]  # fmt: skip
+
+
 # -- findings logic on hand-checkable cells --------------------------------------------------------
 
 
@@ -468,6 +482,19 @@ def test_language_gap_and_extremes_on_hand_cells():
     )
     assert findings.extremes(table, info, "4k") == (
         "At 4k, fertility (running text) ranges from 1.20 (x, eng_Latn) to 3.00 (x, tur_Latn)."
+    )
+
+
+def test_language_gap_never_compares_different_evaluation_sets():
+    info = METRICS["fertility_running"]
+    table = cells(
+        ("eng_Latn (test)", "x", 1.00, 0.90, 1.10), ("tur_Latn (test)", "x", 1.50, 1.40, 1.60),
+        ("eng_Latn (eval)", "x", 4.00, 3.90, 4.10), ("tur_Latn (eval)", "x", 5.00, 4.90, 5.10),
+    ).assign(eval_set=["test", "test", "eval", "eval"])  # fmt: skip
+    assert findings.language_gap(table, info, "4k") == (
+        "At 4k, the gap between languages is widest for x: its fertility (running text) is 1.50× as high in "
+        "tur_Latn (test) (1.50) as in eng_Latn (test) (1.00); it is narrowest for x (1.25×, tur_Latn (eval) vs "
+        "eng_Latn (eval))."
     )
 
 
