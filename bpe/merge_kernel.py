@@ -50,6 +50,9 @@ from numba import njit
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _NO_KEY = -1
+# Explicit signatures: one compiled version per function (no literal/int32 variants), compiled
+# once at import and cached.  _ORDER: what ranking a pair needs (lefts, rights, units, starts, ends).
+_ORDER = "int32[::1], int32[::1], int32[::1], int64[::1], int64[::1]"
 
 
 def learn_merges(
@@ -130,7 +133,7 @@ def _spell(piece_keys: Sequence[str] | Sequence[bytes]) -> tuple[np.ndarray, np.
 # --------------------------------------------------------------------------- helpers
 
 
-@njit(cache=True)
+@njit(["int32[::1](int32[::1], int64)", "int64[::1](int64[::1], int64)"], cache=True)
 def _grown(array, needed):
     """``array`` if it holds ``needed`` items, else a copy with doubled capacity."""
     if needed <= array.size:
@@ -140,7 +143,7 @@ def _grown(array, needed):
     return bigger
 
 
-@njit(cache=True)
+@njit("int64(int64[::1], int64)", cache=True)
 def _slot(keys, key):
     """Slot of ``key`` in the open-addressing table ``keys`` (its own slot, or the empty one where it belongs)."""
     mask = keys.size - 1
@@ -150,7 +153,7 @@ def _slot(keys, key):
     return i
 
 
-@njit(cache=True)
+@njit("Tuple((int64[::1], int32[::1]))(int64[::1], int32[::1], int64)", cache=True)
 def _rehashed(keys, values, capacity):
     new_keys = np.full(capacity, _NO_KEY, dtype=np.int64)
     new_values = np.empty(capacity, dtype=np.int32)
@@ -162,7 +165,7 @@ def _rehashed(keys, values, capacity):
     return new_keys, new_values
 
 
-@njit(cache=True)
+@njit("int64(int32[::1], int64[::1], int64[::1], int64, int64)", cache=True)
 def _units_less(units, starts, ends, x, y):
     """-1 / 0 / 1 as the unit sequence of token ``x`` sorts before / equal to / after that of ``y``."""
     i, j = starts[x], starts[y]
@@ -177,7 +180,7 @@ def _units_less(units, starts, ends, x, y):
     return 1
 
 
-@njit(cache=True)
+@njit(f"boolean(int64, int64, int64, int64, {_ORDER})", cache=True)
 def _before(count_a, pair_a, count_b, pair_b, lefts, rights, units, starts, ends):
     """True when heap entry a outranks b: higher count, then smaller (units(left), units(right)), then ids."""
     if count_a != count_b:
@@ -195,7 +198,7 @@ def _before(count_a, pair_a, count_b, pair_b, lefts, rights, units, starts, ends
     return rights[pair_a] < rights[pair_b]
 
 
-@njit(cache=True)
+@njit(f"void(int64[::1], int32[::1], int64, int64, int64, {_ORDER})", cache=True)
 def _heap_push(heap_counts, heap_pairs, size, count, pair, lefts, rights, units, starts, ends):
     """Insert at index ``size`` and sift up; the caller increments its size."""
     i = size
@@ -210,7 +213,7 @@ def _heap_push(heap_counts, heap_pairs, size, count, pair, lefts, rights, units,
     heap_pairs[i] = pair
 
 
-@njit(cache=True)
+@njit(f"void(int64[::1], int32[::1], int64, {_ORDER})", cache=True)
 def _heap_pop(heap_counts, heap_pairs, size, lefts, rights, units, starts, ends):
     """Remove the top entry of a heap of ``size`` entries; the caller decrements its size."""
     size -= 1
@@ -241,7 +244,7 @@ def _heap_pop(heap_counts, heap_pairs, size, lefts, rights, units, starts, ends)
     heap_pairs[i] = pair
 
 
-@njit(cache=True)
+@njit("int64(int32[::1], int32[::1], int64, int64, int64, int32[::1], int64, int64[::1], int64[::1])", cache=True)
 def _group_by_pair(record_pairs, record_positions, n_records, first_pair, n_pairs, occ, occ_size, occ_start, occ_len):
     """Stable counting sort of (pair, position) records of pairs ``first_pair .. n_pairs - 1``
     into contiguous slices appended to ``occ``; returns the new size of ``occ``."""
@@ -262,7 +265,11 @@ def _group_by_pair(record_pairs, record_positions, n_records, first_pair, n_pair
 # --------------------------------------------------------------------------- the training loop
 
 
-@njit(cache=True)
+@njit(
+    "Tuple((int32[::1], int32[::1], int64[::1]))"
+    "(int32[::1], int64[::1], int64[::1], int32[::1], int64[::1], int64, int64)",
+    cache=True,
+)
 def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, num_merges, min_frequency):
     n_positions = word_symbols.size
     n_initial = token_offsets.size - 1
