@@ -17,14 +17,13 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.bytes_unicode import BYTE_TO_CHAR
-from bpe.merge_tokenizer import MergeTokenizer
+from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
 from bpe.options import (
     body_field,
+    check_training_options,
     check_vocab_minimum,
     read_common_body,
-    reject_unknown_options,
     require_choice,
-    require_int,
     special_tokens_with,
 )
 from bpe.pretokenizers import get_pretokenizer
@@ -72,10 +71,8 @@ class ByteBPETokenizer(MergeTokenizer):
     ) -> ByteBPETokenizer:
         """Learn merges until the vocabulary (specials + 256 bytes + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times."""
-        reject_unknown_options(cls.family, unknown)
-        require_int("vocab_size", vocab_size, 1)
-        require_int("min_frequency", min_frequency, 1)
-        require_choice("encode_mode", encode_mode, ("merges", "greedy"))
+        check_training_options(cls.family, vocab_size, min_frequency, unknown)
+        require_choice("encode_mode", encode_mode, ENCODE_MODES)
         get_pretokenizer(pretokenizer)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")

@@ -29,12 +29,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.merge_tokenizer import MergeTokenizer
+from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
 from bpe.options import (
     body_field,
+    check_training_options,
     check_vocab_minimum,
     read_common_body,
-    reject_unknown_options,
     require_choice,
     require_int,
     special_tokens_with,
@@ -44,6 +44,7 @@ from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
 
 END_OF_WORD = "</w>"
 END_OF_WORD_MODES = ("separate", "attached", "none")
+_BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, plain or with </w>", "none": "characters"}
 
 
 class CharBPETokenizer(MergeTokenizer):
@@ -117,25 +118,22 @@ class CharBPETokenizer(MergeTokenizer):
     ) -> CharBPETokenizer:
         """Learn merges until the vocabulary (specials + base symbols + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times."""
-        reject_unknown_options(cls.family, unknown)
-        require_int("vocab_size", vocab_size, 1)
-        require_int("min_frequency", min_frequency, 1)
+        check_training_options(cls.family, vocab_size, min_frequency, unknown)
         if limit_alphabet is not None:
             require_int("limit_alphabet", limit_alphabet, 1)
         require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
-        require_choice("encode_mode", encode_mode, ("merges", "greedy"))
+        require_choice("encode_mode", encode_mode, ENCODE_MODES)
         get_pretokenizer(pretokenizer)
         specials = special_tokens_with(special_tokens)
 
         counts = count_pretokens(texts, pretokenizer, workers=workers)
         base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
-        symbols = {"separate": "characters and </w>", "attached": "characters and their c</w> forms"}
         check_vocab_minimum(
             cls.family,
             vocab_size,
             len(specials) + len(base_pieces),
             f"{len(specials)} special tokens + {len(base_pieces)} base symbols: "
-            f"{symbols.get(end_of_word, 'characters')} of the training text",
+            f"{_BASE_SYMBOLS[end_of_word]} of the training text",
             "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
         )
         options = {

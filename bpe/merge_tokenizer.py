@@ -103,7 +103,8 @@ class MergeTokenizer(TrainedTokenizer):
         for pretoken, count in pretoken_counts.items():
             symbols, _ = self._base_symbols(pretoken)
             if unk not in symbols:
-                word_counts[tuple(symbols)] += count
+                if len(symbols) > 1:  # a single symbol has no pair to count
+                    word_counts[tuple(symbols)] += count
                 continue
             start = 0
             for end in [i for i, symbol in enumerate(symbols) if symbol == unk] + [len(symbols)]:

@@ -27,6 +27,13 @@ def require_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
+def check_training_options(family: str, vocab_size: Any, min_frequency: Any, unknown: Mapping[str, Any]) -> None:
+    """The checks every family's ``train`` starts with (before reading any text)."""
+    reject_unknown_options(family, unknown)
+    require_int("vocab_size", vocab_size, 1)
+    require_int("min_frequency", min_frequency, 1)
+
+
 def reject_unknown_options(family: str, options: Mapping[str, Any]) -> None:
     """Options a family does not take are an error, except those left unset (None),
     so a caller may pass every option of every family with None for "not given"."""

@@ -40,7 +40,6 @@ from itertools import chain
 from typing import NamedTuple
 
 from bpe.base import TokenizerError
-from bpe.merge_kernel import learn_merges
 from bpe.pretokenizers import get_pretokenizer
 
 #: progress(merges_done, merges_wanted), called after every merge
@@ -164,6 +163,8 @@ def train_merges(
     new id ``len(piece_keys) + k``.  Stops early when no pair occurs at least
     ``min_frequency`` times.
     """
+    from bpe.merge_kernel import learn_merges  # imports numba (~1 s): only when training, not for encoding
+
     merges = [Merge(*merge) for merge in learn_merges(word_counts, piece_keys, max_merges, min_frequency)]
     if progress is not None:  # the kernel runs uninterrupted (about a second for 32k merges): report afterwards
         for done in range(1, len(merges) + 1):

@@ -18,10 +18,9 @@ from typing import Any
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.options import (
     body_field,
+    check_training_options,
     check_vocab_minimum,
     read_common_body,
-    reject_unknown_options,
-    require_int,
     special_tokens_with,
 )
 from bpe.pretokenizers import get_pretokenizer
@@ -66,9 +65,7 @@ class WordTokenizer(TrainedTokenizer):
     ) -> WordTokenizer:
         """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens.
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        reject_unknown_options(cls.family, unknown)
-        require_int("vocab_size", vocab_size, 1)
-        require_int("min_frequency", min_frequency, 1)
+        check_training_options(cls.family, vocab_size, min_frequency, unknown)
         get_pretokenizer(pretokenizer)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 word")

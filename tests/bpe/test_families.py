@@ -103,6 +103,17 @@ def test_training_is_deterministic(kind: str, options: dict[str, Any], training_
     assert json.dumps(bpe.train(kind, list(reversed(texts)), 1500, **options).to_dict()) == json.dumps(first)
 
 
+@pytest.mark.parametrize("kind", ["char-bpe", "byte-bpe"])
+def test_progress_reports_merges(kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    calls: list[tuple[int, int]] = []
+    size = 300 if kind == "byte-bpe" else 30
+    tokenizer = bpe.train(kind, ["low lower lowest newer"], size, progress=lambda *args: calls.append(args))
+    merges = len(tokenizer.merges)
+    assert merges > 0 and calls[-1] == (merges, size - tokenizer.first_merge_id)
+    bpe.train(kind, ["low lower lowest newer"], size, progress=True)  # a tqdm bar on stderr
+    assert "merges" in capsys.readouterr().err
+
+
 # -- word -----------------------------------------------------------------------
 
 
