@@ -70,7 +70,11 @@ class ByteBPETokenizer(MergeTokenizer):
         **unknown: Any,
     ) -> ByteBPETokenizer:
         """Learn merges until the vocabulary (specials + 256 bytes + merges) has
-        ``vocab_size`` entries or no pair occurs ``min_frequency`` times."""
+        ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
+
+        ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
+        ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        """
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         require_choice("encode_mode", encode_mode, ENCODE_MODES)
         get_pretokenizer(pretokenizer)

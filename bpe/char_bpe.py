@@ -117,7 +117,11 @@ class CharBPETokenizer(MergeTokenizer):
         **unknown: Any,
     ) -> CharBPETokenizer:
         """Learn merges until the vocabulary (specials + base symbols + merges) has
-        ``vocab_size`` entries or no pair occurs ``min_frequency`` times."""
+        ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
+
+        ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
+        ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        """
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         if limit_alphabet is not None:
             require_int("limit_alphabet", limit_alphabet, 1)

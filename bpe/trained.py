@@ -22,6 +22,7 @@ import regex
 
 from bpe.base import UNK, Encoding, Tokenizer, TokenizerError
 from bpe.pretokenizers import PreTokenizer, get_pretokenizer
+from bpe.trainer import check_encodable
 
 #: distinct pre-tokens remembered per tokenizer; the cache is emptied when full
 CACHE_SIZE = 200_000
@@ -48,6 +49,8 @@ class TrainedTokenizer(Tokenizer):
         """Encode ``text``; with ``allowed_special`` the special strings in it become their ids."""
         if not isinstance(text, str):
             raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
+        if not text.isascii():
+            check_encodable(text, "the text to encode")
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         if not allowed_special:
@@ -89,9 +92,11 @@ class TrainedTokenizer(Tokenizer):
 
     # -- decoding ---------------------------------------------------------
     def _check_id(self, token_id: int) -> None:
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < len(self._pieces):
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TokenizerError(f"token id {token_id!r} is not an integer")
+        if not 0 <= token_id < len(self._pieces):
             raise TokenizerError(
-                f"token id {token_id!r} is out of range (the vocabulary has ids 0..{self.vocab_size - 1})"
+                f"token id {token_id} is out of range (the vocabulary has ids 0..{self.vocab_size - 1})"
             )
 
     def id_to_bytes(self, token_id: int) -> bytes:

@@ -90,11 +90,23 @@ def checked_texts(texts: Iterable[str]) -> Iterator[str]:
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise TokenizerError(f"training text #{index} is {type(text).__name__}, expected str")
+        if not text.isascii():
+            check_encodable(text, f"training text #{index}")
         if blank and text and not text.isspace():
             blank = False
         yield text
     if blank:
         raise TokenizerError("training input is empty or whitespace-only")
+
+
+def check_encodable(text: str, what: str) -> None:
+    """Raise TokenizerError when ``text`` has no UTF-8 form (a lone surrogate such as ``"\\ud800"``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise TokenizerError(
+            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!r} at index {exc.start}"
+        ) from None
 
 
 def count_pretokens(texts: Iterable[str], pretokenizer: str, *, workers: int | None = None) -> Counter[str]:

@@ -268,6 +268,15 @@ def test_empty_training_input(kind: str, texts: list[str]) -> None:
         bpe.train(kind, texts, 1000)
 
 
+@pytest.mark.parametrize("kind", ["word", "char", "char-bpe", "byte-bpe"])
+def test_lone_surrogates_are_refused(kind: str) -> None:
+    with pytest.raises(TokenizerError, match=r"training text #1 is not valid Unicode: lone surrogate '\\ud800' at"):
+        bpe.train(kind, ["fine", "bad \ud800"], 1000)
+    tokenizer = bpe.train(kind, ["fine text"], 300)
+    with pytest.raises(TokenizerError, match="the text to encode is not valid Unicode"):
+        tokenizer.encode("bad \udfff")
+
+
 def test_unknown_kind() -> None:
     with pytest.raises(TokenizerError, match="unknown tokenizer kind 'bert'"):
         bpe.train("bert", ["text"], 100)
@@ -278,6 +287,8 @@ def test_bad_ids_and_text(small_byte_bpe: ByteBPETokenizer) -> None:
         small_byte_bpe.decode([5, 9999])
     with pytest.raises(TokenizerError, match="out of range"):
         small_byte_bpe.id_to_piece(-1)
+    with pytest.raises(TokenizerError, match="token id '5' is not an integer"):
+        small_byte_bpe.id_to_bytes("5")  # type: ignore[arg-type]
     with pytest.raises(TokenizerError, match="can only encode a string"):
         small_byte_bpe.encode(b"bytes")  # type: ignore[arg-type]
 
