@@ -9,8 +9,10 @@ once every unit is done, and the paired tests of ``paired_rows``.
 
 Which words a word-level metric sees: the gold UD FORM words of a document
 when the corpus has them (Rust et al. 2021), otherwise its whitespace-separated
-words.  Morphology metrics run over the words of each morpheme reference,
-each word encoded in isolation; their rows carry ``eval_set = "reference"`` and
+words.  Each word is encoded alone in its mid-sentence form
+(``Tokenizer.encode_word``: after a space, or with sentencepiece's dummy prefix).
+Morphology metrics run over the words of each morpheme reference, each word
+encoded that way; their rows carry ``eval_set = "reference"`` and
 the reference name.
 """
 
@@ -74,7 +76,7 @@ class _WordCache:
     def __call__(self, word: str) -> Encoding:
         encoding = self.cache.get(word)
         if encoding is None:
-            encoding = self.cache[word] = self.tokenizer.encode_with_spans(word)
+            encoding = self.cache[word] = self.tokenizer.encode_word(word)
         return encoding
 
 

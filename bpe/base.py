@@ -81,6 +81,26 @@ class Tokenizer(ABC):
     def encode(self, text: str) -> list[int]:
         return self.encode_with_spans(text).ids
 
+    def encode_word(self, word: str) -> Encoding:
+        """Encode one word as it occurs inside running text: after a space.
+
+        Families that attach a space to the following word (`` world``, ``Ġworld``)
+        would otherwise see an isolated word in a form they rarely saw in
+        training.  The word is encoded as ``" " + word``; tokens covering only
+        that space are dropped and spans are shifted back onto ``word`` (a token
+        covering the space and the word's start begins at 0).  Families with their
+        own word-start marker (sentencepiece's dummy prefix) override this.
+        """
+        encoding = self.encode_with_spans(" " + word)
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for token, (start, end) in zip(encoding.ids, encoding.spans, strict=True):
+            if start < end <= 1:  # the prefix space alone
+                continue
+            ids.append(token)
+            spans.append((max(start - 1, 0), max(end - 1, 0)))
+        return Encoding(ids=ids, spans=spans)
+
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
         return [self.encode(t) for t in texts]
 

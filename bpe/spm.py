@@ -83,6 +83,10 @@ class SentencePieceBacked(Tokenizer):
             cursor = span[1]
         return Encoding(ids=ids, spans=spans)
 
+    def encode_word(self, word: str) -> Encoding:
+        """The dummy prefix already gives a word its mid-sentence form (``▁word``)."""
+        return self.encode_with_spans(word)
+
     def _check_id(self, token_id: int) -> None:
         check_token_id(token_id, self.vocab_size, self.family)
 
