@@ -10,6 +10,7 @@ Format (every key is checked; unknown keys are errors)::
     corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
     production = ["cl100k"]             # encode-only production rows (optional)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of catalog.METRICS)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
@@ -39,6 +40,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from benchmarks.catalog import METRICS
 from benchmarks.errors import BenchmarkError
 
 CONFIG_DIR = Path(__file__).resolve().parent
@@ -76,6 +78,7 @@ class ExperimentConfig:
     tokenizers: tuple[TokenizerEntry, ...]
     production: tuple[str, ...]
     max_train_chars: int | None
+    metrics: tuple[str, ...] | None  # None: every metric
     bootstrap_resamples: int
     confidence: float
     report_vocab_size: int
@@ -94,7 +97,7 @@ class ExperimentConfig:
 
 _TOP_KEYS = {
     "name", "description", "seed", "corpora", "tokenizers", "production",
-    "max_train_chars", "bootstrap", "report",
+    "max_train_chars", "metrics", "bootstrap", "report",
 }  # fmt: skip
 _ENTRY_KEYS = {"kind", "label", "vocab_sizes", "options"}
 _BOOTSTRAP_KEYS = {"resamples", "confidence"}
@@ -196,6 +199,12 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> ExperimentCon
     all_sizes = sorted({size for entry in entries for size in entry.vocab_sizes})
     report_size = positive_int(report.get("vocab_size", all_sizes[len(all_sizes) // 2] if all_sizes else 1),
                                "report.vocab_size")  # fmt: skip
+    metric_names = typed(raw, "metrics", list, "top level", None)
+    if metric_names is not None:
+        for metric in metric_names:
+            if metric not in METRICS:
+                raise fail("metrics", f"unknown metric {metric!r} (known: {', '.join(METRICS)})")
+        metric_names = tuple(metric_names)
     max_chars = raw.get("max_train_chars")
     if max_chars is not None:
         positive_int(max_chars, "max_train_chars")
@@ -208,6 +217,7 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> ExperimentCon
         tokenizers=tuple(entries),
         production=tuple(production),
         max_train_chars=max_chars,
+        metrics=metric_names,
         bootstrap_resamples=positive_int(bootstrap.get("resamples", 1000), "bootstrap.resamples"),
         confidence=confidence,
         report_vocab_size=report_size,

@@ -9,12 +9,14 @@ run resumes where it stopped.  Cross-unit numbers (parity against English,
 paired tests) are computed once all units are done.
 
 Identity and caching: a trained tokenizer's cache key hashes the training text
-fingerprint, the family, its options, the vocab size, the seed and the ``bpe``
-version, so a second run (or another config sharing a unit) retrains nothing.
+fingerprint, the family, its options, the vocab size, the ``bpe`` version and a
+hash of the ``bpe`` source code, so a second run (or another config sharing a
+unit) retrains nothing, and a change to the library retrains everything.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -63,6 +65,16 @@ class Unit:
         return f"{self.corpus}__{self.label}__{size}{options}".replace("/", "_")
 
 
+@functools.cache
+def code_fingerprint(package: str) -> str:
+    """Hash of a package's Python source: a code change invalidates cached tokenizers (``bpe``)
+    and resumable runs even when nobody bumped a version."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).resolve().parent.parent / package).glob("**/*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def cache_dir() -> Path:
     """Where trained tokenizers are cached across runs ($TOKBENCH_CACHE or ~/.cache/tokbench)."""
     root = os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench"
@@ -84,24 +96,55 @@ def plan_units(config: ExperimentConfig, corpus_ids: Iterable[str]) -> list[Unit
 # --------------------------------------------------------------------------- output directory
 
 
-def prepare_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> None:
-    """Create or resume ``out_dir``; refuse a directory holding another run or other files."""
+def _read_marker(out_dir: Path) -> dict[str, Any] | None:
+    """The run marker of ``out_dir``, None if there is none; an error if it is unreadable."""
     marker = out_dir / RUN_MARKER
-    if out_dir.exists() and any(out_dir.iterdir()):
-        if overwrite:
-            shutil.rmtree(out_dir)
-        elif not marker.is_file():
-            raise BenchmarkError(f"{out_dir}: directory is not empty and holds no tokbench run; choose another --out")
-        else:
-            previous = json.loads(marker.read_text(encoding="utf-8"))
-            if previous.get("config_fingerprint") != config.fingerprint():
-                raise BenchmarkError(
-                    f"{out_dir}: holds a run of another config ({previous.get('config_name')!r}, "
-                    f"fingerprint {previous.get('config_fingerprint')}); use another --out or --overwrite"
-                )
+    if not marker.is_file():
+        return None
+    try:
+        return json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BenchmarkError(f"{marker}: unreadable run marker ({exc}); choose another --out") from None
+
+
+def check_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> None:
+    """Refuse, before any work and without writing, a directory that holds other files or
+    (unless ``overwrite``) a run of another config.  ``overwrite`` only ever deletes a tokbench run."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BenchmarkError(f"{out_dir}: exists and is not a directory; choose another --out")
+    if not out_dir.exists() or not any(out_dir.iterdir()):
+        return
+    previous = _read_marker(out_dir)
+    if previous is None:
+        raise BenchmarkError(f"{out_dir}: directory is not empty and holds no tokbench run; choose another --out")
+    if previous.get("config_fingerprint") != config.fingerprint() and not overwrite:
+        raise BenchmarkError(
+            f"{out_dir}: holds a run of another config ({previous.get('config_name')!r}); "
+            "use another --out, or --overwrite to replace it"
+        )
+
+
+def prepare_out_dir(out_dir: Path, config: ExperimentConfig, identity: str, overwrite: bool) -> None:
+    """Create ``out_dir``, or keep it to resume a run with the same ``identity`` (config, corpus
+    contents and code), so finished units of one run are never mixed with those of another."""
+    check_out_dir(out_dir, config, overwrite)
+    previous = _read_marker(out_dir) if out_dir.exists() else None
+    if previous is not None and previous.get("identity") != identity:
+        if not overwrite:
+            raise BenchmarkError(
+                f"{out_dir}: holds a run of the same config on other corpus contents or code; "
+                "use another --out, or --overwrite to replace it"
+            )
+        shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    identity = {"config_name": config.name, "config_fingerprint": config.fingerprint()}
-    atomic_write_text(marker, json.dumps(identity) + "\n")
+    marker = {"config_name": config.name, "config_fingerprint": config.fingerprint(), "identity": identity}
+    atomic_write_text(out_dir / RUN_MARKER, json.dumps(marker) + "\n")
+
+
+def run_identity(config: ExperimentConfig, corpora: dict[str, Any]) -> str:
+    parts = [config.fingerprint(), code_fingerprint("bpe"), code_fingerprint("benchmarks")]
+    parts += [f"{corpus_id}={corpus.fingerprint}" for corpus_id, corpus in sorted(corpora.items())]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- training with cache
@@ -129,7 +172,7 @@ def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple
     options = dict(unit.options)
     identity = json.dumps(
         {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
-         "vocab_size": unit.vocab_size, "options": options, "bpe": bpe.__version__},
+         "vocab_size": unit.vocab_size, "options": options, "bpe": bpe.__version__, "code": code_fingerprint("bpe")},
         sort_keys=True, ensure_ascii=False,
     )  # fmt: skip
     key = hashlib.sha256(identity.encode()).hexdigest()[:24]
@@ -186,10 +229,7 @@ def run_experiment(
 
     global _CONFIG
     started = time.perf_counter()
-    prepare_out_dir(out_dir, config, overwrite)
-    units_dir, tokenizers_dir = out_dir / "units", out_dir / "tokenizers"
-    units_dir.mkdir(exist_ok=True)
-
+    check_out_dir(out_dir, config, overwrite)
     corpora = {}
     for corpus_id in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
         corpora[corpus_id] = load_corpus(corpus_id, data_dir=data_dir)
@@ -197,6 +237,10 @@ def run_experiment(
     corpora = {corpora[c].spec.id: corpora[c] for c in config.corpora}
     for corpus in tqdm(corpora.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
         corpus.references()  # built once here (silver analyzers are slow), inherited by the forked workers
+    # only now, with every corpus loaded, touch the output directory: a bad corpus leaves no trace
+    prepare_out_dir(out_dir, config, run_identity(config, corpora), overwrite)
+    units_dir, tokenizers_dir = out_dir / "units", out_dir / "tokenizers"
+    units_dir.mkdir(exist_ok=True)
     _CORPORA.clear()
     _CORPORA.update(corpora)
     _CONFIG = config
@@ -225,6 +269,8 @@ def run_experiment(
     payloads = [json.loads((units_dir / f"{unit.key}.json").read_text(encoding="utf-8")) for unit in units]
     rows = [dict(payload["unit"], **row) for payload in payloads for row in payload["rows"]]
     rows += cross_unit_rows(payloads, config)
+    if config.metrics is not None:
+        rows = [row for row in rows if row["metric"] in config.metrics]
     write_results(out_dir, rows)
     write_costs(out_dir, payloads)
     paired = paired_rows(payloads, config)

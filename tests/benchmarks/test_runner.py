@@ -1,0 +1,187 @@
+"""The runner end to end on a small real grid: embedded Korean and English package text,
+three families and a production row.  One run is shared by the module; the tests then
+check its outputs, determinism, caching, resuming, the output-directory guard and
+the regression check built on it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import bpe
+from benchmarks.catalog import METRICS, RESULT_COLUMNS
+from benchmarks.check import compare, is_failure, read_baseline, write_baseline
+from benchmarks.cli import main
+from benchmarks.config import parse_config
+from benchmarks.errors import BenchmarkError
+from benchmarks.runner import run_experiment
+
+TINY = {
+    "name": "tiny",
+    "corpora": ["embedded-kor", "embedded-eng"],
+    "production": ["cl100k"],
+    "tokenizers": [
+        {"kind": "char", "vocab_sizes": [2000]},
+        {"kind": "char-bpe", "vocab_sizes": [800, 1500], "options": {"end_of_word": "separate"}},
+        {"kind": "byte-bpe", "vocab_sizes": [1000]},
+    ],
+    "bootstrap": {"resamples": 200},
+    "report": {"vocab_size": 800},
+}
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKBENCH_CACHE", str(cache))
+
+
+@pytest.fixture(scope="module")
+def config():
+    return parse_config(TINY, source="tiny.toml")
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory, cache: Path, config) -> Path:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOKBENCH_CACHE", str(cache))
+        return run_experiment(config, tmp_path_factory.mktemp("runs") / "tiny", jobs=2, progress=False)
+
+
+def results(run_dir: Path) -> pd.DataFrame:
+    return pd.read_csv(run_dir / "results.csv", keep_default_na=False, na_values=[""])
+
+
+def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
+    for name in ("results.parquet", "results.csv", "costs.csv", "paired.csv", "manifest.json"):
+        assert (run_dir / name).is_file(), name
+    frame = results(run_dir)
+    assert list(frame.columns) == RESULT_COLUMNS
+    assert set(frame["metric"]) <= set(METRICS)
+    units = frame.groupby(["corpus", "tokenizer", "vocab_size"], dropna=False).size()
+    assert len(units) == 2 * (1 + 2 + 1 + 1)  # corpora x (char, char-bpe x2, byte-bpe, cl100k)
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert set(manifest["corpora"]) == {"embedded-kor", "embedded-eng"}
+    assert manifest["config_fingerprint"] == parse_config(TINY).fingerprint()
+    saved = sorted(p.name for p in (run_dir / "tokenizers" / "embedded-kor").iterdir())
+    assert saved == ["byte-bpe-1000.json", "char-2000.json", "char-bpe-1500.json", "char-bpe-800.json"]
+    assert bpe.load(run_dir / "tokenizers" / "embedded-kor" / "char-bpe-800.json").vocab_size <= 800
+
+
+def test_values_are_consistent_with_their_intervals(run_dir: Path) -> None:
+    frame = results(run_dir).dropna(subset=["ci_low"])
+    assert len(frame) > 100
+    assert (frame["ci_low"] <= frame["value"] + 1e-12).all()
+    assert (frame["value"] <= frame["ci_high"] + 1e-12).all()
+
+
+def test_known_relations_between_rows(run_dir: Path) -> None:
+    for corpus in ("embedded-kor", "embedded-eng"):
+        frame = results(run_dir)
+        test = frame[(frame["corpus"] == corpus) & (frame["eval_set"] == "test")]
+        per = test.set_index(["tokenizer", "vocab_size", "metric"])["value"]
+        assert per[("char", 2000, "chars_per_token")] == pytest.approx(1.0)
+        assert per[("char", 2000, "tokens_vs_char")] == pytest.approx(1.0)
+        # more merges, fewer tokens; byte-level BPE never produces <unk>
+        assert per[("char-bpe", 1500, "tokens_per_kchar")] < per[("char-bpe", 800, "tokens_per_kchar")]
+        assert per[("byte-bpe", 1000, "unk_token_rate")] == 0.0
+    # morphology rows exist for the silver references of both corpora
+    morph = results(run_dir).query("eval_set == 'reference'")
+    assert {"kiwi", "lemminflect"} <= set(morph["reference"])
+
+
+def test_identical_results_on_a_second_run_without_retraining(run_dir: Path, config, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    def refuse(*args, **kwargs):
+        raise AssertionError("the second run retrained a tokenizer")
+
+    monkeypatch.setattr(bpe, "train", refuse)
+    second = run_experiment(config, tmp_path / "again", jobs=1, progress=False)
+    for name in ("results.csv", "results.parquet", "paired.csv"):
+        assert (second / name).read_bytes() == (run_dir / name).read_bytes(), name
+
+
+def test_an_interrupted_run_resumes(run_dir: Path, config, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    units = sorted((copy / "units").iterdir())
+    units[0].unlink()
+    (copy / "results.csv").unlink()
+    run_experiment(config, copy, jobs=1, progress=False)
+    assert units[0].is_file()
+    assert (copy / "results.csv").read_bytes() == (run_dir / "results.csv").read_bytes()
+
+
+def test_output_directory_guard(run_dir: Path, tmp_path: Path) -> None:
+    other = parse_config(dict(TINY, name="other", production=[]), source="other.toml")
+    with pytest.raises(BenchmarkError, match="holds a run of another config"):
+        run_experiment(other, run_dir, progress=False)
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    (stranger / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(BenchmarkError, match="holds no tokbench run"):
+        run_experiment(other, stranger, overwrite=True, progress=False)
+    assert (stranger / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_unknown_corpus_leaves_no_output(tmp_path: Path) -> None:
+    config = parse_config(dict(TINY, corpora=["embedded-klingon"]))
+    from corpora import CorpusError
+
+    with pytest.raises(CorpusError):
+        run_experiment(config, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- regression check
+
+
+def test_check_passes_on_its_own_baseline_and_catches_regressions(run_dir: Path, tmp_path: Path) -> None:
+    baseline_path = tmp_path / "baseline.json"
+    count = write_baseline(run_dir, baseline_path)
+    assert count == len(results(run_dir))
+    baseline = read_baseline(baseline_path)
+    assert compare(run_dir, baseline) == []
+    assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 0
+
+    # pretend the baseline compressed 10% better: the run now regressed on that row
+    row = next(r for r in baseline["rows"] if r["metric"] == "bytes_per_token")
+    row["value"] *= 1.10
+    # and drop another row entirely from the run's point of view: it is "new", which does not fail
+    baseline["rows"] = [r for r in baseline["rows"] if r["metric"] != "renyi_efficiency"]
+    changes = compare(run_dir, baseline)
+    assert [c.status for c in changes if c.key[-1] == "bytes_per_token"] == ["regression"]
+    assert {c.status for c in changes if c.key[-1] == "renyi_efficiency"} == {"new"}
+    assert is_failure(changes)
+    baseline_path.write_text(json.dumps(baseline), encoding="utf-8")
+    assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 1
+
+    # a metric that disappeared from the run is a failure too
+    baseline["rows"].append(dict(row, metric="boundary_f1", reference="made-up"))
+    assert any(c.status == "missing" for c in compare(run_dir, baseline))
+
+    # --update rewrites the baseline deliberately, keeping its tolerances
+    baseline["tolerance"] = {"relative": 0.02, "absolute": 0.0}
+    baseline_path.write_text(json.dumps(baseline), encoding="utf-8")
+    assert main(["check", str(run_dir), "--baseline", str(baseline_path), "--update"]) == 0
+    assert read_baseline(baseline_path)["tolerance"] == {"relative": 0.02, "absolute": 0.0}
+    assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 0
+
+
+def test_check_rejects_foreign_files(run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text('{"rows": []}', encoding="utf-8")
+    assert main(["check", str(run_dir), "--baseline", str(foreign)]) == 2
+    assert "not a tokbench baseline" in capsys.readouterr().err
+    valid = tmp_path / "valid.json"
+    write_baseline(run_dir, valid)
+    assert main(["check", str(tmp_path), "--baseline", str(valid)]) == 2
+    assert "no results.parquet" in capsys.readouterr().err
