@@ -5,7 +5,7 @@ Semantics (identical, merge for merge, to recounting every pair after every merg
 * repeatedly merge the most frequent adjacent pair; a pair's count is the sum of
   the counts of the pre-tokens ("words") it occurs in, once per occurrence;
   pairs never cross words;
-* stop after ``num_merges`` merges, or when the best count is below
+* stop after ``max_merges`` merges, or when the best count is below
   ``min_frequency`` (or no pair is left);
 * tie-break for equal counts: the lexicographically smallest pair of unit
   sequences ``(units(left), units(right))``, compared as Python compares tuples
@@ -29,15 +29,17 @@ Representation (why it is fast; see ``shared/notes/metrics-and-peers.md``):
   occurrence array.  All occurrences of a pair are recorded in a single pass
   (the initial scan, or the merge that created its newer token: a pair can only
   appear when one of its tokens is created), and a stable counting sort groups
-  them by pair, so no per-pair lists are allocated.  Entries go stale when a
+  them by pair, so no per-pair lists are allocated.  Both passes visit positions
+  in ascending order, so every slice is ascending and a merge walks each word
+  left to right, as the non-overlap rule needs.  Entries go stale when a
   neighbour merges; they are validated lazily (``pair_at[p] == pair``);
 * a binary heap with lazy invalidation: a pair's count only falls after the
   merge that created it, so a popped entry whose stored count is stale is
   pushed back with its current count instead of being updated in place.
 
-Compiled with numba (``cache=True``: the machine code is stored next to this
-module in ``__pycache__`` and reused by later processes; the first, cold
-compilation takes a few seconds, measured in ``benchmarks/perf/RESULTS.md``).
+Compiled with numba at import (explicit signatures, ``cache=True``): the first,
+cold compilation takes about 8 s; the machine code is stored in ``__pycache__``
+and later processes load it in about a second (``benchmarks/perf/README.md``).
 """
 
 from __future__ import annotations

@@ -79,8 +79,11 @@ class Bench:
             return {"error": f"timeout after {self.options.timeout:g} s"}
         if done.returncode != 0:
             lines = (done.stderr or done.stdout).strip().splitlines() or [f"exit status {done.returncode}"]
-            return {"error": lines[-1][:200]}
-        return json.loads(done.stdout.strip().splitlines()[-1])
+            result = {"error": lines[-1][:200]}
+        else:
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+        self.log(f"  -> {json.dumps(result)}")
+        return result
 
 
 def _fmt(value: Any, digits: int = 2) -> str:
