@@ -305,6 +305,15 @@ def write_costs(out_dir: Path, payloads: list[dict[str, Any]]) -> None:
     atomic_write_text(out_dir / "costs.csv", frame.to_csv(index=False))
 
 
+def display_path(path: str) -> str:
+    """A config path relative to the repository when it lies inside (reports stay machine-independent)."""
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        return Path(path).resolve().relative_to(repo).as_posix()
+    except ValueError:
+        return path
+
+
 def package_versions() -> dict[str, str]:
     versions = {"python": sys.version.split()[0]}
     for name in PACKAGES:
@@ -328,7 +337,8 @@ def git_revision() -> str:
 def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Any], seconds: float) -> None:
     manifest = {
         "run": config.name,
-        "config": dict(config.to_json(), source=config.source, report={"vocab_size": config.report_vocab_size}),
+        "config": dict(config.to_json(), source=display_path(config.source),
+                       report={"vocab_size": config.report_vocab_size}),
         "config_fingerprint": config.fingerprint(),
         "corpora": {
             corpus_id: {
