@@ -41,7 +41,9 @@ def test_bench_runs_on_100_kb(data_root: Path, tmp_path: Path, capsys: pytest.Ca
     assert re.search(r"^\| 1000 \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d\d \|", report, re.MULTILINE)
     # the same vocabulary gives the same tokens in tokbench, tiktoken and HF tokenizers
     tokens = {
-        name: set(re.findall(rf"^\| {re.escape(name)} \| \d \| [^|]+ \| [^|]+ \| (\d+) \|", report, re.MULTILINE))
+        name: set(
+            re.findall(rf"^\| {re.escape(name)} \| \d \| [^|]+ \| [^|]+ \| [^|]+ \| (\d+) \|", report, re.MULTILINE)
+        )
         for name in ("tokbench byte-bpe", "tiktoken, our merges", "HF tokenizers, our merges")
     }
     assert len(set.union(*tokens.values())) == 1, tokens
