@@ -127,14 +127,21 @@ def best_count(cells: pd.DataFrame, info: MetricInfo, at: str, unit: str | None 
     return sentence + "."
 
 
+def printed_faithfully(info: MetricInfo, value: float) -> bool:
+    """A positive value whose printed form is within 5% of it, so a ratio quoted next to the printed
+    numbers agrees with them (0.00005 prints as 0.0001: a ratio against it would mislead)."""
+    return math.isfinite(value) and value > 0 and abs(float(format_value(info, value)) - value) <= 0.05 * value
+
+
 def language_gap(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
     """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row).
 
-    Rows are compared only within one evaluation set: UD test text and FLORES are different texts."""
+    Rows are compared only within one evaluation set (UD test text and FLORES are different texts), and
+    only rows whose value is printed faithfully (``printed_faithfully``)."""
     gaps = []
     keys = ["tokenizer", "eval_set"] if "eval_set" in cells.columns else ["tokenizer"]
     for key, group in cells.groupby(keys, sort=True):
-        group = group[group["value"].map(lambda v: math.isfinite(v) and v > 0)]
+        group = group[group["value"].map(lambda v: printed_faithfully(info, v))]
         if group["row"].nunique() < 2:
             continue
         order = group.sort_values(["value", "row"], kind="stable")

@@ -300,10 +300,11 @@ def substitution_notes(cells: pd.DataFrame, target: int) -> list[str]:
     notes = []
     shifted = cells[cells["vocab_size"].notna() & (cells["vocab_size"] != target)]
     for (tokenizer, size), group in shifted.groupby(["tokenizer", "vocab_size"], sort=True):
-        where = ", ".join(sorted(group["row"].unique()))
+        rows = sorted(group["row"].unique())
+        where = "" if len(rows) == cells["row"].nunique() else f" ({', '.join(rows)})"
         notes.append(
             f"{tokenizer} was not run at {vocab_label(target)}: shown at {vocab_label(int(size))}, "
-            f"the closest size it was run at ({where})."
+            f"the closest size it was run at{where}."
         )
     return notes
 

@@ -204,7 +204,7 @@ def test_report_states_run_facts_and_substitution(built):
     assert text.startswith("# tokbench report: report-test\n")
     assert "- git revision: `" + "0" * 40 + "`" in text
     assert "report vocabulary size: 4,096" in text
-    assert "char was not run at 4,096: shown at 8k" in text
+    assert "char was not run at 4,096: shown at 8k, the closest size it was run at._" in text
     assert "total_seconds" not in text  # timings vary between identical runs
     assert "Groups without rows in this run: oov," in text
     # labels are escaped for markdown: a bare <unk> would be swallowed as an HTML tag
@@ -496,6 +496,12 @@ def test_language_gap_never_compares_different_evaluation_sets():
         "tur_Latn (test) (1.50) as in eng_Latn (test) (1.00); it is narrowest for x (1.25×, tur_Latn (eval) vs "
         "eng_Latn (eval))."
     )
+
+
+def test_language_gap_skips_values_the_table_cannot_print_faithfully():
+    info = METRICS["unk_word_rate"]  # printed with 4 decimals
+    table = cells(("kor_Hang", "x", 0.0080, 0.004, 0.012), ("tur_Latn", "x", 0.00005, 0.0, 0.0001))
+    assert findings.language_gap(table, info, "4k") is None
 
 
 def test_vocab_trend_reports_the_largest_change_and_overlap():
