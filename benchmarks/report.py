@@ -572,7 +572,53 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
         group_tables = [t for t in tables if t.group == group]
         if group_tables or figures.get(group):
             lines += group_section(group, run, group_tables, figures.get(group, []))
+    lines += cost_section(run) + paired_section(run)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def cost_section(run: Run) -> list[str]:
+    """Wall-clock costs from costs.csv at the report vocabulary size.  They vary between runs and
+    machines, so they stay out of results.* and the regression check; this is their only table."""
+    path = run.run_dir / "costs.csv"
+    if not path.is_file():
+        return []
+    costs = pd.read_csv(path)
+    rows = costs[costs["vocab_size"].isna() | (costs["vocab_size"] == run.report_vocab_size)]
+    if rows.empty:
+        return []
+    lines = ["### Measured cost (wall clock)", "",
+             f"At {run.report_vocab_size:,} (production rows: their own vocabulary). Training seconds are "
+             "those measured when the tokenizer was trained (a cached tokenizer keeps its time); encoding "
+             "throughput is MB of UTF-8 test text per second, one process, documents one by one. "
+             "These figures vary between runs and are never compared by `tokbench check`.", "",
+             "| corpus | tokenizer | training (s) | encode (MB/s) |", "|:--|:--|--:|--:|"]  # fmt: skip
+    for row in rows.sort_values(["corpus", "tokenizer"]).itertuples():
+        lines.append(f"| {row.corpus} | {md_escape(row.tokenizer)} | {row.train_seconds:.2f} | "
+                     f"{row.encode_mb_per_s:.2f} |")  # fmt: skip
+    return [*lines, ""]
+
+
+def paired_section(run: Run) -> list[str]:
+    """The paired tests of paired.csv: which tokenizer rows differ in tokens per 1k characters."""
+    path = run.run_dir / "paired.csv"
+    if not path.is_file():
+        return []
+    paired = pd.read_csv(path)
+    if paired.empty:
+        return []
+    lines = ["## Paired comparisons", "",
+             "Tokenizer A minus tokenizer B in tokens per 1,000 characters on the same test documents "
+             f"(report vocabulary size), with a paired bootstrap {run.ci_name} and the p-value of a paired "
+             "permutation test (`benchmarks/stats.py`). Full table: [paired.csv](paired.csv).", ""]  # fmt: skip
+    for corpus, group in paired.groupby("corpus", sort=True):
+        significant = group[group["p_value"] < 0.05]
+        lines.append(f"- `{corpus}`: {len(significant)} of {len(group)} pairs differ at p < 0.05.")
+    lines += ["", "<details><summary>all pairs</summary>", "",
+              "| corpus | A | B | A − B | CI | p |", "|:--|:--|:--|--:|:--|--:|"]  # fmt: skip
+    for row in paired.itertuples():
+        lines.append(f"| {row.corpus} | {md_escape(row.tokenizer_a)} | {md_escape(row.tokenizer_b)} | "
+                     f"{row.difference:.1f} | [{row.ci_low:.1f}, {row.ci_high:.1f}] | {row.p_value:.3g} |")
+    return [*lines, "", "</details>", ""]
 
 
 # --------------------------------------------------------------------------- orchestration
