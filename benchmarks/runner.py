@@ -41,6 +41,7 @@ from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError
 from benchmarks.evaluate import cross_unit_rows, evaluate_tokenizer, paired_rows
 from bpe.base import atomic_write_text
+from corpora.stats import reference_coverage
 
 RUN_MARKER = "run.json"
 TRAIN_ROLE = "train"
@@ -347,6 +348,7 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, A
                 "fingerprint": corpus.fingerprint,
                 "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
                 "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
+                "references": reference_coverage(corpus),
             }
             for corpus_id, corpus in corpora.items()
         },

@@ -66,3 +66,19 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
         "roles": {role: role_stats(corpus.documents(role), spec.script) for role in corpus.roles()},
         "notes": list(corpus.notes),
     }
+
+
+def reference_coverage(corpus: Corpus) -> dict[str, dict[str, Any]]:
+    """Coverage of every morpheme reference the spec declares (builds them: silver analyzers take seconds)."""
+    return {
+        name: {
+            "kind": reference.kind,
+            "source": reference.source,
+            "words": len(reference.analyses),
+            "entries_read": reference.coverage.total,
+            "entries_kept": reference.coverage.kept,
+            "share_kept": round(reference.coverage.share_kept, 4),
+            "dropped": dict(sorted(reference.coverage.dropped.items())),
+        }
+        for name, reference in sorted(corpus.references().items())
+    }

@@ -16,7 +16,7 @@ from typing import Any
 
 from corpora import CorpusWarning, list_corpora, load_corpus, load_spec
 from corpora.spec import CorpusSpec
-from corpora.stats import corpus_stats
+from corpora.stats import corpus_stats, reference_coverage
 
 DATA_DIR_HELP = "data root with flores/, ud/, morph/ (default: $TOKBENCH_DATA; without one, hub alternatives are used)"
 
@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.add_argument("corpus", metavar="ID", help="shipped corpus id or path to a .toml spec")
     stats.add_argument("--data-dir", type=Path, help=DATA_DIR_HELP)
     stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.add_argument("--references", action="store_true",
+                       help="also build the spec's morpheme references and print their coverage (silver analyzers "
+                            "take seconds to a minute)")  # fmt: skip
     stats.set_defaults(handler=_stats)
 
     validate = commands.add_parser("validate", help="validate a spec file, load it and print its statistics")
@@ -92,7 +95,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    return _print_stats(load_spec(args.corpus), args.data_dir, args.json)
+    return _print_stats(load_spec(args.corpus), args.data_dir, args.json, args.references)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -102,18 +105,25 @@ def _validate(args: argparse.Namespace) -> int:
     return _print_stats(spec, args.data_dir, args.json)
 
 
-def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool) -> int:
+def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool, references: bool = False) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CorpusWarning)
         corpus = load_corpus(spec, data_dir=data_dir)
     for warning in caught:
         print(f"tokbench: warning: {warning.message}", file=sys.stderr)
     stats = corpus_stats(corpus)
+    if references:
+        stats["references"] = reference_coverage(corpus)
     if as_json:
         print(json.dumps(stats, ensure_ascii=False, indent=1))
         return 0
     print(f"{stats['id']} ({stats['language']}), fingerprint {stats['fingerprint'][:16]}")
     _print_table(stats["roles"], spec.script)
+    for name, coverage in stats.get("references", {}).items():
+        dropped = ", ".join(f"{reason} {count:,}" for reason, count in coverage["dropped"].items()) or "none"
+        print(f"reference {name} ({coverage['kind']}): {coverage['words']:,} words; kept "
+              f"{coverage['entries_kept']:,} of {coverage['entries_read']:,} entries "
+              f"({coverage['share_kept']:.1%}); dropped: {dropped}")  # fmt: skip
     return 0
 
 

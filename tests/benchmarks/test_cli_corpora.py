@@ -47,6 +47,19 @@ def test_stats_json_of_an_embedded_corpus(capsys):
     assert train["script_share"] == 1.0 and train["words"] > train["word_types"] > 0
 
 
+def test_stats_reports_reference_coverage(capsys, data_root):
+    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(data_root), "--references", "--json")
+    assert status == 0
+    references = json.loads(out)["references"]
+    sigmorphon = references["sigmorphon2022"]
+    assert sigmorphon["kind"] == "gold"
+    # underlying-form entries are dropped and counted: about 70% of the file is kept
+    assert 0.6 < sigmorphon["share_kept"] < 0.8
+    assert sigmorphon["entries_read"] == sigmorphon["entries_kept"] + sum(sigmorphon["dropped"].values())
+    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(data_root), "--references")
+    assert "reference sigmorphon2022 (gold):" in out
+
+
 def test_stats_table_with_a_data_root(capsys, data_root):
     status, out, _ = run(capsys, "corpora", "stats", "ud-tur", "--data-dir", str(data_root))
     assert status == 0
