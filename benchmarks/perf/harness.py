@@ -178,14 +178,14 @@ def suite_train(bench: Bench) -> None:
     phases = bench.measure({"task": "train-phases", "corpus": corpus, "vocab_size": HEADLINE_VOCAB})
     if "error" not in phases:
         bench.sections.append(
-            f"### Where tokbench byte-bpe training time goes ({HEADLINE_VOCAB // 1000}k, one process)\n\n"
+            f"### Where tokbench byte-bpe training time goes ({HEADLINE_VOCAB // 1000}k)\n\n"
             + _table(
                 ["phase", "seconds"],
                 [
                     ["count pre-tokens, 1 process", phases["count_serial_s"]],
                     [f"count pre-tokens, {options.processes} processes", phases["count_parallel_s"]],
                     ["pre-tokens -> byte-id words (Python)", phases["to_words_s"]],
-                    ["merge kernel (array build, numba cache load, merges)", phases["kernel_s"]],
+                    ["merge kernel: arrays + merges (numba import excluded)", phases["kernel_s"]],
                 ],
             )
             + f"\n\n{phases['pretoken_types']:,} distinct pre-tokens, {phases['symbols']:,} symbols, "
