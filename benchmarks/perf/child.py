@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.perf.corpus import read_lines
+from bpe.base import DEFAULT_SPECIAL_TOKENS
+from bpe.char_bpe import END_OF_WORD
 
-SPECIAL_TOKENS = ["<pad>", "<unk>", "<s>", "</s>"]  # what tokbench's families reserve (bpe.base)
-END_OF_WORD = "</w>"
 #: timed encoding passes after the first (cache-filling) one; the fastest is reported
 PASSES = 2
 #: lines per task when encoding over a process pool
@@ -69,7 +69,11 @@ def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
         tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(oniguruma_pattern(UNICODE_PATTERN)), "isolated")
         extra = {"end_of_word_suffix": END_OF_WORD}
     trainer = trainers.BpeTrainer(
-        vocab_size=task["vocab_size"], min_frequency=2, show_progress=False, special_tokens=SPECIAL_TOKENS, **extra
+        vocab_size=task["vocab_size"],
+        min_frequency=2,
+        show_progress=False,
+        special_tokens=list(DEFAULT_SPECIAL_TOKENS),
+        **extra,
     )
     tokenizer.train_from_iterator(lines, trainer)
     return {"vocab": tokenizer.get_vocab_size()}
@@ -103,7 +107,8 @@ def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
         words[tuple(pretoken.encode("utf-8"))] += count
     timings["to_words_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    merges = learn_merges(words, [bytes([value]) for value in range(256)], task["vocab_size"] - 260, 2)
+    byte_keys = [bytes([value]) for value in range(256)]
+    merges = learn_merges(words, byte_keys, task["vocab_size"] - len(DEFAULT_SPECIAL_TOKENS) - 256, 2)
     timings["kernel_s"] = time.perf_counter() - start
     timings.update(pretoken_types=len(serial), symbols=sum(map(len, words)), merges=len(merges))
     return timings
