@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import bpe
 
 
@@ -30,3 +32,10 @@ def test_sentencepiece_word_uses_its_dummy_prefix():
     encoding = mistral.encode_word("world")
     assert mistral.pieces(encoding.ids) == ["▁world"]
     assert encoding.spans == [(0, 5)]
+
+
+@pytest.mark.parametrize("kind", ["word", "char", "char-bpe", "byte-bpe"])
+def test_ids_only_encode_agrees_with_encode_with_spans(kind, flores_lines):
+    tokenizer = bpe.train(kind, flores_lines["rus_Cyrl"][:400], 1000)
+    for line in flores_lines["rus_Cyrl"][400:600] + flores_lines["kor_Hang"][:50]:
+        assert tokenizer.encode(line) == tokenizer.encode_with_spans(line).ids
