@@ -41,6 +41,7 @@ from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError
 from benchmarks.evaluate import cross_unit_rows, evaluate_tokenizer, paired_rows
 from bpe.base import atomic_write_text
+from corpora import load_corpus
 from corpora.stats import reference_coverage
 
 RUN_MARKER = "run.json"
@@ -166,10 +167,10 @@ def training_texts(corpus: Any, max_chars: int | None) -> list[str]:
     return texts
 
 
-def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float, bool]:
-    """Train the unit's tokenizer or load it from the cache; returns (tokenizer, train seconds, cached)."""
+def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
+    """Train the unit's tokenizer or load it from the cache; returns it with its training seconds."""
     if unit.row_type == "production":
-        return bpe.load(unit.kind), 0.0, True
+        return bpe.load(unit.kind), 0.0
     options = dict(unit.options)
     identity = json.dumps(
         {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
@@ -179,7 +180,7 @@ def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple
     key = hashlib.sha256(identity.encode()).hexdigest()[:24]
     path, meta_path = cache_dir() / f"{key}.json", cache_dir() / f"{key}.meta.json"
     if path.is_file() and meta_path.is_file():
-        return bpe.load(path), json.loads(meta_path.read_text())["train_seconds"], True
+        return bpe.load(path), json.loads(meta_path.read_text())["train_seconds"]
     texts = training_texts(corpus, config.max_train_chars)
     if not texts:
         raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
@@ -191,14 +192,14 @@ def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple
     seconds = time.perf_counter() - start
     tokenizer.save(path)
     atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": json.loads(identity)}) + "\n")
-    return tokenizer, seconds, False
+    return tokenizer, seconds
 
 
 def run_unit(unit: Unit, units_dir: Path, tokenizers_dir: Path) -> str:
     """Train/load, evaluate and save one unit (runs in a worker process)."""
     assert _CONFIG is not None
     corpus = _CORPORA[unit.corpus]
-    tokenizer, train_seconds, _ = obtain_tokenizer(unit, corpus, _CONFIG)
+    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, _CONFIG)
     if unit.row_type != "production":
         tokenizer.save(tokenizers_dir / unit.corpus / f"{unit.label}-{unit.vocab_size}.json")
     outcome = evaluate_tokenizer(tokenizer, corpus, EVAL_ROLES, _CONFIG, is_word_family=unit.kind == "word")
@@ -226,8 +227,6 @@ def run_experiment(
     on_report: Callable[[Path], Any] | None = None,
 ) -> Path:
     """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config."""
-    from corpora import load_corpus
-
     global _CONFIG
     started = time.perf_counter()
     check_out_dir(out_dir, config, overwrite)
