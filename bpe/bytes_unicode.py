@@ -23,14 +23,9 @@ def _byte_aliases() -> tuple[str, ...]:
 
 #: BYTE_TO_CHAR[b] is the printable character standing for byte b.
 BYTE_TO_CHAR: tuple[str, ...] = _byte_aliases()
-CHAR_TO_BYTE: dict[str, int] = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
 
 
 def bytes_to_piece(data: bytes) -> str:
     """The printable piece of a byte string (``b" the"`` -> ``"Ġthe"``)."""
     return "".join(BYTE_TO_CHAR[b] for b in data)
 
-
-def piece_to_bytes(piece: str) -> bytes:
-    """Inverse of ``bytes_to_piece``; KeyError on a character that aliases no byte."""
-    return bytes(CHAR_TO_BYTE[c] for c in piece)
