@@ -15,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.bytes_unicode import BYTE_TO_CHAR
+from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
 from bpe.options import (
     body_field,
@@ -27,7 +30,7 @@ from bpe.options import (
     special_tokens_with,
 )
 from bpe.pretokenizers import get_pretokenizer
-from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
+from bpe.trainer import ProgressCallback, progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
 
@@ -58,7 +61,7 @@ class ByteBPETokenizer(MergeTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         pretokenizer: str = "gpt2",
@@ -72,8 +75,9 @@ class ByteBPETokenizer(MergeTokenizer):
         """Learn merges until the vocabulary (specials + 256 bytes + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
 
+        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
-        ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
         """
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         require_choice("encode_mode", encode_mode, ENCODE_MODES)
@@ -81,7 +85,7 @@ class ByteBPETokenizer(MergeTokenizer):
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
 
-        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        counts = training_counts(texts, pretokenizer, workers=workers)
         options = {
             "pretokenizer": pretokenizer,
             "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
@@ -94,6 +98,12 @@ class ByteBPETokenizer(MergeTokenizer):
 
     def _merge_keys(self) -> list[bytes]:
         return list(self._bytes)
+
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from bpe.count_kernel import utf8_words
+
+        counts = pretoken_counts
+        return utf8_words(counts.units, counts.offsets, counts.counts, len(self.special_tokens))
 
     def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
         first = len(self.special_tokens)

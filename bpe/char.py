@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.counts import PretokenCounts
 from bpe.options import (
     body_field,
     check_training_options,
@@ -47,7 +48,7 @@ class CharTokenizer(TrainedTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         min_frequency: int = 1,
@@ -56,15 +57,13 @@ class CharTokenizer(TrainedTokenizer):
         **unknown: Any,
     ) -> CharTokenizer:
         """Keep up to ``vocab_size - len(specials)`` characters, most frequent first.
+        ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
+        lossless, so the characters of the pre-tokens are those of the text);
         ``progress`` is accepted for a uniform interface; counting shows none."""
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character")
-
-        counts: Counter[str] = Counter()
-        for text in checked_texts(texts):
-            counts.update(text)
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        ranked = ranked_characters(texts)
         alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= min_frequency]
         extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
         return cls(sorted(alphabet), special_tokens=extra_specials, min_frequency=min_frequency)
@@ -85,3 +84,23 @@ class CharTokenizer(TrainedTokenizer):
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
             min_frequency=body_field(config, "min_frequency", int, "config"),
         )
+
+
+def ranked_characters(texts: Iterable[str] | PretokenCounts) -> list[tuple[str, int]]:
+    """Every character of the texts (or of the counted pre-tokens) with its count, most frequent
+    first (ties: code point order)."""
+    counts: Counter[str] = Counter()
+    if isinstance(texts, PretokenCounts):
+        import numpy as np
+
+        from bpe.count_kernel import character_stats
+
+        if not texts.has_text():
+            raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)")
+        occurrences, _ = character_stats(texts.units, texts.offsets, texts.counts)
+        seen = np.flatnonzero(occurrences)
+        counts.update(dict(zip(map(chr, seen.tolist()), occurrences[seen].tolist(), strict=True)))
+    else:
+        for text in checked_texts(texts):
+            counts.update(text)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))

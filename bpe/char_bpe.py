@@ -24,11 +24,13 @@ are ordered ``</w>`` first, then by character code point (plain before
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
 from bpe.options import (
     body_field,
@@ -40,7 +42,7 @@ from bpe.options import (
     special_tokens_with,
 )
 from bpe.pretokenizers import get_pretokenizer
-from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
+from bpe.trainer import ProgressCallback, progress_callback
 
 END_OF_WORD = "</w>"
 END_OF_WORD_MODES = ("separate", "attached", "none")
@@ -103,7 +105,7 @@ class CharBPETokenizer(MergeTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         pretokenizer: str = "unicode",
@@ -119,8 +121,9 @@ class CharBPETokenizer(MergeTokenizer):
         """Learn merges until the vocabulary (specials + base symbols + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
 
+        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
-        ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
         """
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         if limit_alphabet is not None:
@@ -130,16 +133,9 @@ class CharBPETokenizer(MergeTokenizer):
         get_pretokenizer(pretokenizer)
         specials = special_tokens_with(special_tokens)
 
-        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        counts = training_counts(texts, pretokenizer, workers=workers)
         base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
-        check_vocab_minimum(
-            cls.family,
-            vocab_size,
-            len(specials) + len(base_pieces),
-            f"{len(specials)} special tokens + {len(base_pieces)} base symbols: "
-            f"{_BASE_SYMBOLS[end_of_word]} of the training text",
-            "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
-        )
+        check_base_fits(vocab_size, len(specials), len(base_pieces), end_of_word, limit_alphabet)
         options = {
             "end_of_word": end_of_word,
             "pretokenizer": pretokenizer,
@@ -154,6 +150,23 @@ class CharBPETokenizer(MergeTokenizer):
 
     def _merge_keys(self) -> list[str]:
         return list(self._pieces)
+
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from bpe.count_kernel import symbol_words
+
+        plain = np.full(0x110000, -1, dtype=np.int32)  # code point -> base symbol id (-1: not in the alphabet)
+        final = np.full(0x110000, -1, dtype=np.int32)  # ... as the last character of a pre-token
+        for piece, symbol in self._symbol_ids.items():
+            if piece == END_OF_WORD:
+                continue
+            if piece.endswith(END_OF_WORD):
+                final[ord(piece[0])] = symbol
+            else:
+                plain[ord(piece)] = symbol
+        if self.end_of_word != "attached":
+            final = plain
+        end = self._end_of_word_id if self.end_of_word == "separate" else -1
+        return symbol_words(pretoken_counts.units, pretoken_counts.offsets, pretoken_counts.counts, plain, final, end)
 
     # -- encoding ---------------------------------------------------------
     def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -201,19 +214,31 @@ class CharBPETokenizer(MergeTokenizer):
         return tokenizer
 
 
-def _alphabet(pretoken_counts: Counter[str], end_of_word: str, limit_alphabet: int | None) -> list[str]:
+def check_base_fits(
+    vocab_size: int, n_specials: int, n_base: int, end_of_word: str, limit_alphabet: int | None
+) -> None:
+    """A TokenizerError when ``vocab_size`` cannot hold the specials and the base symbols."""
+    check_vocab_minimum(
+        CharBPETokenizer.family,
+        vocab_size,
+        n_specials + n_base,
+        f"{n_specials} special tokens + {n_base} base symbols: {_BASE_SYMBOLS[end_of_word]} of the training text",
+        "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
+    )
+
+
+def _alphabet(pretoken_counts: PretokenCounts, end_of_word: str, limit_alphabet: int | None) -> list[str]:
     """The base symbols for the counted pre-tokens (see the module docstring for the order)."""
-    char_counts: Counter[str] = Counter()
-    for pretoken, count in pretoken_counts.items():
-        for char in pretoken:
-            char_counts[char] += count
+    from bpe.count_kernel import character_stats
+
+    occurrences, places = character_stats(pretoken_counts.units, pretoken_counts.offsets, pretoken_counts.counts)
+    seen = np.flatnonzero(places)
+    char_counts = dict(zip(map(chr, seen.tolist()), occurrences[seen].tolist(), strict=True))
     kept = set(sorted(char_counts, key=lambda char: (-char_counts[char], char))[:limit_alphabet])
     if end_of_word != "attached":
         return ([END_OF_WORD] if end_of_word == "separate" else []) + sorted(kept)
-    inner: set[str] = set()
-    for pretoken in pretoken_counts:
-        inner.update(pretoken[:-1])
-    final = {pretoken[-1] for pretoken in pretoken_counts}
+    inner = {chr(point) for point in np.flatnonzero(places & 1).tolist()}
+    final = {chr(point) for point in np.flatnonzero(places & 2).tolist()}
     # "a" < "a</w>" < "b": sorting the strings orders by character, plain symbol first
     return sorted({char for char in inner if char in kept} | {char + END_OF_WORD for char in final if char in kept})
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.counts import PretokenCounts, training_counts
 from bpe.options import (
     body_field,
     check_training_options,
@@ -25,7 +26,7 @@ from bpe.options import (
 )
 from bpe.pretokenizers import get_pretokenizer
 from bpe.trained import TrainedTokenizer
-from bpe.trainer import ProgressCallback, count_pretokens
+from bpe.trainer import ProgressCallback
 
 
 class WordTokenizer(TrainedTokenizer):
@@ -53,7 +54,7 @@ class WordTokenizer(TrainedTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         pretokenizer: str = "unicode",
@@ -64,13 +65,14 @@ class WordTokenizer(TrainedTokenizer):
         **unknown: Any,
     ) -> WordTokenizer:
         """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens.
+        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress`` is accepted for a uniform interface; counting shows none."""
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         get_pretokenizer(pretokenizer)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 word")
 
-        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        counts = training_counts(texts, pretokenizer, workers=workers)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         # a pre-token spelling a special (a literal "<s>" in the text) is not a word: it stays unknown
         words = [word for word, count in ranked if count >= min_frequency and word not in specials]

@@ -1,4 +1,4 @@
-"""The fast trainer against the naive reference, plus counting, tie-break and stopping rules."""
+"""The fast trainer against the naive reference, plus tie-break and stopping rules and input checks."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import pytest
 from naive_bpe import apply_in_training_order, naive_train
 
 import bpe
-from bpe import trainer
 from bpe.base import TokenizerError
 from bpe.pretokenizers import get_pretokenizer
-from bpe.trainer import Merge, checked_texts, count_pretokens, train_merges
+from bpe.trainer import Merge, checked_texts, train_merges
 
 
 def as_tuples(merges: list[Merge]) -> list[tuple[int, int, int]]:
@@ -128,19 +127,7 @@ def test_progress_callback_sees_every_merge() -> None:
     assert calls == [(1, 10), (2, 10), (3, 10)]
 
 
-# -- counting pre-tokens -------------------------------------------------------
-
-
-def test_count_pretokens_counts_each_distinct_pretoken() -> None:
-    counts = count_pretokens(["the cat, the dog", "the"], "unicode")
-    assert counts == Counter({" the": 1, "the": 2, " cat": 1, ",": 1, " dog": 1})
-
-
-def test_parallel_counting_equals_serial(flores_lines: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
-    lines = [line for language in flores_lines.values() for line in language[:300]]
-    serial = count_pretokens(lines, "gpt2", workers=1)
-    monkeypatch.setattr(trainer, "CHUNK_CHARS", 20_000)  # many chunks, so the worker pool is used
-    assert count_pretokens(lines, "gpt2", workers=2) == serial
+# -- checking training texts ---------------------------------------------------
 
 
 @pytest.mark.parametrize(
