@@ -60,10 +60,24 @@ class CharTokenizer(TrainedTokenizer):
         ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
         lossless, so the characters of the pre-tokens are those of the text);
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character")
-        ranked = ranked_characters(texts)
+        _check_options(vocab_size, min_frequency, special_tokens, unknown)
+        return cls.from_ranked_characters(
+            ranked_characters(texts), vocab_size, min_frequency=min_frequency, special_tokens=special_tokens
+        )
+
+    @classmethod
+    def from_ranked_characters(
+        cls,
+        ranked: Sequence[tuple[str, int]],
+        vocab_size: int,
+        *,
+        min_frequency: int = 1,
+        special_tokens: Iterable[str] = (),
+        progress: bool | ProgressCallback = False,
+        **unknown: Any,
+    ) -> CharTokenizer:
+        """What ``train`` gives on a text whose ``ranked_characters`` are ``ranked``."""
+        specials = _check_options(vocab_size, min_frequency, special_tokens, unknown)
         alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= min_frequency]
         extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
         return cls(sorted(alphabet), special_tokens=extra_specials, min_frequency=min_frequency)
@@ -104,3 +118,15 @@ def ranked_characters(texts: Iterable[str] | PretokenCounts) -> list[tuple[str, 
         for text in checked_texts(texts):
             counts.update(text)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _check_options(
+    vocab_size: int, min_frequency: int, special_tokens: Iterable[str], unknown: dict[str, Any]
+) -> tuple[str, ...]:
+    """The option checks of ``train`` (before reading any text); returns all the special tokens."""
+    check_training_options(CharTokenizer.family, vocab_size, min_frequency, unknown)
+    specials = special_tokens_with(special_tokens)
+    check_vocab_minimum(
+        CharTokenizer.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character"
+    )
+    return specials
