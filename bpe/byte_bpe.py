@@ -105,6 +105,11 @@ class ByteBPETokenizer(MergeTokenizer):
         counts = pretoken_counts
         return utf8_words(counts.units, counts.offsets, counts.counts, len(self.special_tokens))
 
+    def base_symbol_tables(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``(first byte id, -, -, -1)``: byte ``b`` of a pre-token's UTF-8 is base symbol ``first + b``."""
+        unused = np.full(1, -1, dtype=np.int32)
+        return len(self.special_tokens), unused, unused, -1
+
     def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
         first = len(self.special_tokens)
         data = pretoken.encode("utf-8")

@@ -154,8 +154,16 @@ class CharBPETokenizer(MergeTokenizer):
     def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         from bpe.count_kernel import symbol_words
 
-        plain = np.full(0x110000, -1, dtype=np.int32)  # code point -> base symbol id (-1: not in the alphabet)
-        final = np.full(0x110000, -1, dtype=np.int32)  # ... as the last character of a pre-token
+        _, plain, final, end = self.base_symbol_tables(unknown=-1)
+        return symbol_words(pretoken_counts.units, pretoken_counts.offsets, pretoken_counts.counts, plain, final, end)
+
+    def base_symbol_tables(self, unknown: int | None = None) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``(-1, plain, final, end)``: code point -> base symbol id inside a pre-token (``plain``) and
+        as its last character (``final``), ``unknown`` (default: the ``<unk>`` id) for characters
+        outside the alphabet, and the separate ``</w>`` id (-1 when there is none)."""
+        missing = self.unk_id if unknown is None else unknown
+        plain = np.full(0x110000, missing, dtype=np.int32)
+        final = np.full(0x110000, missing, dtype=np.int32)
         for piece, symbol in self._symbol_ids.items():
             if piece == END_OF_WORD:
                 continue
@@ -166,7 +174,7 @@ class CharBPETokenizer(MergeTokenizer):
         if self.end_of_word != "attached":
             final = plain
         end = self._end_of_word_id if self.end_of_word == "separate" else -1
-        return symbol_words(pretoken_counts.units, pretoken_counts.offsets, pretoken_counts.counts, plain, final, end)
+        return -1, plain, final, end
 
     # -- encoding ---------------------------------------------------------
     def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:

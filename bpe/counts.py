@@ -218,8 +218,9 @@ class _Chunk:
     ends: np.ndarray
 
 
-def _prepare(texts: list[str], first_index: int) -> _Chunk:
-    """Join and encode a chunk; a lone surrogate is an error naming its text."""
+def utf32_chunk(texts: list[str], first_index: int, what: str = "training text") -> _Chunk:
+    """Join and encode a chunk, classifying new code points; a lone surrogate is an error naming
+    its text (``what`` #index, counting from ``first_index``)."""
     joined = "".join(texts)
     ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     try:
@@ -228,7 +229,7 @@ def _prepare(texts: list[str], first_index: int) -> _Chunk:
         index = int(np.searchsorted(ends, exc.start, side="right"))
         start = int(ends[index - 1]) if index else 0
         raise TokenizerError(
-            f"training text #{first_index + index} is not valid Unicode: lone surrogate "
+            f"{what} #{first_index + index} is not valid Unicode: lone surrogate "
             f"{joined[exc.start]!r} at index {exc.start - start}"
         ) from None
     text = np.frombuffer(data, dtype=np.uint32)
@@ -277,26 +278,29 @@ class _Counter:
         return tables[0].merged(*tables[1:]) if len(tables) > 1 else tables[0]
 
 
-def count_pretokens(texts: Iterable[str], pretokenizer: str, *, workers: int | None = None) -> PretokenCounts:
+def count_pretokens(
+    texts: Iterable[str], pretokenizer: str, *, workers: int | None = None, require_text: bool = True
+) -> PretokenCounts:
     """Count every distinct pre-token of ``texts`` (pre-tokenizer by name).
 
     The texts are read once, in chunks of ``CHUNK_CHARS`` characters, counted by ``workers`` threads
     (default: all available cores; 1 = this thread only).  The result does not depend on the number
-    of workers.  Raises TokenizerError for a text that is not a string or not valid Unicode, and for
-    an input with no non-whitespace character.
+    of workers.  Raises TokenizerError for a text that is not a string or not valid Unicode, and
+    (unless ``require_text`` is False: a shard of a larger text) for an input with no
+    non-whitespace character.
     """
     get_pretokenizer(pretokenizer)  # fail early on an unknown name
     workers = workers if workers is not None else len(os.sched_getaffinity(0))
     counter = _Counter(pretokenizer)
-    chunks = _chunks(checked_texts(texts, check_unicode=False), CHUNK_CHARS)
+    chunks = _chunks(checked_texts(texts, check_unicode=False, require_text=require_text), CHUNK_CHARS)
     if workers <= 1:
         for first_index, texts_of_chunk in chunks:
-            counter.count(_prepare(texts_of_chunk, first_index))
+            counter.count(utf32_chunk(texts_of_chunk, first_index))
         return counter.result()
     with ThreadPoolExecutor(workers, thread_name_prefix="tokbench-count") as pool:
         pending: list[Future[None]] = []
         for first_index, texts_of_chunk in chunks:
-            pending.append(pool.submit(counter.count, _prepare(texts_of_chunk, first_index)))
+            pending.append(pool.submit(counter.count, utf32_chunk(texts_of_chunk, first_index)))
             if len(pending) > workers:  # bounded memory: at most one chunk waits per worker
                 pending.pop(0).result()
         for future in pending:

@@ -114,6 +114,11 @@ class MergeTokenizer(TrainedTokenizer):
         merge: pre-tokens are cut at it, and parts of fewer than two symbols are left out."""
 
     @abstractmethod
+    def base_symbol_tables(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """How compiled code finds base symbols (``bpe.batch_encode``): ``(first byte id, plain, final,
+        end)``, either UTF-8 bytes from the first id, or code point lookups plus an end-of-word id."""
+
+    @abstractmethod
     def _merge_keys(self) -> list[str] | list[bytes]:
         """Tie-break key of every current id (see ``bpe.trainer``)."""
 

@@ -74,12 +74,12 @@ def progress_callback(progress: bool | ProgressCallback | None, description: str
 # -- checking training texts --------------------------------------------------
 
 
-def checked_texts(texts: Iterable[str], *, check_unicode: bool = True) -> Iterator[str]:
+def checked_texts(texts: Iterable[str], *, check_unicode: bool = True, require_text: bool = True) -> Iterator[str]:
     """Yield the training texts, raising TokenizerError for a non-string item,
     a single string or a mapping passed instead of an iterable of texts, text
     that is not valid Unicode (unless ``check_unicode`` is False: the caller
-    checks), or an input with no non-whitespace character at all (checked once
-    the input is exhausted)."""
+    checks), or (unless ``require_text`` is False) an input with no
+    non-whitespace character at all (checked once the input is exhausted)."""
     if isinstance(texts, (str, bytes)):
         raise TokenizerError("training texts must be an iterable of strings (one text per item), not a single string")
     if isinstance(texts, Mapping):
@@ -96,7 +96,7 @@ def checked_texts(texts: Iterable[str], *, check_unicode: bool = True) -> Iterat
         if blank and text and not text.isspace():
             blank = False
         yield text
-    if blank:
+    if blank and require_text:
         raise TokenizerError("training input is empty or whitespace-only")
 
 
