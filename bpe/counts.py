@@ -175,9 +175,13 @@ def _add_whole(table: tuple[np.ndarray, ...], units: np.ndarray, offsets: np.nda
     """Add pre-tokens given whole (``units[offsets[i]:offsets[i + 1]]``, ``counts[i]`` times) to a table."""
     kernel = _kernel()
     return kernel.count_into(
-        *table, np.ascontiguousarray(units, dtype=np.uint32), np.ascontiguousarray(offsets[1:], dtype=np.int64),
-        np.ascontiguousarray(counts, dtype=np.int64), CLASSES, kernel.NONE,
-    )  # fmt: skip
+        *table,
+        np.ascontiguousarray(units, dtype=np.uint32),
+        np.ascontiguousarray(offsets[1:], dtype=np.int64),
+        np.ascontiguousarray(counts, dtype=np.int64),
+        CLASSES,
+        kernel.NONE,
+    )
 
 
 # -- counting text ------------------------------------------------------------------------------

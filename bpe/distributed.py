@@ -144,8 +144,9 @@ def _stream(dataset: str, name: str | None, split: str, data_files: tuple[str, .
     from datasets import load_dataset
 
     try:
-        return load_dataset(dataset, name, split=split, data_files=list(data_files) if data_files else None,
-                            streaming=True)  # fmt: skip
+        return load_dataset(
+            dataset, name, split=split, data_files=list(data_files) if data_files else None, streaming=True
+        )
     except Exception as exc:  # datasets raises many types (connection, missing config, bad files)
         raise TokenizerError(
             f"dataset {dataset!r} (config {name!r}, split {split!r}): cannot stream it ({exc})"

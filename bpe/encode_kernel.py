@@ -147,9 +147,22 @@ def _base_symbols(text, i, j, symbols, first_byte_id, plain, final, end_id):
     nogil=True,
 )
 def encode_texts(
-    units, records, slots, sizes, cached_ids, text, text_ends, classes, pattern, first_byte_id, plain, final, end_id,
-    rank_keys, rank_values,
-):  # fmt: skip
+    units,
+    records,
+    slots,
+    sizes,
+    cached_ids,
+    text,
+    text_ends,
+    classes,
+    pattern,
+    first_byte_id,
+    plain,
+    final,
+    end_id,
+    rank_keys,
+    rank_values,
+):
     """Ids of every text, end to end, and how many each text has.  The cache (a counting table whose
     record ``(start, length, ids start, ids length)`` points into ``cached_ids``) is returned, grown."""
     n, n_units, n_ids = sizes[0], sizes[1], sizes[2]
@@ -191,8 +204,12 @@ def encode_texts(
             if found < 0:  # merge this pre-token once and cache its ids
                 if symbols.size < 4 * (j - i) + 1:
                     symbols = np.empty(8 * (j - i) + 1, dtype=np.int32)
-                length = _merged(symbols, _base_symbols(text, i, j, symbols, first_byte_id, plain, final, end_id),
-                                 rank_keys, rank_values)  # fmt: skip
+                length = _merged(
+                    symbols,
+                    _base_symbols(text, i, j, symbols, first_byte_id, plain, final, end_id),
+                    rank_keys,
+                    rank_values,
+                )
                 if _RECORD * (n + 1) > records.size:
                     records = _grown_int64(records, 2 * records.size)
                 if n_units + (j - i) > units.size:
