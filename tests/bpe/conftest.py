@@ -23,3 +23,26 @@ def ud_text(data_root: Path) -> dict[str, list[str]]:
             if line.startswith("# text = ")
         ]
     return texts
+
+
+@pytest.fixture(scope="session")
+def embedded_text() -> dict[str, list[str]]:
+    """Non-blank lines of every role of the embedded corpora (text inside installed pip packages),
+    per language: training text that needs no data root."""
+    import warnings
+
+    from corpora.loader import load_corpus
+
+    texts: dict[str, list[str]] = {}
+    for language, short in {"eng_Latn": "eng", "tur_Latn": "tur", "rus_Cyrl": "rus", "kor_Hang": "kor"}.items():
+        with warnings.catch_warnings():  # repairs of the embedded text are reported by `tokbench corpora`
+            warnings.simplefilter("ignore")
+            corpus = load_corpus(f"embedded-{short}")
+        texts[language] = [
+            line
+            for role in corpus.roles()
+            for document in corpus.documents(role)
+            for line in document.text.splitlines()
+            if line.strip()
+        ]
+    return texts
