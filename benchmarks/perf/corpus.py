@@ -42,8 +42,8 @@ SEED = 20261201
 TYPES_PER_REAL_TYPE = 4.2
 #: words per line: drawn uniformly from this range (inclusive)
 WORDS_PER_LINE = (4, 24)
-#: lines generated per batch (bounds the memory of generation)
-BATCH_LINES = 20_000
+#: lines of one language generated at a time (then the next language takes its turn)
+BATCH_LINES = 250
 
 
 @dataclass(frozen=True)
