@@ -17,7 +17,6 @@ sentencepiece cannot train from counts: it reads sentences and cuts them itself.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections import Counter
@@ -390,11 +389,6 @@ def read_counts(path: str | os.PathLike[str]) -> PretokenCounts:
     recorded = ("format", "format_version", "pretokenizer", "pretokenizer_pattern")  # checked above
     counted.settings = {key: value for key, value in metadata.items() if key not in recorded}
     return counted
-
-
-def settings_json(value: Any) -> str:
-    """A settings value as compact JSON text (the metadata of a counts file holds strings only)."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def training_counts(
