@@ -290,9 +290,9 @@ def count_pretokens(
     all available cores) this thread reads and encodes the chunks while ``workers - 1`` threads count
     them, each into its own table (summed at the end); with 1, this thread does both.  On two cores
     that pipeline beats two counting threads, whose two large tables cost more than they save.  The
-    result does not depend on the number of workers.  Raises TokenizerError for a text that is not a string or not valid Unicode, and
-    (unless ``require_text`` is False: a shard of a larger text) for an input with no
-    non-whitespace character.
+    result does not depend on the number of workers.  Raises TokenizerError for a text that is not
+    a string or not valid Unicode, and (unless ``require_text`` is False: a shard of a larger text)
+    for an input with no non-whitespace character.
     """
     get_pretokenizer(pretokenizer)  # fail early on an unknown name
     workers = workers if workers is not None else len(os.sched_getaffinity(0))
