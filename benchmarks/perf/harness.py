@@ -232,7 +232,10 @@ def suite_train(bench: Bench) -> None:
                 ["phase", "seconds"],
                 [
                     ["count pre-tokens, 1 thread", phases["count_serial_s"]],
-                    [f"count pre-tokens, {options.processes} threads", phases["count_parallel_s"]],
+                    [
+                        f"count pre-tokens, {options.processes} threads (one reads, the rest count)",
+                        phases["count_parallel_s"],
+                    ],
                     ["counted pre-tokens -> merge-kernel words", phases["to_words_s"]],
                     ["merge kernel (numba imported beforehand)", phases["kernel_s"]],
                 ],
