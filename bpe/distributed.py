@@ -173,9 +173,9 @@ def shard_texts(shard: Shard) -> Iterator[str]:
         yield text
 
 
-def count_shard(shard: Shard, pretokenizer: str, workers: int | None = 1) -> PretokenCounts:
-    """The pre-token counts of one shard (run by a worker)."""
-    return count_pretokens(shard_texts(shard), pretokenizer, workers=workers, require_text=False)
+def count_shard(shard: Shard, pretokenizer: str, threads: int | None = 1) -> PretokenCounts:
+    """The pre-token counts of one shard (run by a worker), counted with ``threads`` threads."""
+    return count_pretokens(shard_texts(shard), pretokenizer, workers=threads, require_text=False)
 
 
 def _add(left: PretokenCounts, right: PretokenCounts) -> PretokenCounts:
@@ -202,7 +202,8 @@ def count_shards(
         parts = [count_shard(shard, pretokenizer, workers) for shard in shards]
         return parts[0].merged(*parts[1:]) if len(parts) > 1 else parts[0]
     with _dask_client(address, workers) as client:
-        futures = client.map(count_shard, list(shards), pretokenizer=pretokenizer, workers=1, pure=False)
+        # one thread per Dask worker (its own processes give the parallelism)
+        futures = client.map(count_shard, list(shards), pretokenizer=pretokenizer, pure=False)
         while len(futures) > 1:  # a tree of pairwise sums, computed where the parts are
             paired = [client.submit(_add, a, b, pure=False) for a, b in zip(futures[::2], futures[1::2], strict=False)]
             futures = paired + ([futures[-1]] if len(futures) % 2 else [])
