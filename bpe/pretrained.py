@@ -43,10 +43,10 @@ from bpe.base import Tokenizer, TokenizerError
 
 #: accepted file formats: name -> what it is
 FORMATS: dict[str, str] = {
-    "tokbench": "a tokbench tokenizer JSON (tokbench train)",
-    "hf": "a Hugging Face tokenizer.json, or a directory holding one",
+    "tokbench": "a tokbench tokenizer JSON",
+    "hf": "a Hugging Face tokenizer.json",
     "sentencepiece": "a sentencepiece .model file",
-    "tiktoken": "a tiktoken rank file (base64 token and rank per line; needs a pattern)",
+    "tiktoken": "a tiktoken rank file",
     "tekken": "a Mistral tekken JSON",
 }
 HF_FILE = "tokenizer.json"
@@ -105,7 +105,7 @@ def utf8(text: str) -> bytes:
 def running_spans(lengths: Iterable[int]) -> list[tuple[int, int]]:
     """Spans of consecutive tokens of the given byte lengths, starting at byte 0."""
     ends = list(accumulate(lengths))
-    return list(zip([0, *ends[:-1]], ends, strict=True))
+    return list(zip([0, *ends][: len(ends)], ends, strict=True))
 
 
 # -- reading a file ----------------------------------------------------------------------------------
@@ -173,9 +173,10 @@ def detect_format(path: str | Path) -> str:
 
 def _unknown(contents: _Contents) -> NoReturn:
     kind = "a JSON file" if contents.document is not None else "a file"
+    known = list(FORMATS.values())
     raise TokenizerError(
-        f"{contents.path}: {kind} of no known tokenizer format; expected one of: "
-        + "; ".join(f"{name} ({what})" for name, what in FORMATS.items())
+        f"{contents.path}: {kind} in no known tokenizer format; expected {', '.join(known[:-1])} or {known[-1]} "
+        "(or a directory holding a tokenizer.json)"
     )
 
 

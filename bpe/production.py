@@ -12,8 +12,9 @@ and the two baselines every parity paper reports.
 * ``bytes`` and ``chars``: UTF-8 bytes and Unicode code points (``bpe.baselines``).
 
 Text is encoded as plain text: no BOS/EOS is added and special-token strings in the text
-(``<|endoftext|>``, ``[INST]``) are encoded as ordinary characters, except the user-defined
-pieces of mistral v3/v7, which sentencepiece itself matches in text, as ``mistral-common`` does.
+(``<|endoftext|>``, ``[INST]``) are encoded as ordinary characters, except the user-defined pieces
+of mistral v3/v7 (``[REFERENCE_DOC_0]``...), which sentencepiece itself matches in text, as
+``mistral-common`` does.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from tokenizers import decoders, models, pre_tokenizers, processors, trainers
 from tokenizers.implementations import BertWordPieceTokenizer, SentencePieceBPETokenizer, SentencePieceUnigramTokenizer
 
 import bpe
-from bpe.base import Tokenizer, TokenizerError
+from bpe.base import Encoding, Tokenizer, TokenizerError
 from bpe.hf_export import to_hf_json
 from bpe.pretrained import PretrainedSpec, detect_format, find_file, load_pretrained
 from tests.conftest import find_data_root
@@ -271,6 +271,7 @@ def test_contract_on_real_text(name: str, hf_files: dict[str, Path], evaluation_
                 check_line(case, line)
             except AssertionError as failure:
                 raise AssertionError(f"{name}, {language} line {number}: {line[:80]!r}") from failure
+    assert case.tokenizer.encode_with_spans("") == Encoding(ids=[], spans=[])
     special = case.tokenizer.encode(SPECIAL_TEXT)  # special-token strings in the text are text
     assert not case.special_ids.intersection(special)
     if case.lossless:
@@ -340,9 +341,12 @@ def test_bad_files(tmp_path: Path, hf_files: dict[str, Path]) -> None:
     cases: list[tuple[dict, str]] = [
         ({"source": tmp_path / "missing.model"}, "missing.model: no such tokenizer file"),
         ({"source": tmp_path}, "a directory without tokenizer.json"),
-        ({"source": write(tmp_path, "image.png", b"\x89PNG\r\n\x1a\n\x00\x00")}, "a file of no known tokenizer format"),
-        ({"source": write(tmp_path, "notes.txt", b"just some text\n")}, "a file of no known tokenizer format"),
-        ({"source": write(tmp_path, "other.json", b'{"vocab": {"a": 0}}')}, "a JSON file of no known tokenizer format"),
+        (
+            {"source": write(tmp_path, "image.png", b"\x89PNG\r\n\x1a\n\x00\x00")},
+            "in no known tokenizer format; expected a",
+        ),
+        ({"source": write(tmp_path, "notes.txt", b"just some text\n")}, "in no known tokenizer format; expected a"),
+        ({"source": write(tmp_path, "other.json", b'{"vocab": {"a": 0}}')}, "a JSON file in no known tokenizer format"),
         ({"source": write(tmp_path, "broken.json", b'{"model": ')}, "not a JSON file"),
         (
             {"source": hf_files["wordpiece"], "format": "sentencepiece"},
