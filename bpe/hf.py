@@ -39,6 +39,8 @@ def _components(node: Any) -> list[dict[str, Any]]:
 
 
 class HuggingFaceTokenizer(PretrainedTokenizer):
+    """A ``tokenizers.Tokenizer`` and, read from its JSON, what each piece stands for in the text."""
+
     family = "hf"
 
     def __init__(self, tokenizer: HFLibraryTokenizer, document: dict[str, Any], name: str) -> None:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
 from bpe.base import Tokenizer, TokenizerError
+from bpe.production import PRODUCTION
 
 #: accepted file formats: name -> what it is
 FORMATS: dict[str, str] = {
@@ -154,7 +155,7 @@ def _read(path: Path) -> _Contents:
 def _json_format(document: Any) -> str | None:
     if not isinstance(document, dict):
         return None
-    if "format" in document:  # tokbench's envelope; read_tokenizer_document checks it
+    if "format" in document:  # tokbench's envelope, which check_tokenizer_document checks
         return "tokbench"
     if isinstance(document.get("model"), dict) and "pre_tokenizer" in document:
         return "hf"
@@ -248,8 +249,6 @@ def find_file(source: str, search: Sequence[tuple[str, Path]]) -> Path:
         if (folder / path).exists():
             return folder / path
     looked = ", then ".join(f"the {what} ({folder / path})" for what, folder in search)
-    from bpe import PRODUCTION
-
     names = "" if len(path.parts) > 1 else f"; known names: {', '.join(PRODUCTION)}"
     raise TokenizerError(f"{source}: not found; looked in {looked}{names}")
 
@@ -261,7 +260,7 @@ def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = (
     relative path is looked up in ``search``: e.g. ``[("data root", root), ("config folder", folder)]``.
     Every error names the row's label.
     """
-    from bpe import PRODUCTION, load
+    from bpe import load  # the package's entry point: names and files
 
     try:
         if spec.source in PRODUCTION and spec.format is None and spec.pattern is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import textwrap
 from pathlib import Path
 
 from benchmarks.errors import BenchmarkError
@@ -20,16 +21,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "reproduce",
         help="recompute a paper's published token counts exactly; exit 1 if any differs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=(
-            'petrov2023: Petrov et al. 2023, "Language Model Tokenizers Introduce Unfairness Between Languages".\n'
-            'Per language, their one string: " ".join(dev.split("\\n") + devtest.split("\\n")) over FLORES-200\n'
-            f"dev ({DEV_LINES} lines) and devtest ({DEVTEST_LINES}), read from DATA/flores/<lang>.txt (dev then\n"
+        description=textwrap.fill(
+            'petrov2023: Petrov et al. 2023, "Language Model Tokenizers Introduce Unfairness Between Languages". '
+            'Per language, their one string: " ".join(dev.split("\\n") + devtest.split("\\n")) over FLORES-200 '
+            f"dev ({DEV_LINES} lines) and devtest ({DEVTEST_LINES}), read from DATA/flores/<lang>.txt (dev then "
             "devtest); count = len(encode(s)), no special tokens. Tokenizers: "
             + ", ".join(f"{spec.label} ({spec.source})" for spec in PETROV_TOKENIZERS)
-            + ";\nrelative paths are in the data root. Their figures ship with tokbench (benchmarks/published/).\n\n"
-            "Writes OUT/reproduction.csv (tokenizer, language, published, reproduced, difference).\n"
-            "Exit status: 0 = every count with a published figure is identical, 1 = one differs, 2 = bad input."
-        ),
+            + "; relative paths are in the data root. Their figures ship with tokbench (benchmarks/published/).",
+            width=100,
+        )
+        + "\n\nWrites OUT/reproduction.csv (tokenizer, language, published, reproduced, difference).\n"
+        "Exit status: 0 = every count with a published figure is identical, 1 = one differs, 2 = bad input.",
         epilog="examples:\n  tokbench reproduce petrov2023 --data-dir DATA\n"
         "  tokbench reproduce petrov2023 --data-dir DATA --languages tur_Latn kor_Hang --out runs/petrov",
     )

@@ -31,13 +31,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=summary,
         description=textwrap.fill(f"{summary} {INVALID_UTF8_POLICY}", width=100),
         epilog=(
-            f"{TOKENIZER_HELP}\n"
-            "--run RUN adds every tokenizer a run saved (RUN/tokenizers/<corpus>/*.json). Without --tokenizer\n"
-            f"and --run: {', '.join(DEFAULT_TOKENIZERS)}. --pattern applies to the tiktoken rank files given.\n\n"
-            f"Each token is shown as the text it covers, pieces separated by {SEPARATOR}: a space is ␣ (whatever\n"
-            "marker the tokenizer uses: Ġ, ▁, a leading space), a newline ↵, a tab ⇥, bytes of a partial UTF-8\n"
-            f"character <0xNN>, a token covering no text (a separate </w>, a lone dummy-prefix ▁) {EMPTY}, an\n"
-            "unknown token <unk:text>.\n\n"
+            f"{TOKENIZER_HELP}\n\n"
+            + textwrap.fill(
+                "--run RUN adds every tokenizer a run saved (RUN/tokenizers/<corpus>/*.json). Without --tokenizer "
+                f"and --run: {', '.join(DEFAULT_TOKENIZERS)}. --pattern applies to the tiktoken rank files given.",
+                width=100,
+            )
+            + "\n\n"
+            + textwrap.fill(
+                f"Each token is shown as the text it covers, pieces separated by {SEPARATOR}: a space is ␣ "
+                "(whatever marker the tokenizer uses: Ġ, ▁, a leading space), a newline ↵, a tab ⇥, bytes of a "
+                f"partial UTF-8 character <0xNN>, a token covering no text (a separate </w>, a lone dummy-prefix "
+                f"▁) {EMPTY}, an unknown token <unk:text>.",
+                width=100,
+            )
+            + "\n\n"
             "examples:\n"
             '  tokbench show "Merhaba dünya"\n'
             '  tokbench show --tokenizer cl100k --tokenizer gpt2.tiktoken --pattern gpt2 "대한민국의 수도"\n'
@@ -64,7 +72,7 @@ def run_tokenizers(run: Path) -> list[tuple[str, Path]]:
 
 def _load(source: str | Path, pattern: str | None) -> bpe.Tokenizer:
     """A tokenizer by name or file; ``pattern`` goes to tiktoken rank files only."""
-    is_rank_file = pattern is not None and str(source) not in bpe.PRODUCTION and detect_format(source) == "tiktoken"
+    is_rank_file = pattern is not None and Path(source).exists() and detect_format(source) == "tiktoken"
     return bpe.load(source, pattern=pattern if is_rank_file else None)
 
 

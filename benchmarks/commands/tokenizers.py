@@ -197,11 +197,13 @@ def _summary(tokenizer: Tokenizer, requested: int, seconds: float, out: Path) ->
 
 # -- encode / decode ----------------------------------------------------------
 
-TOKENIZER_HELP = (
-    "TOKENIZER is a tokenizer name ({names}) or a file: a tokbench tokenizer JSON, a Hugging Face\n"
-    "tokenizer.json (or its directory), a sentencepiece .model, a tiktoken rank file (with --pattern)\n"
-    "or a Mistral tekken JSON; the format is detected from the file's content (docs/formats.md)."
-).format(names=", ".join(bpe.PRODUCTION))
+TOKENIZER_HELP = textwrap.fill(
+    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: a tokbench tokenizer JSON, "
+    "a Hugging Face tokenizer.json (or its directory), a sentencepiece .model, a tiktoken rank file "
+    "(with --pattern) or a Mistral tekken JSON; the format is detected from the file's content "
+    "(docs/formats.md).",
+    width=100,
+)
 
 
 def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:

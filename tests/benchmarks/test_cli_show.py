@@ -102,3 +102,11 @@ def test_bad_input(tokbench, argv: list[object], message: str) -> None:
     status, out, err = tokbench("show", *argv)
     assert status == 2 and out == "" and "Traceback" not in err
     assert err.startswith("tokbench: error: ") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_help_documents_the_rendering(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["show", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert "tokbench show" in text and "␣" in text and "<0xNN>" in text and "U+FFFD" in text

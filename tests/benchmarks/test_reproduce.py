@@ -148,3 +148,11 @@ def test_bad_input(reproduce, data_root: Path, tmp_path: Path, monkeypatch: pyte
     status, _, err = reproduce("--data-dir", data_root, "--out", blocker)
     assert status == 2 and "exists and is not a directory" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_help_states_the_definition(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert '" ".join(dev.split("\\n") + devtest.split("\\n"))' in text and "reproduction.csv" in text
