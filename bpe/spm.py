@@ -17,8 +17,8 @@ four deliberate choices:
   below specials + 256 byte pieces + the covered characters is a TokenizerError
   naming that minimum.
 
-``SentencePieceBacked`` is shared with the production row ``mistral-v1``
-(bpe.production), which is a sentencepiece model too.
+``SentencePieceBacked`` is shared with ``SentencePieceModelTokenizer``: a published sentencepiece
+``.model`` file (Llama 2, the mistral-common models), used as is.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
 from bpe.options import check_vocab_minimum, reject_unknown_options, require_int
+from bpe.pretrained import PretrainedTokenizer, check_token_id
 from bpe.trainer import checked_texts
 
 #: sentencepiece's own default: characters covering 99.95% of the text get a
@@ -56,10 +57,12 @@ def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePie
         raise TokenizerError(f"{source}: not a valid sentencepiece model") from None
 
 
-def check_token_id(token_id: int, vocab_size: int, family: str) -> None:
-    """A TokenizerError unless ``token_id`` is an int in ``0..vocab_size-1``."""
-    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < vocab_size:
-        raise TokenizerError(f"token id {token_id!r} is out of range for {family} (0..{vocab_size - 1})")
+def looks_like_model(data: bytes) -> bool:
+    """True when ``data`` parses as a sentencepiece ``ModelProto`` with pieces."""
+    try:
+        return len(sentencepiece_model_pb2.ModelProto.FromString(data).pieces) > 0
+    except Exception:  # protobuf's DecodeError, or worse on random bytes
+        return False
 
 
 class SentencePieceBacked(Tokenizer):
@@ -88,7 +91,7 @@ class SentencePieceBacked(Tokenizer):
         return self.encode_with_spans(word)
 
     def _check_id(self, token_id: int) -> None:
-        check_token_id(token_id, self.vocab_size, self.family)
+        check_token_id(token_id, self.vocab_size, self.name)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         """``▁`` stands for a space, ``<0xAB>`` for its byte; control and unknown ids for no text."""
@@ -238,3 +241,14 @@ class SentencePieceBPETokenizer(SentencePieceTokenizer):
 class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
+
+
+class SentencePieceModelTokenizer(SentencePieceBacked, PretrainedTokenizer):
+    """A published sentencepiece model, used as is: sentencepiece's own encoding (no BOS/EOS, no
+    sampling) and decoding."""
+
+    family = "sentencepiece"
+
+    def __init__(self, model_proto: bytes, name: str) -> None:
+        PretrainedTokenizer.__init__(self, name)
+        self._processor = load_processor(model_proto, name)

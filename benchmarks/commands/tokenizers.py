@@ -24,6 +24,9 @@ from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer, TokenizerError, atomic_write_text
 from bpe.hf_export import EXPORTABLE, to_hf_json
 from bpe.pretokenizers import PRETOKENIZERS
+from bpe.pretrained import FORMATS
+from bpe.render import render_pieces
+from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
 
 INVALID_UTF8_POLICY = (
     "Input is read as UTF-8, one text per line (only the line ending is removed); invalid UTF-8 byte "
@@ -106,7 +109,7 @@ def _writing(out: Path) -> Iterator[None]:
         raise BenchmarkError(f"{out}: cannot write ({exc.strerror or exc})") from None
 
 
-def _write_lines(lines: Iterable[str]) -> None:
+def write_lines(lines: Iterable[str]) -> None:
     """Write to stdout as UTF-8 whatever the locale."""
     out = sys.stdout.buffer
     for line in lines:
@@ -194,35 +197,70 @@ def _summary(tokenizer: Tokenizer, requested: int, seconds: float, out: Path) ->
 
 # -- encode / decode ----------------------------------------------------------
 
+TOKENIZER_HELP = textwrap.fill(
+    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: a tokbench tokenizer JSON, "
+    "a Hugging Face tokenizer.json (or its directory), a sentencepiece .model, a tiktoken rank file "
+    "(with --pattern) or a Mistral tekken JSON; the format is detected from the file's content "
+    "(docs/formats.md).",
+    width=100,
+)
+
+
+def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
+    """--tokenizer plus the options of files that need them (--format, --pattern)."""
+    parser.add_argument("--tokenizer", required=True, metavar="TOKENIZER", help="tokenizer name or file")
+    parser.add_argument(
+        "--format", choices=list(FORMATS), help="refuse the file unless it is in this format (default: detect)"
+    )
+    add_pattern_option(parser)
+
+
+def add_pattern_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pattern",
+        metavar="P",
+        help=f"pre-tokenizer of a tiktoken rank file: {', '.join(TIKTOKEN_PATTERNS)} or a regular expression",
+    )
+
+
+def load_tokenizer(args: argparse.Namespace) -> Tokenizer:
+    return bpe.load(args.tokenizer, format=args.format, pattern=args.pattern)
+
+
 
 def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "encode",
         "Encode text, one input line to one JSON array of ids (or pieces) per output line.",
-        "TOKENIZER is a saved tokenizer JSON file or a production tokenizer name "
-        f"({', '.join(bpe.PRODUCTION)}).\n\n"
+        f"{TOKENIZER_HELP}\n\n"
+        "--pieces prints each token as the text it covers, the way `tokbench show` does: a space as ␣,\n"
+        "bytes of a partial UTF-8 character as <0xNN>, a token covering no text as ∅ (bpe/render.py).\n\n"
         "examples:\n"
         "  echo 'Hello world' | tokbench encode --tokenizer cl100k        # [9906, 1917]\n"
-        "  tokbench encode --tokenizer byte-bpe-8k.json --input text.txt --pieces",
+        "  tokbench encode --tokenizer byte-bpe-8k.json --input text.txt --pieces\n"
+        "  tokbench encode --tokenizer gpt2.tiktoken --pattern gpt2 --input text.txt",
     )
-    parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
+    add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
-    parser.add_argument("--pieces", action="store_true", help="print pieces (strings) instead of ids")
+    parser.add_argument("--pieces", action="store_true", help="print the text each token covers instead of ids")
     parser.set_defaults(handler=run_encode)
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    tokenizer = bpe.load(args.tokenizer)
+    tokenizer = load_tokenizer(args)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
 
         def encoded() -> Iterator[str]:
             for line in read_lines(handle, name):
-                ids = tokenizer.encode(line)
-                yield json.dumps(tokenizer.pieces(ids) if args.pieces else ids, ensure_ascii=False)
+                if args.pieces:
+                    pieces = render_pieces(line, tokenizer.encode_with_spans(line), tokenizer.unk_id)
+                    yield json.dumps(pieces, ensure_ascii=False)
+                else:
+                    yield json.dumps(tokenizer.encode(line))
 
-        _write_lines(encoded())
+        write_lines(encoded())
     return 0
 
 
@@ -232,24 +270,25 @@ def _register_decode(subparsers: argparse._SubParsersAction) -> None:
         "decode",
         "Decode ids, one JSON array of integer ids per input line to one text line.",
         "All lines are checked before anything is written: a line that is not a JSON array of\n"
-        "integers, or holds an id outside the vocabulary, is an error naming the line.\n\n"
+        "integers, or holds an id outside the vocabulary, is an error naming the line.\n"
+        f"{TOKENIZER_HELP}\n\n"
         "example:\n"
         "  echo '[9906, 1917]' | tokbench decode --tokenizer cl100k        # Hello world",
     )
-    parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
+    add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="JSON arrays of ids, one per line (default: stdin)")
     parser.set_defaults(handler=run_decode)
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    tokenizer = bpe.load(args.tokenizer)
+    tokenizer = load_tokenizer(args)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
         texts = [
             _decode_line(tokenizer, line, f"{name} line {number}")
             for number, line in enumerate(read_lines(handle, name), start=1)
         ]
-    _write_lines(texts)
+    write_lines(texts)
     return 0
 
 
