@@ -145,19 +145,8 @@ class _SourceTable(Table):
         hub = self.hub
         if self.kind == "hf":
             hub = (HubSource(**self.model_dump(include=set(HubSource.model_fields))),)
-        return Source(
-            index=0,
-            kind=self.kind,
-            role=self.role,
-            format=self.format,
-            package=self.package,
-            files=self.files,
-            column=self.column,
-            words_column=self.words_column,
-            words=self.words,
-            transforms=self.transforms,
-            hub=hub,
-        )
+        copied = {field.name for field in dataclasses.fields(Source)} - {"index", "hub"}
+        return Source(index=0, hub=hub, **{name: getattr(self, name) for name in copied})
 
 
 def _read_source(table: Any) -> Any:
@@ -185,7 +174,9 @@ class ReferenceSpec(Table):
 
 def _corpus_id(value: str) -> str:
     if not _ID_PATTERN.match(value):
-        raise ValueError(f"must be lower-case letters, digits, '.', '_' or '-' (not first), got {value!r}")
+        raise ValueError(
+            f"must be lower-case letters, digits, '.', '_' or '-', starting with a letter or digit, got {value!r}"
+        )
     return value
 
 
