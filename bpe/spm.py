@@ -34,13 +34,10 @@ import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
-from bpe.options import check_vocab_minimum, reject_unknown_options, require_int
+from bpe.options import SentencePieceOptions, check_vocab_minimum, checked_vocab_size
 from bpe.pretrained import PretrainedTokenizer, check_token_id
 from bpe.trainer import checked_texts
 
-#: sentencepiece's own default: characters covering 99.95% of the text get a
-#: piece; the rarest 0.05% are spelled with byte-fallback pieces.
-DEFAULT_CHARACTER_COVERAGE = 0.9995
 #: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
 WHITESPACE_MARK = "▁"
 _BYTE_PIECES = 256
@@ -139,19 +136,14 @@ class SentencePieceTokenizer(SentencePieceBacked):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        character_coverage: float | None = None,
         progress: object = None,
         **options: Any,
     ) -> SentencePieceTokenizer:
-        """Options other than ``character_coverage`` (e.g. a pre-tokenizer) must be None:
-        sentencepiece splits text its own way.  None means the default.  ``progress`` is
-        accepted for a uniform interface; sentencepiece reports none."""
-        reject_unknown_options(cls.family, options)
-        require_int("vocab_size", vocab_size, 1)
-        if character_coverage is None:
-            character_coverage = DEFAULT_CHARACTER_COVERAGE
-        if not isinstance(character_coverage, (int, float)) or not 0 < character_coverage <= 1:
-            raise TokenizerError(f"{cls.family}: character_coverage must be in (0, 1], got {character_coverage!r}")
+        """``options``: see ``bpe.options.SentencePieceOptions`` (a pre-tokenizer, for one, is an
+        error: sentencepiece splits text its own way).  ``progress`` is accepted for a uniform
+        interface; sentencepiece reports none."""
+        character_coverage = SentencePieceOptions.parse(cls.family, options).character_coverage
+        vocab_size = checked_vocab_size(vocab_size)
         sentences = [text for text in checked_texts(texts) if text.strip()]
         config = {
             "model_type": cls.model_type,

@@ -344,7 +344,8 @@ FILE_READERS: dict[str, FileReader] = {
     "tsv": read_tabular,
 }
 
-#: named clean-ups a spec may list in ``transforms`` (applied before normalization)
+#: named clean-ups a spec may list in ``transforms`` (applied before normalization); the spec
+#: declares their names (``corpora.spec.TRANSFORM_NAMES``), so it never imports this module
 TRANSFORMS: dict[str, Callable[[str], str]] = {
     "strip": str.strip,  # drop layout indentation / trailing blanks of a line
 }

@@ -17,13 +17,15 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO, Literal, get_args, get_origin
+
+from pydantic.fields import FieldInfo
 
 import bpe
 from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer, TokenizerError, atomic_write_text
 from bpe.hf_export import EXPORTABLE, to_hf_json
-from bpe.pretokenizers import PRETOKENIZERS
+from bpe.options import options_by_name
 from bpe.pretrained import FORMATS
 from bpe.render import render_pieces
 from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
@@ -132,43 +134,45 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--kind", required=True, choices=list(bpe.FAMILIES), help="tokenizer family")
     parser.add_argument("--vocab-size", required=True, type=int, metavar="N", help="vocabulary size, specials included")
-    parser.add_argument("--min-frequency", type=int, metavar="F", help="stop merging below this pair count")
-    parser.add_argument("--pretokenizer", metavar="P", help=f"pre-tokenizer: {', '.join(PRETOKENIZERS)}")
-    parser.add_argument(
-        "--end-of-word", choices=["separate", "attached", "none"], help="char-bpe end-of-word marker </w>"
-    )
-    parser.add_argument("--limit-alphabet", type=int, metavar="N", help="keep the N most frequent characters")
-    parser.add_argument(
-        "--character-coverage",
-        type=float,
-        metavar="C",
-        help="spm-*: share of the text whose characters get a piece (default 0.9995; the rest use byte pieces)",
-    )
+    for name, families in options_by_name().items():
+        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families))
     parser.add_argument("--input", required=True, nargs="+", metavar="FILE", help="training text, one text per line")
     parser.add_argument("--out", required=True, metavar="PATH", help="tokenizer JSON file to write")
     parser.set_defaults(handler=run_train)
+
+
+def _option_flag(families: dict[str, FieldInfo]) -> dict[str, Any]:
+    """argparse settings of one family option, from its declaration in ``bpe.options``: the value's
+    type (or its choices), the description, and the families taking it with their defaults."""
+    declaration = next(iter(families.values()))
+    kind = declaration.annotation
+    if type(None) in get_args(kind):  # X | None: the option may be left unset
+        kind = next(arg for arg in get_args(kind) if arg is not type(None))
+    if get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    defaults: dict[str, list[str]] = {}
+    for family, field in families.items():
+        defaults.setdefault("unset" if field.default is None else str(field.default), []).append(family)
+    takers = "; ".join(f"{', '.join(names)}: default {default}" for default, names in defaults.items())
+    settings: dict[str, Any] = {"help": f"{declaration.description} [{takers}]", "default": None}
+    if get_origin(kind) is Literal:
+        return {**settings, "choices": list(get_args(kind))}
+    return {**settings, "type": kind, "metavar": "N" if kind is int else "X"}
 
 
 def run_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_output_path(out)
     family = bpe.family_class(args.kind)
-    given = {
-        "min_frequency": args.min_frequency,
-        "pretokenizer": args.pretokenizer,
-        "end_of_word": args.end_of_word,
-        "limit_alphabet": args.limit_alphabet,
-        "character_coverage": args.character_coverage,
-        # a merge progress bar where someone watches (the families draw it on stderr)
-        "progress": sys.stderr.isatty(),
-    }
-    options: dict[str, Any] = {name: value for name, value in given.items() if value not in (None, False)}
+    # given values go to the family as they are: it validates them (zero is a value, not "unset")
+    options = {name: getattr(args, name) for name in options_by_name() if getattr(args, name) is not None}
     with ExitStack() as stack:
         # every input must be readable before training starts
         handles = [(stack.enter_context(open_input(path)), path) for path in args.input]
         texts = _require_text((line for handle, name in handles for line in read_lines(handle, name)), args.input)
         started = time.perf_counter()
-        tokenizer = family.train(texts, args.vocab_size, **options)
+        # a merge progress bar where someone watches (the families draw it on stderr)
+        tokenizer = family.train(texts, args.vocab_size, progress=sys.stderr.isatty(), **options)
         seconds = time.perf_counter() - started
     with _writing(out):
         tokenizer.save(out)

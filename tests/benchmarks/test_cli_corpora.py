@@ -123,7 +123,7 @@ def test_validate_rejects_a_bad_spec(capsys, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('id = "bad"\nlanguage = "xx_Latn"\nlicense = "x"\ndescription = "x"\nsources = []\n')
     status, _, err = run(capsys, "corpora", "validate", str(spec))
-    assert status == 2 and "language 'xx_Latn' must be an ISO 639-3 code" in err
+    assert status == 2 and "bad.toml: key 'language' must be an ISO 639-3 code" in err and "got 'xx_Latn'" in err
 
 
 def test_agreement_subcommand_is_registered(capsys):

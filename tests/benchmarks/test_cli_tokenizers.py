@@ -108,6 +108,24 @@ def test_train_prints_a_summary(tokbench, korean: Path, english: Path, tmp_path:
     assert sorted(p.name for p in out.parent.iterdir()) == ["char-bpe.json"]  # no temporary file left
 
 
+def test_given_options_are_saved_as_given(trained: dict[str, Path]) -> None:
+    def config(kind: str) -> dict:
+        return json.loads(trained[kind].read_text(encoding="utf-8"))["config"]
+
+    assert config("char-bpe")["min_frequency"] == 3 and config("char-bpe")["end_of_word"] == "attached"
+    assert config("spm-unigram")["character_coverage"] == 1.0
+    assert config("word")["min_frequency"] == 1  # not given: the family's declared default
+
+
+def test_limit_alphabet_is_applied(tokbench, korean: Path, tmp_path: Path) -> None:
+    out = tmp_path / "char-bpe.json"
+    argv = ["--kind", "char-bpe", "--vocab-size", 300, "--limit-alphabet", 60, "--min-frequency", 1]
+    assert tokbench("train", *argv, "--input", korean, "--out", out).status == 0
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["config"]["limit_alphabet"] == 60 and saved["config"]["min_frequency"] == 1
+    assert saved["vocab"][4] == "</w>" and len(saved["vocab"]) - len(saved["merges"]) == 4 + 1 + 60  # </w> + 60
+
+
 @pytest.mark.parametrize("kind", ["byte-bpe", "char-bpe", "spm-unigram"])
 def test_encode_decode_round_trip(tokbench, kind: str, trained: dict[str, Path], korean: Path) -> None:
     lines = korean_lines(korean)
@@ -220,9 +238,33 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
         (["--kind", "byte-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum 260 for byte-bpe"),
         (["--kind", "char-bpe", "--vocab-size", "50"], "vocab_size 50 is below the minimum"),
         (["--kind", "spm-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum"),
-        (["--kind", "char-bpe", "--vocab-size", "900", "--pretokenizer", "bogus"], "unknown pre-tokenizer 'bogus'"),
         (["--kind", "spm-bpe", "--vocab-size", "900", "--pretokenizer", "gpt2"], "does not take option(s): pretok"),
         (["--kind", "byte-bpe", "--vocab-size", "900", "--limit-alphabet", "10"], "does not take option(s): limit"),
+        # zero is a value, not "unset": never replaced by the family's default
+        (
+            ["--kind", "char-bpe", "--vocab-size", "900", "--min-frequency", "0"],
+            "min_frequency must be an integer >= 1, got 0",
+        ),
+        (
+            ["--kind", "char-bpe", "--vocab-size", "900", "--limit-alphabet", "0"],
+            "limit_alphabet must be an integer >= 1, got 0",
+        ),
+        (
+            ["--kind", "spm-bpe", "--vocab-size", "900", "--character-coverage", "0"],
+            "coverage must be a number in (0, 1], got 0.0",
+        ),
+        (
+            ["--kind", "spm-bpe", "--vocab-size", "900", "--limit-alphabet", "0"],
+            "spm-bpe does not take option(s): limit_alph",
+        ),
+        (
+            ["--kind", "spm-unigram", "--vocab-size", "900", "--limit-alphabet", "50"],
+            "does not take option(s): limit_alphabet",
+        ),
+        (
+            ["--kind", "char", "--vocab-size", "900", "--encode-mode", "greedy"],
+            "char does not take option(s): encode_mode",
+        ),
     ],
 )
 def test_bad_training_options(tokbench, korean: Path, tmp_path: Path, argv: list[str], message: str) -> None:
@@ -231,11 +273,19 @@ def test_bad_training_options(tokbench, korean: Path, tmp_path: Path, argv: list
     assert list(tmp_path.iterdir()) == []
 
 
-def test_unknown_kind_is_an_argparse_error(korean: Path, tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("flag", ["--kind", "--pretokenizer", "--end-of-word"])
+def test_unknown_choice_is_an_argparse_error(korean: Path, tmp_path: Path, capsys, flag: str) -> None:
+    argv = {
+        "--kind": "char-bpe",
+        "--vocab-size": "900",
+        "--input": str(korean),
+        "--out": str(tmp_path / "t"),
+        flag: "bogus",
+    }
     with pytest.raises(SystemExit) as exit_info:
-        main(["train", "--kind", "bogus", "--vocab-size", "900", "--input", str(korean), "--out", str(tmp_path / "t")])
+        main(["train", *(part for pair in argv.items() for part in pair)])
     assert exit_info.value.code == 2
-    assert "invalid choice: 'bogus'" in capsys.readouterr().err
+    assert f"argument {flag}: invalid choice: 'bogus'" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -157,8 +157,10 @@ def test_vocab_size_bounds(kind: str, training_text: list[str]) -> None:
         ("some text", 1000, {}, "not a single string"),
         (["some text"], 0, {}, "vocab_size must be an integer >= 1"),
         (["some text"], "1000", {}, "vocab_size must be an integer >= 1"),
-        (["some text"], 1000, {"character_coverage": 1.5}, "character_coverage must be in"),
-        (["some text"], 1000, {"character_coverage": "all"}, "character_coverage must be in"),
+        (["some text"], 1000, {"character_coverage": 1.5}, r"character_coverage must be a number in \(0, 1\], got 1.5"),
+        (["some text"], 1000, {"character_coverage": "all"}, r"character_coverage must be a number in \(0, 1\]"),
+        (["some text"], 1000, {"character_coverage": 0}, r"character_coverage must be a number in \(0, 1\], got 0"),
+        (["some text"], 1000, {"limit_alphabet": 0}, r"does not take option\(s\): limit_alphabet"),
         (["some text"], 1000, {"pretokenizer": "gpt2"}, "does not take option"),
     ],
 )
