@@ -62,19 +62,19 @@ def test_cl100k_figures_match_the_notes(flores_lines: dict[str, list[str]]) -> N
     assert {lang: premium[lang] for lang in expected_premium} == pytest.approx(expected_premium, abs=0.005)
 
 
-def test_mistral_matches_mistral_common(flores_lines: dict[str, list[str]]) -> None:
+def test_mistral_matches_mistral_common(flores: dict[str, list[str]]) -> None:
     """Same ids as mistral-common's own tokenizer class for the same file (BOS/EOS off)."""
     reference = MistralReference(str(importlib.resources.files(MISTRAL_PACKAGE) / MISTRAL_MODEL))
     mistral = bpe.load("mistral-v1")
-    for lines in flores_lines.values():
+    for lines in flores.values():
         for line in lines[:300]:
             assert mistral.encode(line) == reference.encode(line, bos=False, eos=False)
 
 
-def test_flores_spans_and_round_trip(production: Tokenizer, flores_lines: dict[str, list[str]]) -> None:
+def test_flores_spans_and_round_trip(production: Tokenizer, flores: dict[str, list[str]]) -> None:
     """Spans tile the UTF-8 text; each token's bytes are the text it covers (mistral-v1's first
     token also carries the dummy-prefix space); decoding restores every line."""
-    for lines in flores_lines.values():
+    for lines in flores.values():
         for line in lines:
             encoding = production.encode_with_spans(line)
             data = line.encode("utf-8")
