@@ -263,9 +263,9 @@ def check_line(case: Case, line: str) -> None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_contract_on_real_text(name: str, hf_files: dict[str, Path], evaluation_lines: dict[str, list[str]]) -> None:
+def test_contract_on_real_text(name: str, hf_files: dict[str, Path], flores: dict[str, list[str]]) -> None:
     case = build_case(name, hf_files)
-    for language, lines in evaluation_lines.items():
+    for language, lines in flores.items():
         for number, line in enumerate(lines, start=1):
             try:
                 check_line(case, line)

@@ -46,9 +46,9 @@ def expected_piece(text: str, start: int, end: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def sentences(evaluation_lines: dict[str, list[str]]) -> dict[str, list[str]]:
+def sentences(flores: dict[str, list[str]]) -> dict[str, list[str]]:
     """A few Turkish, Russian and Korean sentences (the same FLORES ids in each language)."""
-    return {language: evaluation_lines[language][:40] for language in ("tur_Latn", "rus_Cyrl", "kor_Hang")}
+    return {language: flores[language][:40] for language in ("tur_Latn", "rus_Cyrl", "kor_Hang")}
 
 
 @pytest.fixture(scope="module")
