@@ -10,7 +10,7 @@ Format (every key is checked; unknown keys are errors)::
     corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
     production = ["cl100k"]             # encode-only production rows (optional)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of catalog.METRICS)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
@@ -40,17 +40,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from benchmarks.catalog import METRICS
 from benchmarks.errors import BenchmarkError
+from benchmarks.metrics import METRICS
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG = "quick"
 
-#: kinds trained from scratch by tokbench vs. trained through sentencepiece (reference rows)
-SCRATCH_KINDS = ("word", "char", "char-bpe", "byte-bpe")
+#: kinds trained through sentencepiece (reference rows); the others are tokbench's own families
 REFERENCE_KINDS = ("spm-bpe", "spm-unigram")
-#: options the runner understands; anything else is passed through to the family, which validates it
-ENCODE_OPTIONS = ("encode_mode",)
 
 
 @dataclass(frozen=True)
@@ -63,10 +60,6 @@ class TokenizerEntry:
     @property
     def row_type(self) -> str:
         return "reference" if self.kind in REFERENCE_KINDS else "family"
-
-    def options_string(self) -> str:
-        """Canonical, sorted ``key=value`` list: part of the tidy row identity."""
-        return ",".join(f"{key}={self.options[key]}" for key in sorted(self.options))
 
 
 @dataclass(frozen=True)

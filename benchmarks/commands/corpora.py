@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from corpora import CorpusWarning, list_corpora, load_corpus, load_spec
+from corpora.silver import register_cli
 from corpora.spec import CorpusSpec
 from corpora.stats import corpus_stats, reference_coverage
 
@@ -47,11 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument("--json", action="store_true", help="print JSON")
     validate.set_defaults(handler=_validate)
 
-    try:  # `tokbench corpora agreement` lives with the silver analyzers
-        from corpora.silver import register_cli
-    except ImportError:
-        return
-    register_cli(commands)
+    register_cli(commands)  # `tokbench corpora agreement` lives with the silver analyzers
 
 
 def _list(args: argparse.Namespace) -> int:

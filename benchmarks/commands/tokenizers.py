@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from bpe.base import Tokenizer, TokenizerError, atomic_write_text
+from bpe.base import Tokenizer, TokenizerError
 from bpe.hf_export import EXPORTABLE, to_hf_json
 from bpe.pretokenizers import PRETOKENIZERS
 
@@ -289,6 +289,8 @@ def _register_export(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from benchmarks.files import atomic_write_text  # imports pandas: only when exporting
+
     out = Path(args.out)
     _check_output_path(out)
     exported = to_hf_json(bpe.load(args.tokenizer))
