@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import multiprocessing
 import shutil
 import subprocess
@@ -41,7 +42,7 @@ from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError
 from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_tokenizer, paired_rows
 from benchmarks.files import atomic_write_text, tokenizer_cache_dir, write_results
-from benchmarks.metrics import select_metrics
+from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.units import Unit, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus
 from corpora.stats import reference_coverage
@@ -133,7 +134,7 @@ def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus]) -> str:
 # --------------------------------------------------------------------------- training with cache
 
 
-def training_texts(corpus: Any, max_chars: int | None) -> list[str]:
+def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
     texts: list[str] = []
     total = 0
     for document in corpus.documents(TRAIN_ROLE):
@@ -276,8 +277,12 @@ def run_experiment(
 
 
 def write_costs(out_dir: Path, results: list[UnitResult]) -> None:
-    """Wall-clock figures vary between runs, so they live apart from the deterministic results."""
-    rows = [dict(result.unit.columns(), **result.costs) for result in results]
+    """Wall-clock figures (the registry's non-deterministic metrics) vary between runs, so they live
+    apart from the deterministic results: one row per unit, one column per figure (empty when not
+    measured, e.g. encoding throughput of a corpus without test documents)."""
+    measured = [metric.name for metric in METRICS.values() if not metric.deterministic]
+    rows = [dict(result.unit.columns(), **{name: result.costs.get(name, math.nan) for name in measured})
+            for result in results]  # fmt: skip
     frame = pd.DataFrame(rows).sort_values(["corpus", "tokenizer", "vocab_size"], na_position="first", kind="stable")
     atomic_write_text(out_dir / "costs.csv", frame.to_csv(index=False))
 
