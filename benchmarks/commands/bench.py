@@ -61,7 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle_bench(args: argparse.Namespace) -> int:
     from benchmarks.perf.harness import BenchOptions, run_bench
-    from corpora.loader import cache_home, data_root
+    from corpora.loader import cache_home
+    from corpora.sources import data_root
 
     root = data_root(args.data_dir)
     if root is None or not (root / "ud").is_dir():
