@@ -6,8 +6,11 @@ The library knows nothing about corpora or experiments.  Entry points:
 * ``train_from_counts(kind, counts, vocab_size, **options)`` - train on pre-token counts (``bpe.counts``);
 * ``train_sweep(kind, texts, vocab_sizes, **options)`` / ``derive(tokenizer, vocab_size)`` - one
   training for several vocabulary sizes (``bpe.sweep``);
-* ``load(path_or_name)`` - a saved JSON tokenizer, or a production tokenizer by name;
-* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept.
+* ``load(source, format=None, pattern=None)`` - a tokenizer by name (``PRODUCTION``) or from a
+  file of any accepted format (``bpe.pretrained``: tokbench JSON, Hugging Face tokenizer.json,
+  sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
+* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept;
+* ``bpe.render`` - the text each token covers, for people to read.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bpe.base import Encoding, Tokenizer, TokenizerError, read_tokenizer_document
+from bpe.base import Encoding, Tokenizer, TokenizerError, check_tokenizer_document
+from bpe.pretrained import load_file
+from bpe.production import PRODUCTION
 from bpe.sweep import derive, train_sweep
 
 if TYPE_CHECKING:
@@ -34,12 +39,6 @@ FAMILIES: dict[str, str] = {
     "byte-bpe": "bpe.byte_bpe:ByteBPETokenizer",
     "spm-bpe": "bpe.spm:SentencePieceBPETokenizer",
     "spm-unigram": "bpe.spm:SentencePieceUnigramTokenizer",
-}
-
-# encode-only production tokenizers, by name
-PRODUCTION: dict[str, str] = {
-    "cl100k": "bpe.production:Cl100kTokenizer",
-    "mistral-v1": "bpe.production:MistralV1Tokenizer",
 }
 
 __all__ = [
@@ -78,22 +77,42 @@ def train_from_counts(kind: str, counts: PretokenCounts, vocab_size: int, **opti
     """Train family ``kind`` on pre-token counts (``bpe.counts``): the same tokenizer as training on
     the text they were counted from.  The pre-tokenizer is the counts' own.  word, char, char-bpe
     and byte-bpe only: sentencepiece trains on sentences."""
+    from bpe.options import FAMILY_OPTIONS
     from bpe.trained import TrainedTokenizer
 
     family = family_class(kind)
     if not issubclass(family, TrainedTokenizer):
         raise TokenizerError(f"{kind} cannot train from pre-token counts (sentencepiece reads whole sentences)")
-    if kind != "char":  # char takes no pre-tokenizer: any lossless one gives the text's characters
-        options.setdefault("pretokenizer", counts.pretokenizer)
+    # char takes no pre-tokenizer: any lossless one gives the text's characters
+    if "pretokenizer" in FAMILY_OPTIONS[kind].model_fields and options.get("pretokenizer") is None:
+        options["pretokenizer"] = counts.pretokenizer
     return family.train(counts, vocab_size, **options)
 
 
-def load(path_or_name: str | Path) -> Tokenizer:
-    """Load a saved tokenizer JSON, or a production tokenizer by name (``cl100k``, ``mistral-v1``)."""
-    if isinstance(path_or_name, str) and path_or_name in PRODUCTION:
-        return _resolve(PRODUCTION[path_or_name])()
-    document = read_tokenizer_document(path_or_name)
+def load(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+    """A tokenizer by name (``PRODUCTION``: ``cl100k``, ``mistral-v1``, ``bytes``, ...) or from a file.
+
+    A file's format is detected from its content; ``format`` (``tokbench``, ``hf``,
+    ``sentencepiece``, ``tiktoken``, ``tekken``) makes it an error for the file to be anything
+    else.  ``pattern`` is the pre-tokenizer of a tiktoken rank file: ``gpt2``/``r50k``, ``cl100k``,
+    ``o200k`` or a regular expression.  A registry name wins over a file of the same name.
+    """
+    if isinstance(source, str) and source in PRODUCTION:
+        if format is not None or pattern is not None:
+            raise TokenizerError(f"{source} is a tokenizer name: it takes no format or pattern")
+        return PRODUCTION[source].load()
+    path = Path(source)
+    if not path.exists() and isinstance(source, str) and not any(sep in source for sep in "/\\"):
+        raise TokenizerError(
+            f"{source!r} is neither a file nor a known tokenizer name; known names: {', '.join(PRODUCTION)}"
+        )
+    return load_file(path, format=format, pattern=pattern)
+
+
+def tokenizer_from_document(document: dict[str, Any], path: str | Path) -> Tokenizer:
+    """A tokenizer of a trainable family from a saved JSON document (checked envelope first)."""
+    document = check_tokenizer_document(document, path)
     family = document["family"]
     if family not in FAMILIES:
-        raise TokenizerError(f"{path_or_name}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
+        raise TokenizerError(f"{path}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
     return _resolve(FAMILIES[family]).from_dict(document)

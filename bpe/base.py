@@ -65,8 +65,13 @@ class Tokenizer(ABC):
     abstract methods; ``save``/``load`` and batch helpers are shared."""
 
     family: ClassVar[str]
-    #: False for encode-only production tokenizers, which cannot be trained or saved.
+    #: False for encode-only pretrained tokenizers, which cannot be trained or saved.
     trainable: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        """How messages refer to this tokenizer: its family (a pretrained tokenizer: its name or file)."""
+        return self.family
 
     # -- training ---------------------------------------------------------
     @classmethod
@@ -183,19 +188,8 @@ def _umask() -> int:
     return mask
 
 
-def read_tokenizer_document(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check the envelope of a saved tokenizer; clear errors for foreign files."""
-    path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TokenizerError(f"{path}: no such tokenizer file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TokenizerError(f"{path}: cannot read tokenizer file ({exc})") from None
-    try:
-        document = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise TokenizerError(f"{path}: not a JSON file (line {exc.lineno}: {exc.msg})") from None
+def check_tokenizer_document(document: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check the envelope of a saved tokenizer read from ``path``; clear errors for foreign files."""
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise TokenizerError(f'{path}: not a tokbench tokenizer (expected "format": "{FORMAT_NAME}")')
     version = document.get("format_version")

@@ -20,16 +20,8 @@ import numpy as np
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.bytes_unicode import BYTE_TO_CHAR
 from bpe.counts import PretokenCounts, training_counts
-from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
-from bpe.options import (
-    body_field,
-    check_training_options,
-    check_vocab_minimum,
-    read_common_body,
-    require_choice,
-    special_tokens_with,
-)
-from bpe.pretokenizers import get_pretokenizer
+from bpe.merge_tokenizer import MergeTokenizer
+from bpe.options import ByteBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
@@ -39,23 +31,16 @@ class ByteBPETokenizer(MergeTokenizer):
     family = "byte-bpe"
 
     def __init__(
-        self,
-        merges: Iterable[tuple[int, int]] = (),
-        *,
-        pretokenizer: str = "gpt2",
-        special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
-        min_frequency: int = 2,
+        self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any
     ) -> None:
-        """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``."""
+        """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``;
+        ``options``: see ``bpe.options.ByteBPEOptions``."""
         super().__init__(
             special_tokens=special_tokens_with(special_tokens),
             base_pieces=BYTE_TO_CHAR,
             base_bytes=_BYTES,
             merges=merges,
-            pretokenizer=pretokenizer,
-            encode_mode=encode_mode,
-            min_frequency=min_frequency,
+            options=ByteBPEOptions.parse(self.family, options),
         )
 
     @classmethod
@@ -64,13 +49,10 @@ class ByteBPETokenizer(MergeTokenizer):
         texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
-        pretokenizer: str = "gpt2",
-        min_frequency: int = 2,
         special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
-        **unknown: Any,
+        **options: Any,
     ) -> ByteBPETokenizer:
         """Learn merges until the vocabulary (specials + 256 bytes + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
@@ -79,22 +61,16 @@ class ByteBPETokenizer(MergeTokenizer):
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
         """
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        require_choice("encode_mode", encode_mode, ENCODE_MODES)
-        get_pretokenizer(pretokenizer)
+        settings = ByteBPEOptions.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
 
-        counts = training_counts(texts, pretokenizer, workers=workers)
-        options = {
-            "pretokenizer": pretokenizer,
-            "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            "encode_mode": encode_mode,
-            "min_frequency": min_frequency,
-        }
+        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "byte-bpe merges") as callback:
-            merges = cls(**options)._learn_merges(counts, vocab_size, callback)
-        return cls(merges, **options)
+            merges = cls(**arguments)._learn_merges(counts, vocab_size, callback)
+        return cls(merges, **arguments)
 
     def _merge_keys(self) -> list[bytes]:
         return list(self._bytes)
@@ -115,13 +91,6 @@ class ByteBPETokenizer(MergeTokenizer):
         data = pretoken.encode("utf-8")
         return [first + value for value in data], [1] * len(data)
 
-    def config(self) -> dict[str, Any]:
-        return {
-            "pretokenizer": self.pretokenizer.name,
-            "min_frequency": self.min_frequency,
-            "encode_mode": self.encode_mode,
-        }
-
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:
         config, specials, vocab = read_common_body(body)
@@ -130,12 +99,9 @@ class ByteBPETokenizer(MergeTokenizer):
                 'tokenizer file: field "vocab" must list the 256 byte symbols (GPT-2 aliases, byte order) '
                 "right after the specials"
             )
+        options = ByteBPEOptions.read_saved(config)
         tokenizer = cls(
-            cls._read_merges(body),
-            pretokenizer=body_field(config, "pretokenizer", str, "config"),
-            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            encode_mode=body_field(config, "encode_mode", str, "config"),
-            min_frequency=body_field(config, "min_frequency", int, "config"),
+            cls._read_merges(body), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer

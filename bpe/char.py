@@ -15,13 +15,7 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.counts import PretokenCounts
-from bpe.options import (
-    body_field,
-    check_training_options,
-    check_vocab_minimum,
-    read_common_body,
-    special_tokens_with,
-)
+from bpe.options import CharOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
 
@@ -33,7 +27,9 @@ _CACHE_PRETOKENIZER = "unicode"
 class CharTokenizer(TrainedTokenizer):
     family = "char"
 
-    def __init__(self, alphabet: Sequence[str], *, special_tokens: Iterable[str] = (), min_frequency: int = 1) -> None:
+    def __init__(self, alphabet: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
+        """``options``: see ``bpe.options.CharOptions``."""
+        self.options = CharOptions.parse(self.family, options)
         specials = special_tokens_with(special_tokens)
         for index, char in enumerate(alphabet):
             if not isinstance(char, str) or len(char) != 1:
@@ -42,7 +38,6 @@ class CharTokenizer(TrainedTokenizer):
             raise TokenizerError("char vocabulary entries must be distinct")
         pieces = [*specials, *alphabet]
         super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, _CACHE_PRETOKENIZER)
-        self.min_frequency = min_frequency
         self._char_ids = {char: len(specials) + index for index, char in enumerate(alphabet)}
 
     @classmethod
@@ -51,18 +46,17 @@ class CharTokenizer(TrainedTokenizer):
         texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
-        min_frequency: int = 1,
         special_tokens: Iterable[str] = (),
         progress: bool | ProgressCallback = False,
-        **unknown: Any,
+        **options: Any,
     ) -> CharTokenizer:
         """Keep up to ``vocab_size - len(specials)`` characters, most frequent first.
         ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
         lossless, so the characters of the pre-tokens are those of the text);
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        _check_options(vocab_size, min_frequency, special_tokens, unknown)
+        _check_options(vocab_size, special_tokens, options)
         return cls.from_ranked_characters(
-            ranked_characters(texts), vocab_size, min_frequency=min_frequency, special_tokens=special_tokens
+            ranked_characters(texts), vocab_size, special_tokens=special_tokens, **options
         )
 
     @classmethod
@@ -71,32 +65,26 @@ class CharTokenizer(TrainedTokenizer):
         ranked: Sequence[tuple[str, int]],
         vocab_size: int,
         *,
-        min_frequency: int = 1,
         special_tokens: Iterable[str] = (),
         progress: bool | ProgressCallback = False,
-        **unknown: Any,
+        **options: Any,
     ) -> CharTokenizer:
         """What ``train`` gives on a text whose ``ranked_characters`` are ``ranked``."""
-        specials = _check_options(vocab_size, min_frequency, special_tokens, unknown)
-        alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= min_frequency]
-        extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
-        return cls(sorted(alphabet), special_tokens=extra_specials, min_frequency=min_frequency)
+        settings, vocab_size, specials = _check_options(vocab_size, special_tokens, options)
+        alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
+        return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         char_ids, unk = self._char_ids, self.unk_id
         ids = [char_ids.get(char, unk) for char in pretoken]
         return ids, ([1] * len(pretoken) if pretoken.isascii() else [len(char.encode("utf-8")) for char in pretoken])
 
-    def config(self) -> dict[str, Any]:
-        return {"min_frequency": self.min_frequency}
-
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> CharTokenizer:
         config, specials, vocab = read_common_body(body)
+        options = CharOptions.read_saved(config)
         return cls(
-            vocab[len(specials) :],
-            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            min_frequency=body_field(config, "min_frequency", int, "config"),
+            vocab[len(specials) :], special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
         )
 
 
@@ -121,12 +109,14 @@ def ranked_characters(texts: Iterable[str] | PretokenCounts) -> list[tuple[str, 
 
 
 def _check_options(
-    vocab_size: int, min_frequency: int, special_tokens: Iterable[str], unknown: dict[str, Any]
-) -> tuple[str, ...]:
-    """The option checks of ``train`` (before reading any text); returns all the special tokens."""
-    check_training_options(CharTokenizer.family, vocab_size, min_frequency, unknown)
+    vocab_size: int, special_tokens: Iterable[str], options: dict[str, Any]
+) -> tuple[CharOptions, int, tuple[str, ...]]:
+    """The checks of ``train`` before reading any text: the options, the vocabulary size and all
+    the special tokens."""
+    settings = CharOptions.parse(CharTokenizer.family, options)
+    vocab_size = checked_vocab_size(vocab_size)
     specials = special_tokens_with(special_tokens)
     check_vocab_minimum(
         CharTokenizer.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character"
     )
-    return specials
+    return settings, vocab_size, specials

@@ -31,57 +31,46 @@ import numpy as np
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.counts import PretokenCounts, training_counts
-from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
-from bpe.options import (
-    body_field,
-    check_training_options,
-    check_vocab_minimum,
-    read_common_body,
-    require_choice,
-    require_int,
-    special_tokens_with,
-)
-from bpe.pretokenizers import get_pretokenizer
+from bpe.merge_tokenizer import MergeTokenizer
+from bpe.options import CharBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, progress_callback
 
 END_OF_WORD = "</w>"
-END_OF_WORD_MODES = ("separate", "attached", "none")
 _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, plain or with </w>", "none": "characters"}
 
 
 class CharBPETokenizer(MergeTokenizer):
     family = "char-bpe"
 
+    options: CharBPEOptions
+
     def __init__(
         self,
         base_pieces: Sequence[str],
         merges: Iterable[tuple[int, int]] = (),
         *,
-        end_of_word: str = "separate",
-        pretokenizer: str = "unicode",
         special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
-        min_frequency: int = 2,
-        limit_alphabet: int | None = None,
+        **options: Any,
     ) -> None:
         """``base_pieces``: the base symbols (characters, ``</w>`` or ``c</w>`` per
         ``end_of_word``); ``merges``: id pairs; ``special_tokens``: extra specials
-        after ``<pad> <unk> <s> </s>``."""
-        self.end_of_word = require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
-        _check_base_pieces(base_pieces, end_of_word)
-        self.limit_alphabet = limit_alphabet
+        after ``<pad> <unk> <s> </s>``; ``options``: see ``bpe.options.CharBPEOptions``."""
+        settings = CharBPEOptions.parse(self.family, options)
+        _check_base_pieces(base_pieces, settings.end_of_word)
         super().__init__(
             special_tokens=special_tokens_with(special_tokens),
             base_pieces=base_pieces,
             base_bytes=[piece.removesuffix(END_OF_WORD).encode("utf-8") for piece in base_pieces],
             merges=merges,
-            pretokenizer=pretokenizer,
-            encode_mode=encode_mode,
-            min_frequency=min_frequency,
+            options=settings,
         )
         first_base = len(self.special_tokens)
         self._symbol_ids = {piece: first_base + index for index, piece in enumerate(base_pieces)}
         self._end_of_word_id = self._symbol_ids.get(END_OF_WORD)
+
+    @property
+    def end_of_word(self) -> str:
+        return self.options.end_of_word
 
     @classmethod
     def from_piece_merges(
@@ -108,15 +97,10 @@ class CharBPETokenizer(MergeTokenizer):
         texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
-        pretokenizer: str = "unicode",
-        end_of_word: str = "separate",
-        min_frequency: int = 2,
-        limit_alphabet: int | None = None,
         special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
-        **unknown: Any,
+        **options: Any,
     ) -> CharBPETokenizer:
         """Learn merges until the vocabulary (specials + base symbols + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
@@ -125,28 +109,17 @@ class CharBPETokenizer(MergeTokenizer):
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
         """
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        if limit_alphabet is not None:
-            require_int("limit_alphabet", limit_alphabet, 1)
-        require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
-        require_choice("encode_mode", encode_mode, ENCODE_MODES)
-        get_pretokenizer(pretokenizer)
+        settings = CharBPEOptions.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
 
-        counts = training_counts(texts, pretokenizer, workers=workers)
-        base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
-        check_base_fits(vocab_size, len(specials), len(base_pieces), end_of_word, limit_alphabet)
-        options = {
-            "end_of_word": end_of_word,
-            "pretokenizer": pretokenizer,
-            "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            "encode_mode": encode_mode,
-            "min_frequency": min_frequency,
-            "limit_alphabet": limit_alphabet,
-        }
+        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
+        check_base_fits(vocab_size, len(specials), len(base_pieces), settings.end_of_word, settings.limit_alphabet)
+        arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "char-bpe merges") as callback:
-            merges = cls(base_pieces, **options)._learn_merges(counts, vocab_size, callback)
-        return cls(base_pieces, merges, **options)
+            merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
+        return cls(base_pieces, merges, **arguments)
 
     def _merge_keys(self) -> list[str]:
         return list(self._pieces)
@@ -189,15 +162,6 @@ class CharBPETokenizer(MergeTokenizer):
         return symbols, byte_lengths
 
     # -- persistence ------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {
-            "pretokenizer": self.pretokenizer.name,
-            "end_of_word": self.end_of_word,
-            "min_frequency": self.min_frequency,
-            "limit_alphabet": self.limit_alphabet,
-            "encode_mode": self.encode_mode,
-        }
-
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> CharBPETokenizer:
         config, specials, vocab = read_common_body(body)
@@ -205,18 +169,12 @@ class CharBPETokenizer(MergeTokenizer):
         base_count = len(vocab) - len(specials) - len(merges)
         if base_count < 0:
             raise TokenizerError('tokenizer file: field "vocab" is shorter than the specials plus one entry per merge')
-        limit_alphabet = config.get("limit_alphabet")
-        if limit_alphabet is not None:
-            require_int("config.limit_alphabet", limit_alphabet, 1)
+        options = CharBPEOptions.read_saved(config)
         tokenizer = cls(
             vocab[len(specials) : len(specials) + base_count],
             merges,
-            end_of_word=body_field(config, "end_of_word", str, "config"),
-            pretokenizer=body_field(config, "pretokenizer", str, "config"),
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            encode_mode=body_field(config, "encode_mode", str, "config"),
-            min_frequency=body_field(config, "min_frequency", int, "config"),
-            limit_alphabet=limit_alphabet,
+            **options.model_dump(),
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer

@@ -27,18 +27,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bpe.base import TokenizerError
-from bpe.options import body_field, require_choice
+from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, train_merges
 
 if TYPE_CHECKING:
     from bpe.counts import PretokenCounts
 
-ENCODE_MODES = ("merges", "greedy")
 _NO_RANK = 1 << 62
 
 
 class MergeTokenizer(TrainedTokenizer):
+    options: CharBPEOptions | ByteBPEOptions
+
     def __init__(
         self,
         *,
@@ -46,10 +47,9 @@ class MergeTokenizer(TrainedTokenizer):
         base_pieces: Sequence[str],
         base_bytes: Sequence[bytes],
         merges: Iterable[tuple[int, int]],
-        pretokenizer: str,
-        encode_mode: str,
-        min_frequency: int,
+        options: CharBPEOptions | ByteBPEOptions,
     ) -> None:
+        self.options = options
         pieces = [*special_tokens, *base_pieces]
         token_bytes = [*(token.encode("utf-8") for token in special_tokens), *base_bytes]
         self.first_merge_id = len(pieces)
@@ -65,9 +65,7 @@ class MergeTokenizer(TrainedTokenizer):
             pieces.append(pieces[left] + pieces[right])
             token_bytes.append(token_bytes[left] + token_bytes[right])
             self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
-        super().__init__(pieces, token_bytes, special_tokens, pretokenizer)
-        self.encode_mode = require_choice("encode_mode", encode_mode, ENCODE_MODES)
-        self.min_frequency = min_frequency
+        super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer)
         self._greedy_table: dict[tuple[int, ...], int] | None = None
         self._greedy_longest = 0
 
@@ -86,10 +84,14 @@ class MergeTokenizer(TrainedTokenizer):
         """The merges as (left id, right id), in the order learned."""
         return list(self._merge_pairs)
 
+    @property
+    def encode_mode(self) -> str:
+        return self.options.encode_mode
+
     def with_encode_mode(self, encode_mode: str) -> MergeTokenizer:
         """The same vocabulary and merges, encoding in ``encode_mode`` ("merges" or "greedy")."""
         clone = self._fresh_copy()
-        clone.encode_mode = require_choice("encode_mode", encode_mode, ENCODE_MODES)
+        clone.options = self.options.replaced(self.family, encode_mode=encode_mode)
         return clone
 
     # -- training ---------------------------------------------------------
@@ -102,7 +104,7 @@ class MergeTokenizer(TrainedTokenizer):
             self._training_words(pretoken_counts),
             self._merge_keys(),
             vocab_size - self.vocab_size,
-            min_frequency=self.min_frequency,
+            min_frequency=self.options.min_frequency,
             progress=progress,
         )
         return [(merge.left, merge.right) for merge in merges]

@@ -1,45 +1,148 @@
-"""Validation of training options and of saved JSON bodies, with one clear TokenizerError each."""
+"""Training options of every family, declared once, and validation of saved JSON bodies.
+
+Each trainable family declares its options as one model below (name, type, range, default):
+``train`` validates what it is given against it, ``from_dict`` validates a saved tokenizer's
+``"config"`` against it, and ``tokbench train`` builds its flags from these declarations.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import Field, TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
+from typing_extensions import Self
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.pretokenizers import PRETOKENIZERS
+from bpe.validation import PositiveInt, Problem, Table, first_problem, in_interval, validate
 
 T = TypeVar("T")
 
 _TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "true or false"}
 
+#: sentencepiece's own default: characters covering 99.95% of the text get a piece; the rarest
+#: 0.05% are spelled with byte-fallback pieces.
+DEFAULT_CHARACTER_COVERAGE = 0.9995
 
-def require_int(name: str, value: Any, minimum: int) -> int:
-    """``value`` as an int >= ``minimum`` (bools are rejected: ``True`` is not a size)."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TokenizerError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise TokenizerError(f"{name} must be an integer >= {minimum}, got {value}")
-    return value
+PreTokenizerName = Annotated[
+    Literal[tuple(PRETOKENIZERS)],  # type: ignore[valid-type]
+    Field(description="how text is cut into pre-tokens before the family sees it"),
+]
+MinFrequency = Annotated[
+    PositiveInt,
+    Field(description="minimum count: of a word (word), a character (char), a pair to merge (char-bpe, byte-bpe)"),
+]
+EncodeMode = Annotated[
+    Literal["merges", "greedy"],
+    Field(description="apply the merges in learned order, or greedy longest match (an ablation)"),
+]
+EndOfWord = Annotated[
+    Literal["separate", "attached", "none"],
+    Field(description="end-of-word marker </w>: its own symbol, glued to the last character, or none"),
+]
+LimitAlphabet = Annotated[
+    PositiveInt | None, Field(description="keep only the N most frequent characters as base symbols (unset: all)")
+]
+CharacterCoverage = Annotated[
+    in_interval(0, 1, closed_high=True),
+    Field(description="share of the text whose characters get a piece; the rest use byte-fallback pieces"),
+]
 
 
-def require_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    if value not in choices:
-        raise TokenizerError(f"unknown {name} {value!r}; choose one of: {', '.join(choices)}")
-    return value
+class FamilyOptions(Table):
+    """A family's training options.  The fields, in order, are what a saved tokenizer's ``config`` holds."""
+
+    @classmethod
+    def parse(cls, family: str, options: Mapping[str, Any]) -> Self:
+        """Options passed to ``family``'s ``train`` or constructor.  A value of None counts as not
+        given, so a caller may pass every option of every family with None for "default"."""
+        given = {name: value for name, value in options.items() if value is not None}
+        unknown = sorted(set(given) - set(cls.model_fields))
+        if unknown:
+            takes = ", ".join(cls.model_fields) or "none"
+            raise TokenizerError(f"{family} does not take option(s): {', '.join(unknown)} (it takes: {takes})")
+        return validate(cls, given, _option_error)
+
+    @classmethod
+    def read_saved(cls, config: Mapping[str, Any]) -> Self:
+        """The ``"config"`` object of a saved tokenizer file: every option must be present."""
+        for name in cls.model_fields:
+            if name not in config:
+                raise TokenizerError(f'tokenizer file: field "config.{name}" is missing')
+        return validate(cls, config, _saved_error)
+
+    def replaced(self, family: str, **changes: Any) -> Self:
+        """A copy with ``changes`` applied, validated like ``parse``."""
+        return type(self).parse(family, {**self.model_dump(), **changes})
 
 
-def check_training_options(family: str, vocab_size: Any, min_frequency: Any, unknown: Mapping[str, Any]) -> None:
-    """The checks every family's ``train`` starts with (before reading any text)."""
-    reject_unknown_options(family, unknown)
-    require_int("vocab_size", vocab_size, 1)
-    require_int("min_frequency", min_frequency, 1)
+class WordOptions(FamilyOptions):
+    pretokenizer: PreTokenizerName = "unicode"
+    min_frequency: MinFrequency = 1
 
 
-def reject_unknown_options(family: str, options: Mapping[str, Any]) -> None:
-    """Options a family does not take are an error, except those left unset (None),
-    so a caller may pass every option of every family with None for "not given"."""
-    unknown = sorted(name for name, value in options.items() if value is not None)
-    if unknown:
-        raise TokenizerError(f"{family} does not take option(s): {', '.join(unknown)}")
+class CharOptions(FamilyOptions):
+    min_frequency: MinFrequency = 1
+
+
+class CharBPEOptions(FamilyOptions):
+    pretokenizer: PreTokenizerName = "unicode"
+    end_of_word: EndOfWord = "separate"
+    min_frequency: MinFrequency = 2  # subword-nmt's default: a pair seen once is not merged
+    limit_alphabet: LimitAlphabet = None
+    encode_mode: EncodeMode = "merges"
+
+
+class ByteBPEOptions(FamilyOptions):
+    pretokenizer: PreTokenizerName = "gpt2"
+    min_frequency: MinFrequency = 2
+    encode_mode: EncodeMode = "merges"
+
+
+class SentencePieceOptions(FamilyOptions):
+    character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
+
+
+#: the options model of every trainable family (``bpe.FAMILIES``)
+FAMILY_OPTIONS: dict[str, type[FamilyOptions]] = {
+    "word": WordOptions,
+    "char": CharOptions,
+    "char-bpe": CharBPEOptions,
+    "byte-bpe": ByteBPEOptions,
+    "spm-bpe": SentencePieceOptions,
+    "spm-unigram": SentencePieceOptions,
+}
+
+
+def options_by_name() -> dict[str, dict[str, FieldInfo]]:
+    """Every option name -> {family taking it: its declaration}, in declaration order."""
+    table: dict[str, dict[str, FieldInfo]] = {}
+    for family, model in FAMILY_OPTIONS.items():
+        for name, declaration in model.model_fields.items():
+            table.setdefault(name, {})[family] = declaration
+    return table
+
+
+_VOCAB_SIZE = TypeAdapter(PositiveInt)
+
+
+def checked_vocab_size(value: Any) -> int:
+    """``value`` as a vocabulary size (an integer >= 1), or a TokenizerError."""
+    try:
+        return _VOCAB_SIZE.validate_python(value)
+    except ValidationError as error:
+        raise TokenizerError(f"vocab_size {first_problem(error).message}") from None
+
+
+def _option_error(problem: Problem) -> TokenizerError:
+    return TokenizerError(f"{problem.path} {problem.message}" if problem.key else problem.message)
+
+
+def _saved_error(problem: Problem) -> TokenizerError:
+    field = f"config.{problem.path}".rstrip(".")
+    return TokenizerError(f'tokenizer file: field "{field}"{" " if problem.key else ": "}{problem.message}')
 
 
 def special_tokens_with(extra: Iterable[str]) -> tuple[str, ...]:

@@ -17,8 +17,8 @@ four deliberate choices:
   below specials + 256 byte pieces + the covered characters is a TokenizerError
   naming that minimum.
 
-``SentencePieceBacked`` is shared with the production row ``mistral-v1``
-(bpe.production), which is a sentencepiece model too.
+``SentencePieceBacked`` is shared with ``SentencePieceModelTokenizer``: a published sentencepiece
+``.model`` file (Llama 2, the mistral-common models), used as is.
 """
 
 from __future__ import annotations
@@ -34,12 +34,10 @@ import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
-from bpe.options import check_vocab_minimum, reject_unknown_options, require_int
+from bpe.options import SentencePieceOptions, check_vocab_minimum, checked_vocab_size
+from bpe.pretrained import PretrainedTokenizer, check_token_id
 from bpe.trainer import checked_texts
 
-#: sentencepiece's own default: characters covering 99.95% of the text get a
-#: piece; the rarest 0.05% are spelled with byte-fallback pieces.
-DEFAULT_CHARACTER_COVERAGE = 0.9995
 #: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
 WHITESPACE_MARK = "▁"
 _BYTE_PIECES = 256
@@ -56,10 +54,12 @@ def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePie
         raise TokenizerError(f"{source}: not a valid sentencepiece model") from None
 
 
-def check_token_id(token_id: int, vocab_size: int, family: str) -> None:
-    """A TokenizerError unless ``token_id`` is an int in ``0..vocab_size-1``."""
-    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < vocab_size:
-        raise TokenizerError(f"token id {token_id!r} is out of range for {family} (0..{vocab_size - 1})")
+def looks_like_model(data: bytes) -> bool:
+    """True when ``data`` parses as a sentencepiece ``ModelProto`` with pieces."""
+    try:
+        return len(sentencepiece_model_pb2.ModelProto.FromString(data).pieces) > 0
+    except Exception:  # protobuf's DecodeError, or worse on random bytes
+        return False
 
 
 class SentencePieceBacked(Tokenizer):
@@ -88,7 +88,7 @@ class SentencePieceBacked(Tokenizer):
         return self.encode_with_spans(word)
 
     def _check_id(self, token_id: int) -> None:
-        check_token_id(token_id, self.vocab_size, self.family)
+        check_token_id(token_id, self.vocab_size, self.name)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         """``▁`` stands for a space, ``<0xAB>`` for its byte; control and unknown ids for no text."""
@@ -136,19 +136,14 @@ class SentencePieceTokenizer(SentencePieceBacked):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        character_coverage: float | None = None,
         progress: object = None,
         **options: Any,
     ) -> SentencePieceTokenizer:
-        """Options other than ``character_coverage`` (e.g. a pre-tokenizer) must be None:
-        sentencepiece splits text its own way.  None means the default.  ``progress`` is
-        accepted for a uniform interface; sentencepiece reports none."""
-        reject_unknown_options(cls.family, options)
-        require_int("vocab_size", vocab_size, 1)
-        if character_coverage is None:
-            character_coverage = DEFAULT_CHARACTER_COVERAGE
-        if not isinstance(character_coverage, (int, float)) or not 0 < character_coverage <= 1:
-            raise TokenizerError(f"{cls.family}: character_coverage must be in (0, 1], got {character_coverage!r}")
+        """``options``: see ``bpe.options.SentencePieceOptions`` (a pre-tokenizer, for one, is an
+        error: sentencepiece splits text its own way).  ``progress`` is accepted for a uniform
+        interface; sentencepiece reports none."""
+        character_coverage = SentencePieceOptions.parse(cls.family, options).character_coverage
+        vocab_size = checked_vocab_size(vocab_size)
         sentences = [text for text in checked_texts(texts) if text.strip()]
         config = {
             "model_type": cls.model_type,
@@ -238,3 +233,14 @@ class SentencePieceBPETokenizer(SentencePieceTokenizer):
 class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
+
+
+class SentencePieceModelTokenizer(SentencePieceBacked, PretrainedTokenizer):
+    """A published sentencepiece model, used as is: sentencepiece's own encoding (no BOS/EOS, no
+    sampling) and decoding."""
+
+    family = "sentencepiece"
+
+    def __init__(self, model_proto: bytes, name: str) -> None:
+        PretrainedTokenizer.__init__(self, name)
+        self._processor = load_processor(model_proto, name)

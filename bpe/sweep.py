@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import Tokenizer, TokenizerError
-from bpe.options import check_vocab_minimum, require_int
+from bpe.options import check_vocab_minimum, checked_vocab_size
 
 
 def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | None = None) -> Tokenizer:
@@ -45,7 +45,7 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
     """
     from bpe.trained import TrainedTokenizer
 
-    require_int("vocab_size", vocab_size, 1)
+    vocab_size = checked_vocab_size(vocab_size)
     family = tokenizer.family
     if not isinstance(tokenizer, TrainedTokenizer):
         raise TokenizerError(
@@ -93,7 +93,7 @@ def train_sweep(kind: str, texts: Iterable[str], vocab_sizes: Sequence[int], **o
     from bpe.trained import TrainedTokenizer
 
     family = family_class(kind)
-    sizes = sorted({require_int("vocab_size", size, 1) for size in vocab_sizes}, reverse=True)
+    sizes = sorted({checked_vocab_size(size) for size in vocab_sizes}, reverse=True)
     if not sizes:
         raise TokenizerError("vocab_sizes is empty")
     if not issubclass(family, TrainedTokenizer):

@@ -21,6 +21,7 @@ from typing import Any
 import regex
 
 from bpe.base import UNK, Encoding, Tokenizer, TokenizerError
+from bpe.options import FamilyOptions
 from bpe.pretokenizers import PreTokenizer, get_pretokenizer
 from bpe.trainer import check_encodable
 
@@ -37,7 +38,9 @@ def _check_text(text: str) -> None:
 
 class TrainedTokenizer(Tokenizer):
     """Base of the from-scratch families; subclasses implement ``_encode_pretoken``,
-    ``train``, ``config`` and ``from_dict``."""
+    ``train`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
+
+    options: FamilyOptions
 
     def __init__(
         self, pieces: Sequence[str], token_bytes: Sequence[bytes], special_tokens: Sequence[str], pretokenizer: str
@@ -141,9 +144,9 @@ class TrainedTokenizer(Tokenizer):
         return list(self._pieces)
 
     # -- persistence ------------------------------------------------------
-    @abstractmethod
     def config(self) -> dict[str, Any]:
         """The options this tokenizer was built with (saved under ``config``)."""
+        return self.options.model_dump()
 
     def to_dict(self) -> dict[str, Any]:
         return {"config": self.config(), "specials": list(self.special_tokens), "vocab": list(self._pieces)}

@@ -73,7 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle_bench(args: argparse.Namespace) -> int:
     from benchmarks.perf.harness import BenchOptions, run_bench
-    from corpora.loader import cache_root, data_root
+    from corpora.loader import cache_home
+    from corpora.sources import data_root
 
     root = data_root(args.data_dir)
     if root is not None and not (root / "ud").is_dir():
@@ -85,7 +86,7 @@ def handle_bench(args: argparse.Namespace) -> int:
         raise BenchmarkError("--train-mb, --memory-mb, --encode-mb and --growth-mb must be positive")
     options = BenchOptions(
         data_root=root,
-        work_dir=args.work_dir or cache_root().parent / "perf",  # cache_root() is <cache>/corpora
+        work_dir=args.work_dir or cache_home() / "perf",
         train_mb=args.train_mb,
         vocab_sizes=args.vocab_sizes,
         memory_mb=args.memory_mb,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
 import sys
 import textwrap
@@ -20,15 +19,21 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO, Literal, get_args, get_origin
+
+from pydantic.fields import FieldInfo
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from bpe.base import Tokenizer, TokenizerError, atomic_write_text, atomic_writer
+from bpe.base import Tokenizer, TokenizerError, atomic_writer
 from bpe.counts import PretokenCounts, count_pretokens, read_counts
 from bpe.distributed import ENGINES, LineReader
 from bpe.hf_export import EXPORTABLE, to_hf_json
+from bpe.options import FAMILY_OPTIONS, options_by_name
 from bpe.pretokenizers import PRETOKENIZERS
+from bpe.pretrained import FORMATS
+from bpe.render import render_pieces
+from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
 from bpe.trained import TrainedTokenizer
 
 INVALID_UTF8_POLICY = (
@@ -108,7 +113,7 @@ def _writing(out: Path) -> Iterator[None]:
         raise BenchmarkError(f"{out}: cannot write ({exc.strerror or exc})") from None
 
 
-def _write_lines(lines: Iterable[str]) -> None:
+def write_lines(lines: Iterable[str]) -> None:
     """Write to stdout as UTF-8 whatever the locale."""
     out = sys.stdout.buffer
     for line in lines:
@@ -224,18 +229,8 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--kind", required=True, choices=list(bpe.FAMILIES), help="tokenizer family")
     parser.add_argument("--vocab-size", required=True, type=int, metavar="N", help="vocabulary size, specials included")
-    parser.add_argument("--min-frequency", type=int, metavar="F", help="stop merging below this pair count")
-    parser.add_argument("--pretokenizer", metavar="P", help=f"pre-tokenizer: {', '.join(PRETOKENIZERS)}")
-    parser.add_argument(
-        "--end-of-word", choices=["separate", "attached", "none"], help="char-bpe end-of-word marker </w>"
-    )
-    parser.add_argument("--limit-alphabet", type=int, metavar="N", help="keep the N most frequent characters")
-    parser.add_argument(
-        "--character-coverage",
-        type=float,
-        metavar="C",
-        help="spm-*: share of the text whose characters get a piece (default 0.9995; the rest use byte pieces)",
-    )
+    for name, families in options_by_name().items():
+        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families))
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", nargs="+", metavar="FILE", help="training text, one text per line")
     source.add_argument("--counts", metavar="FILE", help="pre-token counts (Parquet) made by `tokbench count`")
@@ -244,20 +239,33 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_train)
 
 
+def _option_flag(families: dict[str, FieldInfo]) -> dict[str, Any]:
+    """argparse settings of one family option, from its declaration in ``bpe.options``: the value's
+    type (or its choices), the description, and the families taking it with their defaults."""
+    declaration = next(iter(families.values()))
+    kind = declaration.annotation
+    if type(None) in get_args(kind):  # X | None: the option may be left unset
+        kind = next(arg for arg in get_args(kind) if arg is not type(None))
+    if get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    defaults: dict[str, list[str]] = {}
+    for family, field in families.items():
+        defaults.setdefault("unset" if field.default is None else str(field.default), []).append(family)
+    takers = "; ".join(f"{', '.join(names)}: default {default}" for default, names in defaults.items())
+    settings: dict[str, Any] = {"help": f"{declaration.description} [{takers}]", "default": None}
+    if get_origin(kind) is Literal:
+        return {**settings, "choices": list(get_args(kind))}
+    return {**settings, "type": kind, "metavar": "N" if kind is int else "X"}
+
+
 def run_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_output_path(out)
     family = bpe.family_class(args.kind)
-    given = {
-        "min_frequency": args.min_frequency,
-        "pretokenizer": args.pretokenizer,
-        "end_of_word": args.end_of_word,
-        "limit_alphabet": args.limit_alphabet,
-        "character_coverage": args.character_coverage,
-        # a merge progress bar where someone watches (the families draw it on stderr)
-        "progress": sys.stderr.isatty(),
-    }
-    options: dict[str, Any] = {name: value for name, value in given.items() if value not in (None, False)}
+    # given values go to the family as they are: it validates them (zero is a value, not "unset")
+    options = {name: getattr(args, name) for name in options_by_name() if getattr(args, name) is not None}
+    # a merge progress bar where someone watches (the families draw it on stderr)
+    progress = sys.stderr.isatty()
     counted = args.counts is not None or args.engine != "local"
     if counted and not issubclass(family, TrainedTokenizer):
         raise BenchmarkError(
@@ -267,30 +275,27 @@ def run_train(args: argparse.Namespace) -> int:
         if args.engine != "local" or args.address is not None:
             raise BenchmarkError("--engine and --address count text; --counts is already counted")
         started = time.perf_counter()
-        tokenizer = bpe.train_from_counts(args.kind, read_counts(args.counts), args.vocab_size, **options)
+        counts = read_counts(args.counts)
+        tokenizer = bpe.train_from_counts(args.kind, counts, args.vocab_size, progress=progress, **options)
     elif args.engine != "local":
+        settings = FAMILY_OPTIONS[args.kind].parse(args.kind, options)  # refuse bad options before counting
         # char takes no pre-tokenizer: the characters of any (lossless) pre-tokens are the text's
-        args.pretokenizer = "unicode" if args.kind == "char" else args.pretokenizer or _default_pretokenizer(family)
+        args.pretokenizer = getattr(settings, "pretokenizer", "unicode")
         started = time.perf_counter()
-        tokenizer = bpe.train_from_counts(args.kind, count_files(args), args.vocab_size, **options)
+        counts = count_files(args)
+        tokenizer = bpe.train_from_counts(args.kind, counts, args.vocab_size, progress=progress, **options)
     else:
-        if args.workers is not None:
-            options["workers"] = args.workers
         with ExitStack() as stack:
             # every input must be readable before training starts
             handles = [(stack.enter_context(open_input(path)), path) for path in args.input]
             texts = _require_text((line for handle, name in handles for line in read_lines(handle, name)), args.input)
             started = time.perf_counter()
-            tokenizer = family.train(texts, args.vocab_size, **options)
+            tokenizer = family.train(texts, args.vocab_size, progress=progress, workers=args.workers, **options)
     seconds = time.perf_counter() - started
     with _writing(out):
         tokenizer.save(out)
     print(_summary(tokenizer, args.vocab_size, seconds, out))
     return 0
-
-
-def _default_pretokenizer(family: type[Tokenizer]) -> str:
-    return inspect.signature(family.train).parameters["pretokenizer"].default
 
 
 def _require_text(texts: Iterable[str], paths: list[str]) -> Iterator[str]:
@@ -314,22 +319,53 @@ def _summary(tokenizer: Tokenizer, requested: int, seconds: float, out: Path) ->
 
 # -- encode / decode ----------------------------------------------------------
 
+TOKENIZER_HELP = textwrap.fill(
+    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: a tokbench tokenizer JSON, "
+    "a Hugging Face tokenizer.json (or its directory), a sentencepiece .model, a tiktoken rank file "
+    "(with --pattern) or a Mistral tekken JSON; the format is detected from the file's content "
+    "(docs/formats.md).",
+    width=100,
+)
+
+
+def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
+    """--tokenizer plus the options of files that need them (--format, --pattern)."""
+    parser.add_argument("--tokenizer", required=True, metavar="TOKENIZER", help="tokenizer name or file")
+    parser.add_argument(
+        "--format", choices=list(FORMATS), help="refuse the file unless it is in this format (default: detect)"
+    )
+    add_pattern_option(parser)
+
+
+def add_pattern_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pattern",
+        metavar="P",
+        help=f"pre-tokenizer of a tiktoken rank file: {', '.join(TIKTOKEN_PATTERNS)} or a regular expression",
+    )
+
+
+def load_tokenizer(args: argparse.Namespace) -> Tokenizer:
+    return bpe.load(args.tokenizer, format=args.format, pattern=args.pattern)
+
 
 def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "encode",
         "Encode text, one input line to one JSON array of ids (or pieces) per output line.",
-        "TOKENIZER is a saved tokenizer JSON file or a production tokenizer name "
-        f"({', '.join(bpe.PRODUCTION)}).\n\n"
+        f"{TOKENIZER_HELP}\n\n"
+        "--pieces prints each token as the text it covers, the way `tokbench show` does: a space as ␣,\n"
+        "bytes of a partial UTF-8 character as <0xNN>, a token covering no text as ∅ (bpe/render.py).\n\n"
         "examples:\n"
         "  echo 'Hello world' | tokbench encode --tokenizer cl100k        # [9906, 1917]\n"
-        "  tokbench encode --tokenizer byte-bpe-8k.json --input text.txt --pieces",
+        "  tokbench encode --tokenizer byte-bpe-8k.json --input text.txt --pieces\n"
+        "  tokbench encode --tokenizer gpt2.tiktoken --pattern gpt2 --input text.txt",
     )
-    parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
+    add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
     parser.add_argument("--out", metavar="PATH", help="file to write (default: stdout)")
-    parser.add_argument("--pieces", action="store_true", help="print pieces (strings) instead of ids")
+    parser.add_argument("--pieces", action="store_true", help="print the text each token covers instead of ids")
     parser.set_defaults(handler=run_encode)
 
 
@@ -338,7 +374,7 @@ BATCH_LINES = 20_000
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    tokenizer = bpe.load(args.tokenizer)
+    tokenizer = load_tokenizer(args)
     out = Path(args.out) if args.out else None
     if out is not None:
         _check_output_path(out)
@@ -365,8 +401,11 @@ def _encode_lines(tokenizer: Tokenizer, lines: Iterator[str], pieces: bool, sink
             sink.write(encoder.json_lines(batch))
     else:
         for line in lines:
-            ids = tokenizer.encode(line)
-            sink.write(json.dumps(tokenizer.pieces(ids) if pieces else ids, ensure_ascii=False).encode("utf-8") + b"\n")
+            if pieces:
+                encoded: list[Any] = render_pieces(line, tokenizer.encode_with_spans(line), tokenizer.unk_id)
+            else:
+                encoded = tokenizer.encode(line)
+            sink.write(json.dumps(encoded, ensure_ascii=False).encode("utf-8") + b"\n")
     sink.flush()
 
 
@@ -376,24 +415,25 @@ def _register_decode(subparsers: argparse._SubParsersAction) -> None:
         "decode",
         "Decode ids, one JSON array of integer ids per input line to one text line.",
         "All lines are checked before anything is written: a line that is not a JSON array of\n"
-        "integers, or holds an id outside the vocabulary, is an error naming the line.\n\n"
+        "integers, or holds an id outside the vocabulary, is an error naming the line.\n"
+        f"{TOKENIZER_HELP}\n\n"
         "example:\n"
         "  echo '[9906, 1917]' | tokbench decode --tokenizer cl100k        # Hello world",
     )
-    parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
+    add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="JSON arrays of ids, one per line (default: stdin)")
     parser.set_defaults(handler=run_decode)
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    tokenizer = bpe.load(args.tokenizer)
+    tokenizer = load_tokenizer(args)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
         texts = [
             _decode_line(tokenizer, line, f"{name} line {number}")
             for number, line in enumerate(read_lines(handle, name), start=1)
         ]
-    _write_lines(texts)
+    write_lines(texts)
     return 0
 
 
@@ -433,6 +473,8 @@ def _register_export(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from benchmarks.files import atomic_write_text  # imports pandas: only when exporting
+
     out = Path(args.out)
     _check_output_path(out)
     exported = to_hf_json(bpe.load(args.tokenizer))

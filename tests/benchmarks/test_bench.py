@@ -1,5 +1,5 @@
-"""Smoke test of the performance harness (`tokbench bench`) on ~100 KB, and of the diverse text it
-generates; the real figures are not timed tests (benchmarks/perf/RESULTS.md)."""
+"""Smoke test of the performance harness (`tokbench bench`) on ~100 KB of text from the sample data root,
+and of the diverse text it generates; the real figures are not timed tests (benchmarks/perf/RESULTS.md)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from benchmarks.cli import main
 from benchmarks.perf.corpus import TYPES_PER_REAL_TYPE, word_types, write_diverse
 
 
-def test_bench_runs_on_100_kb(data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_runs_on_100_kb(sample_data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "RESULTS.md"
     suites = "train,encode,sweep" + (",count" if importlib.util.find_spec("distributed") else "")
     argv = [
         "bench",
         "--data-dir",
-        data_root,
+        sample_data_root,
         "--train-mb",
         "0.1",
         "--encode-mb",

@@ -43,9 +43,9 @@ def test_counts_equal_the_regex_on_embedded_text(embedded_text: dict[str, list[s
 
 
 @pytest.mark.parametrize("pretokenizer", list(PRETOKENIZERS))
-def test_counts_equal_the_regex_on_flores(flores_lines: dict[str, list[str]], pretokenizer: str) -> None:
+def test_counts_equal_the_regex_on_flores(flores: dict[str, list[str]], pretokenizer: str) -> None:
     for language in LANGUAGES:
-        lines = flores_lines[language]
+        lines = flores[language]
         assert count_pretokens(lines, pretokenizer, workers=1) == regex_counts(lines, pretokenizer), language
 
 
@@ -216,9 +216,9 @@ def test_training_from_counts_equals_training_from_text(
         assert from_counts.to_dict() == direct.to_dict(), language
 
 
-def test_training_from_counts_on_flores(flores_lines: dict[str, list[str]]) -> None:
+def test_training_from_counts_on_flores(flores: dict[str, list[str]]) -> None:
     for language in LANGUAGES:
-        lines = flores_lines[language][:1000]
+        lines = flores[language][:1000]
         for kind in ("char-bpe", "byte-bpe"):
             counts = count_pretokens(lines, {"char-bpe": "unicode", "byte-bpe": "gpt2"}[kind])
             assert bpe.train_from_counts(kind, counts, 3000).to_dict() == bpe.train(kind, lines, 3000).to_dict()

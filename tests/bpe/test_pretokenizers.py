@@ -76,20 +76,20 @@ def test_patterns_equal_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
     assert openai_public.o200k_base()["pat_str"] == O200K_PATTERN
 
 
-def test_gpt2_matches_hf_bytelevel_on_flores(flores_lines: dict[str, list[str]]) -> None:
+def test_gpt2_matches_hf_bytelevel_on_flores(flores: dict[str, list[str]]) -> None:
     """Independent check: HF tokenizers' ByteLevel pre-tokenizer uses the original GPT-2 regex."""
     pre_tokenizers = pytest.importorskip("tokenizers.pre_tokenizers")
     hf = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    for lines in flores_lines.values():
+    for lines in flores.values():
         for line in lines[:300]:
             ours = [bytes_to_piece(piece.encode("utf-8")) for piece in split("gpt2", line)]
             assert ours == [piece for piece, _ in hf.pre_tokenize_str(line)]
 
 
 @pytest.mark.parametrize("name", list(PRETOKENIZERS))
-def test_lossless_with_byte_offsets_on_flores(name: str, flores_lines: dict[str, list[str]]) -> None:
+def test_lossless_with_byte_offsets_on_flores(name: str, flores_sample: dict[str, list[str]]) -> None:
     pretokenizer = get_pretokenizer(name)
-    for lines in flores_lines.values():
+    for lines in flores_sample.values():
         for line in lines[:200]:
             check_lossless(pretokenizer.split_with_offsets(line), line)
 

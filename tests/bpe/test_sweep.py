@@ -12,6 +12,7 @@ import bpe
 from bpe.base import Tokenizer, TokenizerError
 
 LANGUAGES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
+UD_CODES = {"eng_Latn": "en", "tur_Latn": "tr", "rus_Cyrl": "ru", "kor_Hang": "ko"}
 SWEEPS = [
     ("byte-bpe", {}, (2500, 1200, 700, 300)),
     ("byte-bpe", {"min_frequency": 40}, (100_000, 3000, 600)),  # stops early: nothing left at 40
@@ -51,13 +52,27 @@ def test_sweep_equals_direct_training_on_embedded_text(
     ("kind", "sizes"), [("byte-bpe", (8000, 3000)), ("char-bpe", (8000, 2000)), ("word", (8000, 900))]
 )
 def test_sweep_equals_direct_training_on_ud(
-    ud_text: dict[str, list[str]], flores_lines: dict[str, list[str]], tmp_path: Path, kind: str, sizes: tuple[int, ...]
+    each_data_root: Path, flores: dict[str, list[str]], tmp_path: Path, kind: str, sizes: tuple[int, ...]
 ) -> None:
+    """Trained on a data root's UD train/dev sentences (test files held out), FLORES lines held out."""
     for language in LANGUAGES:
-        train = ud_text[language][:4000]
+        train = ud_sentences(each_data_root, language)[:4000]
+        assert train, language
         sweep = bpe.train_sweep(kind, train, sizes)
         for size in sizes:
-            assert_identical(sweep[size], bpe.train(kind, train, size), flores_lines[language][:100], tmp_path)
+            assert_identical(sweep[size], bpe.train(kind, train, size), flores[language][:100], tmp_path)
+
+
+def ud_sentences(root: Path, language: str) -> list[str]:
+    """The ``# text =`` sentences of the UD train and dev files of ``language`` under data root ``root``."""
+    folder = root / "ud" / UD_CODES[language]
+    files = [*sorted(folder.glob("*-ud-train.conllu")), *sorted(folder.glob("*-ud-dev.conllu"))]
+    return [
+        line.removeprefix("# text = ")
+        for path in files
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# text = ")
+    ]
 
 
 def test_derive_from_a_saved_tokenizer(embedded_text: dict[str, list[str]], tmp_path: Path) -> None:

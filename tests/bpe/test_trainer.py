@@ -6,12 +6,13 @@ import random
 from collections import Counter
 
 import pytest
-from naive_bpe import apply_in_training_order, naive_train
 
 import bpe
 from bpe.base import TokenizerError
 from bpe.pretokenizers import get_pretokenizer
 from bpe.trainer import Merge, checked_texts, train_merges
+from tests.bpe.naive_bpe import apply_in_training_order, naive_train
+from tests.conftest import leading
 
 
 def as_tuples(merges: list[Merge]) -> list[tuple[int, int, int]]:
@@ -55,8 +56,8 @@ def flores_word_counts(lines: list[str], level: str) -> tuple[Counter[tuple[int,
 
 @pytest.mark.parametrize("level", ["chars", "bytes"])
 @pytest.mark.parametrize("language", ["eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang"])
-def test_flores_matches_naive(flores_lines: dict[str, list[str]], language: str, level: str) -> None:
-    word_counts, keys = flores_word_counts(flores_lines[language][:150], level)
+def test_flores_matches_naive(flores: dict[str, list[str]], language: str, level: str) -> None:
+    word_counts, keys = flores_word_counts(flores[language][:100], level)
     fast = train_merges(word_counts, keys, 200)
     slow, final_words = naive_train(word_counts, keys, 200)
     assert len(fast) == 200 and fast[-1].count >= 2  # enough data for every merge to be a real one
@@ -70,11 +71,14 @@ def test_flores_matches_naive(flores_lines: dict[str, list[str]], language: str,
 @pytest.mark.parametrize(
     ("kind", "options"), [("char-bpe", {}), ("byte-bpe", {}), ("byte-bpe", {"pretokenizer": "o200k"})]
 )
-def test_rank_encoding_equals_training_order(flores_lines: dict[str, list[str]], kind: str, options: dict) -> None:
+def test_rank_encoding_equals_training_order(
+    embedded_text: dict[str, list[str]], flores_sample: dict[str, list[str]], kind: str, options: dict
+) -> None:
     """The rank-based encode loop gives the same ids as applying every merge in order (seed 000's encode)."""
-    tokenizer = bpe.train(kind, [line for lines in flores_lines.values() for line in lines[:200]], 1000, **options)
+    tokenizer = bpe.train(kind, [text for texts in embedded_text.values() for text in leading(texts, 25_000)], 1000,
+                          **options)  # fmt: skip
     ids = {piece: token_id for token_id, piece in enumerate(tokenizer.vocab)}
-    held_out = {pretoken for lines in flores_lines.values() for line in lines[1000:1050]
+    held_out = {pretoken for lines in flores_sample.values() for line in lines[:50]
                 for pretoken in tokenizer.pretokenizer.split(line)}  # fmt: skip
     for pretoken in sorted(held_out):
         if kind == "char-bpe":
