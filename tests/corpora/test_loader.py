@@ -1,5 +1,5 @@
-"""Loading real corpora: embedded package text, the paper corpora from a data root (the sample, then the
-full one), hub fallback, split, cache, bad input."""
+"""Loading real corpora: embedded package text, the paper corpora from a data root (the full one when
+present, else the shipped sample), hub fallback, split, cache, bad input."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from corpora import CorpusError, CorpusWarning, load_corpus, load_spec
 from corpora.loader import split_role
 from corpora.spec import parse_spec
-from tests.conftest import FULL_DATA, FULL_DATA_ROOT, SAMPLE_DATA_ROOT, read_flores
+from tests.conftest import DATA_ROOT, by_data, read_flores
 
 FLORES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 #: measured sizes of the embedded defaults (documents, characters over train + test)
@@ -90,18 +90,11 @@ FULL_TRAIN = {
     "rus": {"ud/ru/ru_gsd-ud-dev.conllu": 579, "ud/ru/ru_taiga-ud-dev.conllu": 1260},
     "kor": {"ud/ko/ko_kaist-ud-dev.conllu": 2066, "ud/ko/ko_gsd-ud-dev.conllu": 950},
 }
-UD_CASES = [
-    *(pytest.param(SAMPLE_DATA_ROOT, lang, files, id=f"sample-{lang}") for lang, files in SAMPLE_TRAIN.items()),
-    *(
-        pytest.param(FULL_DATA_ROOT, lang, files, id=f"full-{lang}", marks=FULL_DATA)
-        for lang, files in FULL_TRAIN.items()
-    ),
-]
 
 
-@pytest.mark.parametrize(("root", "language", "train_files"), UD_CASES)
-def test_ud_corpora_from_a_data_root(root, language, train_files, cache):
-    corpus = load_corpus(f"ud-{language}", data_dir=root, cache_dir=cache)
+@pytest.mark.parametrize(("language", "train_files"), by_data(SAMPLE_TRAIN, FULL_TRAIN).items())
+def test_ud_corpora_from_a_data_root(language, train_files, cache):
+    corpus = load_corpus(f"ud-{language}", data_dir=DATA_ROOT, cache_dir=cache)
     assert corpus.roles() == ["train", "test", "eval"]
     for role in ("train", "test"):
         assert all(d.words for d in corpus.documents(role)), "UD documents carry gold words"
@@ -114,15 +107,15 @@ def test_ud_corpora_from_a_data_root(root, language, train_files, cache):
     assert test_ids and all("-ud-test" in name for name in test_ids)
     evaluation = corpus.documents("eval")
     flores = next(code for code in FLORES if code.startswith(language))
-    lines = read_flores(root)[flores]
+    lines = read_flores(DATA_ROOT)[flores]
     assert [d.text for d in evaluation] == [unicodedata.normalize("NFC", line) for line in lines]
     assert [d.id for d in evaluation] == [f"flores/{flores}.txt:{i}" for i in range(1, len(lines) + 1)]
     assert evaluation[0].words is None
 
 
-def test_data_root_from_the_environment(each_data_root, cache, monkeypatch):
-    monkeypatch.setenv("TOKBENCH_DATA", str(each_data_root))
-    assert load_corpus("ud-eng", cache_dir=cache).data_dir == each_data_root.resolve()
+def test_data_root_from_the_environment(cache, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_DATA", str(DATA_ROOT))
+    assert load_corpus("ud-eng", cache_dir=cache).data_dir == DATA_ROOT.resolve()
 
 
 def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeypatch):
@@ -136,14 +129,14 @@ def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeyp
     assert "cannot reach the Hugging Face hub" in message and "pass --data-dir DIR" in message
 
 
-def test_references_gold_from_data_root_and_silver(each_data_root, tmp_path, cache):
+def test_references_gold_from_data_root_and_silver(tmp_path, cache):
     body = (
         '[[sources]]\nkind = "path"\nrole = "test"\nformat = "conllu"\nfiles = "ud/en/en_ewt-ud-test.conllu"\n'
         '[[references]]\nname = "sigmorphon"\nreader = "sigmorphon2022-word"\n'
         'files = "morph/eng/sigmorphon2022_eng.word.dev.tsv"\n'
         '[[references]]\nname = "lemminflect"\nanalyzer = "lemminflect"\n'
     )
-    corpus = load_corpus(spec_for(tmp_path, body, language="eng_Latn"), data_dir=each_data_root, cache_dir=cache)
+    corpus = load_corpus(spec_for(tmp_path, body, language="eng_Latn"), data_dir=DATA_ROOT, cache_dir=cache)
     references = corpus.references()
     assert set(references) == {"sigmorphon", "lemminflect"}
     assert references["sigmorphon"].kind == "gold" and references["lemminflect"].kind == "silver"
