@@ -1,6 +1,8 @@
 """The interface every tokenizer family shares: train / encode / decode / save / load.
 
-A tokenizer is a pipeline of three swappable pieces (as in HF ``tokenizers``):
+A tokenizer is a pipeline of three pieces, named as in HF ``tokenizers``. Only the
+pre-tokenizer can be chosen (option ``pretokenizer`` of word, char-bpe and byte-bpe); the
+other two come with the family:
 
 * a **pre-tokenizer** (``bpe.pretokenizers``) cuts text into pre-tokens that
   merges never cross;
@@ -30,7 +32,7 @@ FORMAT_NAME = "tokbench-tokenizer"
 FORMAT_VERSION = 1
 
 #: Special tokens every trainable family reserves, in this order, at ids 0..3
-#: (the sentencepiece layout of seed 004: pad 0 / unk 1 / bos 2 / eos 3).
+#: (sentencepiece's ``--pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3`` layout).
 DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = ("<pad>", "<unk>", "<s>", "</s>")
 UNK = "<unk>"
 

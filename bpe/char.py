@@ -1,9 +1,9 @@
-"""char: one id per character (seeds 002 and 000).
+"""char: one id per character.
 
 The alphabet is the characters of the training text; if ``vocab_size`` cannot
 hold them all, the most frequent are kept (ties: code point order), as are
 only characters seen at least ``min_frequency`` times (default 1).  Ids follow
-the specials in code point order (seed 002 sorts its alphabet).  Characters
+the specials in code point order (a sorted alphabet, as in nanoGPT's ``sorted(set(text))``).  Characters
 outside the alphabet encode as ``<unk>`` covering their bytes.
 """
 

@@ -1,18 +1,19 @@
-"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016; seeds 000, 001, 004).
+"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016).
 
 Each pre-token is split into characters plus an end-of-word marker ``</w>``
 (``end_of_word``):
 
 ``separate`` (default)
-    ``</w>`` is its own base symbol after the last character (seed 000 writes
-    ``<w>``); it covers no input, so its byte span is empty.
+    ``</w>`` is its own base symbol after the last character; it covers no
+    input, so its byte span is empty.
 ``attached``
     The marker is glued to the last character (subword-nmt 0.2 / HF tokenizers
     style): ``t</w>`` is a base symbol distinct from ``t``.  A character seen
     only word-finally then has no word-inner symbol (and vice versa): it
     encodes as ``<unk>`` in the other position.
 ``none``
-    No marker (seed 001's ``_AB_ABC_AB_ABAB`` example).
+    No marker: a piece can end a word or sit inside one alike (with the
+    ``none`` pre-tokenizer, BPE on one string such as ``_AB_ABC_AB_ABAB``).
 
 The alphabet is every character of the training text, or with
 ``limit_alphabet=N`` the N most frequent ones (ties: code point order); other
@@ -74,7 +75,7 @@ class CharBPETokenizer(MergeTokenizer):
     def from_piece_merges(
         cls, base_pieces: Sequence[str], merges: Iterable[tuple[str, str]], **options: Any
     ) -> CharBPETokenizer:
-        """Build from merges written as piece strings, e.g. seed 000's ``("t", "h"), ("th", "e")``.
+        """Build from merges written as piece strings, e.g. ``("t", "h"), ("th", "e")``.
         A piece names the lowest id that spells it."""
         untrained = cls(base_pieces, **options)
         ids: dict[str, int] = {}

@@ -1,6 +1,6 @@
 """Reference rows ``spm-bpe`` and ``spm-unigram``: sentencepiece behind the Tokenizer interface.
 
-Settings follow seed 004 (pad 0 / unk 1 / bos 2 / eos 3, byte fallback on) with
+Settings: pad 0 / unk 1 / bos 2 / eos 3 (every trainable family's layout), byte fallback on, and
 four deliberate choices:
 
 * **identity normalization**, no whitespace collapsing: every piece maps back to

@@ -1,11 +1,11 @@
-"""word: one id per pre-token seen in training (seed 000's word-level tokenizer, done right).
+"""word: one id per pre-token seen in training (the word-level baseline).
 
 The vocabulary is the specials followed by the most frequent pre-tokens, up to
 ``vocab_size`` entries (ties: higher count first, then code point order;
 pre-tokens seen fewer than ``min_frequency`` times, default 1, are left out).
 An unknown pre-token encodes as ``<unk>`` covering its bytes: a word is never
-dropped (seed 000: dropping ``unusual`` from ``the unusual dog`` makes ``the``
-and ``dog`` look adjacent).  With the default ``unicode`` pre-tokenizer a word
+dropped (a tokenizer that drops ``unusual`` from ``the unusual dog`` makes
+``the`` and ``dog`` look adjacent).  With the default ``unicode`` pre-tokenizer a word
 carries its leading space, so `` dog`` and ``dog`` are different entries and
 decoding is lossless whenever no ``<unk>`` was produced.
 """

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "so a second run retrains nothing; an interrupted run resumes when started again with the\n"
             "same config and --out."
         ),
-        epilog="examples:\n  tokbench run\n  tokbench run paper --data-dir ../shared/data --jobs 2",
+        epilog="examples:\n  tokbench run\n  tokbench run paper --data-dir DIR --jobs 2",
     )
     run.add_argument("config", nargs="?", default="quick",
                      help="a config shipped in benchmarks/ (quick, paper) or a path to a TOML file (default: quick)")

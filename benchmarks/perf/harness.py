@@ -1,4 +1,4 @@
-"""`tokbench bench`: every measurement of issue 5 in one run, on the same text, each in a fresh child
+"""`tokbench bench`: every performance measurement in one run, on the same text, each in a fresh child
 process (``benchmarks.perf.child``), printed as markdown tables and optionally written to RESULTS.md
 with a plot of the growth from 1 MB to 100 MB.
 
@@ -394,7 +394,7 @@ def run_bench(options: BenchOptions) -> str:
         f"share ({describe(sources, int(options.size_mb * 1e6))}). Repetition inflates pre-token counts, not "
         "types; see benchmarks/perf/README.md for the method.",
         "",
-        f"Targets (issue 5): {TARGETS}.",
+        f"Targets: {TARGETS}.",
     ]
     report = "\n".join(header) + "\n\n" + "\n\n".join(bench.sections) + "\n"
     if options.results is not None:
