@@ -1,6 +1,6 @@
 """Differential tests of the compiled merge kernel against the naive reference (``naive_bpe``):
 identical merge lists, merge for merge (ids and counts), on seeded random corpora and on the
-FLORES lines of all four languages (the sample's, then the full data root's), with byte units and with
+FLORES lines of all four languages (the full data root's, else the sample's), with byte units and with
 code point units."""
 
 from __future__ import annotations
