@@ -14,11 +14,12 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from benchmarks.errors import BenchmarkError
 from bpe.base import TokenizerError
-from corpora.errors import CorpusError
+from corpora.errors import CorpusError, CorpusWarning
 
 # modules that add subcommands, in the order `--help` lists them
 COMMAND_MODULES = [
@@ -71,11 +72,19 @@ def describe_failure(exc: Exception) -> tuple[int, str]:
                             f"run again with {DEBUG_VARIABLE}=1 for the traceback")  # fmt: skip
 
 
+def show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """A warning as one line (no source line): ``tokbench: warning: ...``."""
+    label = "" if issubclass(category, CorpusWarning) else f"{category.__name__}: "
+    print(f"tokbench: warning: {label}{one_line(message)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = show_warning
+            return int(args.handler(args) or 0)
     except BrokenPipeError:  # e.g. `tokbench encode ... | head`
         return 0
     except KeyboardInterrupt:

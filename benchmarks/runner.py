@@ -118,7 +118,10 @@ def run_folder_lock(out_dir: Path) -> Iterator[None]:
     goes with its holder, so a killed run leaves no stale lock behind."""
     from filelock import FileLock, Timeout
 
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BenchmarkError(f"{out_dir}: cannot create the run directory ({exc.strerror or exc})") from None
     lock = FileLock(str(out_dir / LOCK_FILE), timeout=0)
     try:
         lock.acquire()
