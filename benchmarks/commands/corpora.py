@@ -123,6 +123,10 @@ def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool, referen
         corpus = load_corpus(spec, data_dir=data_dir)
     for warning in caught:
         print(f"tokbench: warning: {warning.message}", file=sys.stderr)
+    for roles, purpose in (("train",), "train on"), (("test", "eval"), "compute metrics on"):
+        if not any(corpus.documents(role) for role in roles):
+            print(f"tokbench: warning: {spec.id}: no {' or '.join(roles)} documents: `tokbench run` needs them to "
+                  f"{purpose}", file=sys.stderr)  # fmt: skip
     stats = corpus_stats(corpus)
     if references:
         stats["references"] = reference_coverage(corpus)

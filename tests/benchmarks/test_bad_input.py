@@ -94,6 +94,9 @@ CASES = [
     # -- 1: a corpus without test documents, found before training
     Case("1-train-only-corpus", RUN, 2, ("corpus 'kit'", "no test or eval documents", 'role = "test"'),
          kit(**{"kit.toml": spec(source("train", "train.txt"))}), absent=("out",)),
+    Case("1-validate-says-so", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 0,
+         ("tokbench: warning: kit: no test or eval documents", "needs them to compute metrics on"),
+         kit(**{"kit.toml": spec(source("train", "train.txt"))})),
     Case("1-three-line-corpus", RUN, 2, ("no test or eval documents", "test_fraction = 0.1"),
          kit(**{"tiny.txt": "\n".join(FLORES[:3]) + "\n", "kit.toml": spec(source("all", "tiny.txt"))}),
          absent=("out",)),
