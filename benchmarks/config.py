@@ -4,18 +4,19 @@ production rows, bootstrap settings and the seed.
 
 Format (declared by the models below: unknown keys, types and ranges are errors naming the key)::
 
-    name = "quick"                      # run name; default output dir is runs/<name>
+    name = "quick"                      # run name (letters, digits, . _ -); default output dir is runs/<name>
     description = "..."
     seed = 0                            # bootstrap resampling seed (training is deterministic and takes no seed)
-    corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
+    corpora = ["embedded-tur", ...]     # shipped corpus ids (corpora/*.toml) or spec files (see `corpus_source`)
     production = ["cl100k"]             # encode-only production rows (optional)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS);
+                                        # each must be computable by this grid (checked before any training)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
     label = "char-bpe"                  # row name in tables (default: kind); must be unique
-    vocab_sizes = [1000, 4000]
+    vocab_sizes = [1000, 4000]          # distinct, each at least the family's minimum (bpe: Tokenizer.vocab_floor)
     options = { end_of_word = "separate", min_frequency = 2 }   # the family's options (bpe.options)
 
     [bootstrap]
@@ -23,18 +24,22 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     confidence = 0.95
 
     [report]
-    vocab_size = 4000                   # the vocabulary size paper tables are drawn at
+    vocab_size = 4000                   # the vocabulary size paper tables are drawn at: one of the vocab_sizes
+
+Everything here is checked when the file is read; what needs the corpora' text (roles, vocabulary
+sizes against each training text's alphabet) is checked by ``benchmarks.preflight`` before any training.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -57,13 +62,34 @@ Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
 ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
 MetricName = Literal[tuple(METRICS)]  # type: ignore[valid-type]
 
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _run_name(name: str) -> str:
+    if not _RUN_NAME.match(name):
+        raise ValueError(
+            "must be a plain name (letters, digits, '.', '_', '-', starting with a letter or digit): "
+            f"the default output folder is runs/<name>, got {name!r}"
+        )
+    return name
+
+
+def _distinct(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    repeated = next((value for value in values if values.count(value) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"must not repeat an entry: {repeated!r} is given twice")
+    return values
+
+
+MetricSelection = Annotated[tuple[MetricName, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
+
 
 class TokenizerEntry(Table):
     """One ``[[tokenizers]]`` table: a family trained at each vocabulary size with the same options."""
 
     kind: Kind
     label: str = Field(default_factory=lambda validated: validated.get("kind", ""))
-    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1)]
+    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
     options: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("options")
@@ -74,6 +100,17 @@ class TokenizerEntry(Table):
         if "kind" in info.data:
             FAMILY_OPTIONS[info.data["kind"]].parse(info.data["kind"], options)
         return options
+
+    @model_validator(mode="after")
+    def _sizes_above_the_family_floor(self) -> TokenizerEntry:
+        """Below this floor no text can be trained on (the floor on the actual training text is
+        checked before training, ``benchmarks.preflight``)."""
+        floor = bpe.family_class(self.kind).vocab_floor(None, **self.options)
+        for position, size in enumerate(self.vocab_sizes):
+            if size < floor.minimum:
+                raise table_rule(f"vocab_sizes[{position}] = {size} is below the minimum {floor.minimum} for "
+                                 f"{self.kind} ({floor.parts})")  # fmt: skip
+        return self
 
     @property
     def row_type(self) -> str:
@@ -92,14 +129,15 @@ class Report(Table):
 class ExperimentConfig(Table):
     """A validated experiment config; ``source`` is the file it came from."""
 
-    name: str
+    name: Annotated[str, AfterValidator(_run_name)]
     description: str = ""
     seed: int = 0
-    corpora: Annotated[tuple[str, ...], Strict(False), Field(min_length=1)]
+    corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
+                       AfterValidator(_distinct)]  # fmt: skip
     tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)]
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
     max_train_chars: PositiveInt | None = None
-    metrics: Annotated[tuple[MetricName, ...], Strict(False)] | None = None  # None: every metric
+    metrics: MetricSelection | None = None  # None: every metric
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
     _source: str = PrivateAttr("<config>")
@@ -112,11 +150,38 @@ class ExperimentConfig(Table):
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`")
+        if self.metrics is not None and not any(METRICS[name].deterministic for name in self.metrics):
+            measured = ", ".join(name for name in METRICS if not METRICS[name].deterministic)
+            raise table_rule(f"metrics: select at least one metric of results.* ({measured} are wall-clock "
+                             "figures, written to costs.csv only)")  # fmt: skip
+        sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
+        if self.report.vocab_size is not None and sizes and self.report.vocab_size not in sizes:
+            raise table_rule(f"report.vocab_size = {self.report.vocab_size} is not a vocabulary size of any "
+                             f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes))})")  # fmt: skip
         return self
 
     @property
     def source(self) -> str:
         return self._source
+
+    def corpus_source(self, entry: str) -> str | Path:
+        """A ``corpora`` entry as ``corpora.load_corpus`` takes it: a shipped spec id, or the spec file
+        it names.  An entry is a file when it ends in ``.toml`` or holds a ``/``; a relative path is
+        looked up in the config file's folder, then in the current directory."""
+        if not entry.endswith(".toml") and "/" not in entry:
+            return entry
+        path = Path(entry).expanduser()
+        if path.is_absolute():
+            return path
+        folder = Path(self._source).parent if Path(self._source).is_file() else None
+        places = ([("the config folder", folder / path)] if folder is not None else []) + [
+            ("the current directory", Path.cwd() / path)
+        ]
+        for _where, candidate in places:
+            if candidate.is_file():
+                return candidate
+        looked = ", then ".join(f"{where} ({candidate})" for where, candidate in places)
+        raise BenchmarkError(f"{self._source}: corpora: spec file {entry!r} not found; looked in {looked}")
 
     @property
     def bootstrap_resamples(self) -> int:

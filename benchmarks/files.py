@@ -75,6 +75,18 @@ def atomic_write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def check_writable_dir(path: Path, what: str) -> None:
+    """Fail, before any work, when ``path`` cannot be or become a directory this process writes to
+    (``what`` names it in the message: "run directory (--out)")."""
+    if path.exists() and not path.is_dir():
+        raise BenchmarkError(f"{path}: the {what} exists and is not a directory")
+    existing = next((parent for parent in (path.absolute(), *path.absolute().parents) if parent.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise BenchmarkError(f"{path}: the {what} cannot be created: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise BenchmarkError(f"{path}: the {what} is not writable ({existing}: permission denied or read-only)")
+
+
 def tokenizer_cache_dir() -> Path:
     """Where trained tokenizers are cached across runs."""
     return cache_home() / "tokenizers"
@@ -98,7 +110,8 @@ def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def read_results(run_dir: Path) -> pd.DataFrame:
     """results.parquet (or results.csv when the parquet is absent), checked: every column of
-    ``RESULT_COLUMNS`` with its dtype, known metrics and row types, one kind and options per label."""
+    ``RESULT_COLUMNS`` with its dtype, known metrics and row types, each key (``KEY_COLUMNS``) once,
+    one kind and options per label."""
     parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
     path = parquet if parquet.is_file() else csv
     if not path.is_file():
@@ -131,6 +144,10 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
     if bad_types:
         raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
+    repeated = frame[frame.duplicated(KEY_COLUMNS, keep=False)]
+    if not repeated.empty:
+        named = ", ".join(f"{column}={repeated.iloc[0][column]!r}" for column in KEY_COLUMNS)
+        raise BenchmarkError(f"{path}: {len(repeated)} rows share one key ({named}); each key must appear once")
     identities = frame.groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
     ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
     if ambiguous:

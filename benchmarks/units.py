@@ -16,6 +16,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
+from benchmarks.errors import BenchmarkError
 from benchmarks.files import atomic_write_text
 from benchmarks.registry import Capability, capabilities_of
 
@@ -97,12 +100,30 @@ def write_unit_result(path: Path, result: UnitResult) -> None:
     atomic_write_text(path, json.dumps(document, ensure_ascii=False) + "\n")
 
 
-def read_unit_result(path: Path) -> UnitResult:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    unit = Unit(**dict(document["unit"], options=tuple(document["unit"]["options"].items())))
-    return UnitResult(
-        unit=unit,
-        rows=[ResultRow(**row) for row in document["rows"]],
-        costs=document["costs"],
-        counts={role: DocumentCounts(**counts) for role, counts in document["counts"].items()},
-    )
+class UnitFileError(BenchmarkError):
+    """A unit file that does not read back as the unit expected (truncated, edited, another unit's)."""
+
+
+_UNIT = TypeAdapter(Unit)
+_ROWS = TypeAdapter(list[ResultRow])
+_COSTS = TypeAdapter(dict[str, float])
+_COUNTS = TypeAdapter(dict[str, DocumentCounts])
+
+
+def read_unit_result(path: Path, expected: Unit | None = None) -> UnitResult:
+    """The unit result saved at ``path``, every field checked; a UnitFileError when the file is
+    unreadable, malformed, or (given ``expected``) holds another unit."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        unit = _UNIT.validate_python(dict(document["unit"], options=tuple(document["unit"]["options"].items())))
+        result = UnitResult(unit, _ROWS.validate_python(document["rows"]), _COSTS.validate_python(document["costs"]),
+                            _COUNTS.validate_python(document["counts"]))  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # JSON, pydantic: ValueErrors
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UnitFileError(f"{path}: damaged unit file ({type(exc).__name__}: {reason})") from None
+    if expected is not None and unit != expected:
+        raise UnitFileError(f"{path}: holds unit {unit.key!r}, expected {expected.key!r}")
+    for role, counts in result.counts.items():
+        if not len(counts.ids) == len(counts.tokens) == len(counts.chars):
+            raise UnitFileError(f"{path}: damaged unit file (the document counts of {role!r} differ in length)")
+    return result

@@ -46,6 +46,23 @@ class TokenizerError(ValueError):
 
 
 @dataclass(frozen=True)
+class VocabFloor:
+    """The smallest ``vocab_size`` a family trains at: ``minimum`` ids, made of ``parts`` (in words);
+    ``hint`` says how to lower it."""
+
+    minimum: int
+    parts: str
+    hint: str = ""
+
+    def check(self, family: str, vocab_size: int) -> None:
+        """Raise when ``vocab_size`` cannot hold the specials and base symbols."""
+        if vocab_size < self.minimum:
+            raise TokenizerError(
+                f"vocab_size {vocab_size} is below the minimum {self.minimum} for {family} ({self.parts}){self.hint}"
+            )
+
+
+@dataclass(frozen=True)
 class Encoding:
     """The result of encoding one text.
 
@@ -79,6 +96,13 @@ class Tokenizer(ABC):
     @abstractmethod
     def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
         """Learn a tokenizer from ``texts`` (one document/sentence/line each)."""
+
+    @classmethod
+    @abstractmethod
+    def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
+        """The smallest ``vocab_size`` that ``train`` accepts with these options: on ``texts``, or with
+        None on any text (what a config is checked against before any text is read).  ``train``
+        refuses a smaller size with the same message (``VocabFloor.check``)."""
 
     # -- encoding ---------------------------------------------------------
     @abstractmethod

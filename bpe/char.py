@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.options import CharOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.options import CharOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
 
@@ -54,7 +54,7 @@ class CharTokenizer(TrainedTokenizer):
         settings = CharOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character")
+        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
         counts: Counter[str] = Counter()
         for text in checked_texts(texts):
@@ -62,6 +62,15 @@ class CharTokenizer(TrainedTokenizer):
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
         return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
+
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and one character, whatever the text (the most frequent characters are kept)."""
+        CharOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 1, f"{specials} special tokens + 1 character")
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         char_ids, unk = self._char_ids, self.unk_id

@@ -29,9 +29,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.options import CharBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import CharBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
 
 END_OF_WORD = "</w>"
@@ -113,18 +113,30 @@ class CharBPETokenizer(MergeTokenizer):
 
         counts = count_pretokens(texts, settings.pretokenizer, workers=workers)
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
-        check_vocab_minimum(
-            cls.family,
-            vocab_size,
-            len(specials) + len(base_pieces),
-            f"{len(specials)} special tokens + {len(base_pieces)} base symbols: "
-            f"{_BASE_SYMBOLS[settings.end_of_word]} of the training text",
-            "" if settings.limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
-        )
+        _floor(len(specials), base_pieces, settings).check(cls.family, vocab_size)
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "char-bpe merges") as callback:
             merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
         return cls(base_pieces, merges, **arguments)
+
+    @classmethod
+    def vocab_floor(
+        cls,
+        texts: Iterable[str] | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        **options: Any,
+    ) -> VocabFloor:
+        """The specials and the base symbols of ``texts`` (characters, with ``</w>`` per ``end_of_word``,
+        at most ``limit_alphabet`` characters); on any text, at least one character."""
+        settings = CharBPEOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        if texts is None:
+            least = 2 if settings.end_of_word == "separate" else 1
+            return VocabFloor(specials + least, f"{specials} special tokens + {least} base symbol(s) at least")
+        counts = count_pretokens(texts, settings.pretokenizer, workers=workers)
+        return _floor(specials, _alphabet(counts, settings.end_of_word, settings.limit_alphabet), settings)
 
     def _merge_keys(self) -> list[str]:
         return list(self._pieces)
@@ -158,6 +170,15 @@ class CharBPETokenizer(MergeTokenizer):
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer
+
+
+def _floor(specials: int, base_pieces: Sequence[str], settings: CharBPEOptions) -> VocabFloor:
+    return VocabFloor(
+        specials + len(base_pieces),
+        f"{specials} special tokens + {len(base_pieces)} base symbols: "
+        f"{_BASE_SYMBOLS[settings.end_of_word]} of the training text",
+        "" if settings.limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
+    )
 
 
 def _alphabet(pretoken_counts: Counter[str], end_of_word: str, limit_alphabet: int | None) -> list[str]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.options import WordOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.options import WordOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, count_pretokens
 
@@ -53,7 +53,7 @@ class WordTokenizer(TrainedTokenizer):
         settings = WordOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 word")
+        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
         counts = count_pretokens(texts, settings.pretokenizer, workers=workers)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
@@ -61,6 +61,15 @@ class WordTokenizer(TrainedTokenizer):
         words = [word for word, count in ranked if count >= settings.min_frequency and word not in specials]
         words = words[: vocab_size - len(specials)]
         return cls(words, special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
+
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and one word, whatever the text."""
+        WordOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 1, f"{specials} special tokens + 1 word")
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         return [self._word_ids.get(pretoken, self.unk_id)], [len(pretoken.encode("utf-8"))]

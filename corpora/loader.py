@@ -1,7 +1,9 @@
 """Load a corpus: read its sources, clean and normalize the text, split it, cache it as Arrow.
 
 Pipeline per source, in spec order: resolve files (or hub splits) -> read records -> named
-transforms -> Unicode normalization -> drop blank documents -> assign a role -> per-role size cap.
+transforms -> Unicode normalization -> drop blank documents -> assign a role -> per-role size cap;
+then, over the whole corpus, the leak check (``corpora.leaks``: test or eval text inside the
+training text fails the load, or is dropped from training, per the spec's ``on_leak``).
 
 * Role ``all`` is split by a hash of the document id: a document goes to ``test`` when the first 8
   bytes of ``sha256(id)``, read as a big-endian integer and divided by 2**64, are below the spec's
@@ -32,6 +34,7 @@ from typing import Any
 import regex
 
 from corpora.errors import CorpusError, CorpusWarning
+from corpora.leaks import Leaks, find_leaks
 from corpora.morph import MorphReference, read_reference
 from corpora.silver import analyze
 from corpora.sources import (
@@ -50,7 +53,7 @@ from corpora.sources import (
 from corpora.spec import ROLES, CorpusSpec, HubSource, ReferenceSpec, Source, load_spec
 
 #: bump when the cached layout or the reading rules change, so old cache entries are not reused
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 #: a longer document is refused: a text "line" this long is nearly always a wrong format
 MAX_DOCUMENT_CHARS = 1_000_000
 #: a word where no gold words exist: letters with their combining marks
@@ -285,19 +288,35 @@ def _save(entry: Path, documents: dict[str, list[Document]], meta: dict[str, Any
 
 
 def _load_cached(entry: Path) -> tuple[dict[str, Any], dict[str, list[Document]]] | None:
+    """The cached entry, None if there is none.  An entry that does not read back to its recorded
+    fingerprint (truncated, edited) is removed, with a warning, and the corpus is read again."""
     if not (entry / _META).is_file():
         return None
     import datasets
 
-    meta = json.loads((entry / _META).read_text(encoding="utf-8"))
-    splits = datasets.load_from_disk(str(entry / "arrow"))
-    documents: dict[str, list[Document]] = {role: [] for role in ROLES}
-    for role in splits:
-        columns = splits[role].data.table.to_pydict()
-        documents[role] = [
-            Document(i, t, tuple(w) if w is not None else None)
-            for i, t, w in zip(columns["id"], columns["text"], columns["words"], strict=True)
-        ]
+    try:
+        meta = json.loads((entry / _META).read_text(encoding="utf-8"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            splits = datasets.load_from_disk(str(entry / "arrow"))
+        documents: dict[str, list[Document]] = {role: [] for role in ROLES}
+        for role in splits:
+            columns = splits[role].data.table.to_pydict()
+            documents[role] = [
+                Document(i, t, tuple(w) if w is not None else None)
+                for i, t, w in zip(columns["id"], columns["text"], columns["words"], strict=True)
+            ]
+        intact = fingerprint_of(documents) == meta["fingerprint"] and isinstance(meta["notes"], list)
+        intact = intact and isinstance(meta["leaks"], dict)
+    except Exception as exc:  # a damaged entry fails in json, pyarrow or datasets, each with its own errors
+        intact, reason = False, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    else:
+        reason = "its documents do not match its recorded fingerprint"
+    if not intact:
+        warnings.warn(f"corpus cache entry {entry} is damaged ({reason}); reading the corpus again",
+                      CorpusWarning, stacklevel=3)  # fmt: skip
+        shutil.rmtree(entry, ignore_errors=True)
+        return None
     return meta, documents
 
 
@@ -315,6 +334,7 @@ class Corpus:
         data_dir: Path | None,
         notes: tuple[str, ...] = (),
         cached: bool = False,
+        leaks: dict[str, Any] | None = None,
     ) -> None:
         self.spec = spec
         self.fingerprint = fingerprint
@@ -323,6 +343,8 @@ class Corpus:
         self.notes = notes
         #: True when this load came from the on-disk cache
         self.cached = cached
+        #: what the leak check found and did (corpora.leaks.Leaks.summary)
+        self.leaks = leaks if leaks is not None else Leaks().summary(spec.on_leak)
         self._documents = documents
         self._references: dict[str, MorphReference] | None = None
 
@@ -392,7 +414,8 @@ def load_corpus(
         meta, documents = cached
         for note in meta["notes"]:
             warnings.warn(note, CorpusWarning, stacklevel=2)
-        return Corpus(spec, documents, meta["fingerprint"], root, tuple(meta["notes"]), cached=True)
+        return Corpus(spec, documents, meta["fingerprint"], root, tuple(meta["notes"]), cached=True,
+                      leaks=meta["leaks"])  # fmt: skip
     notes: list[str] = []
 
     def warn(message: str) -> None:
@@ -402,6 +425,8 @@ def load_corpus(
     documents = _read_documents(spec, plans, warn)
     if not any(documents.values()):
         raise CorpusError(f"{spec.id}: the corpus is empty (no source produced a document)")
+    leaks = find_leaks(documents)
+    documents = _apply_leak_policy(spec, documents, leaks, warn)
     fingerprint = fingerprint_of(documents)
     meta = {
         "id": spec.id,
@@ -409,6 +434,27 @@ def load_corpus(
         "fingerprint": fingerprint,
         "notes": notes,
         "documents": {role: len(docs) for role, docs in documents.items()},
+        "leaks": leaks.summary(spec.on_leak),
     }
     _save(entry, documents, meta)
-    return Corpus(spec, documents, fingerprint, root, tuple(notes))
+    return Corpus(spec, documents, fingerprint, root, tuple(notes), leaks=meta["leaks"])
+
+
+def _apply_leak_policy(
+    spec: CorpusSpec, documents: dict[str, list[Document]], leaks: Leaks, warn: Any
+) -> dict[str, list[Document]]:
+    """Fail, drop the training documents holding leaked text, or keep them (``spec.on_leak``)."""
+    if not leaks.total or spec.on_leak == "keep":
+        return documents
+    counts = " and ".join(f"{count:,} {role}" for role, count in leaks.documents.items())
+    evaluation_id, training_id, text = leaks.example  # type: ignore[misc]
+    found = (f"{spec.id}: {counts} document(s) also occur in the training text "
+             f"(e.g. {evaluation_id} in {training_id}: {text[:60]!r})")  # fmt: skip
+    dropped = set(leaks.training_ids)
+    if spec.on_leak == "fail":
+        raise CorpusError(
+            f"{found}; remove them from the training sources, or set on_leak = \"drop\" in the spec "
+            f"(drops the {len(dropped):,} training documents holding them) or on_leak = \"keep\""
+        )
+    warn(f"{found}; dropped the {len(dropped):,} training documents holding them (on_leak = \"drop\")")
+    return dict(documents, train=[document for document in documents["train"] if document.id not in dropped])

@@ -105,9 +105,15 @@ def path_files(source: Source, data_dir: Path | None) -> list[InputFile]:
         if not absolute and data_dir is None:
             raise CorpusError(f"{source.describe()}: needs a data root for {pattern!r}; {DATA_ROOT_HINT}")
         full = pattern if absolute else str(data_dir / pattern)  # type: ignore[operator]
-        matches = sorted(Path(match) for match in glob.glob(full, recursive=True) if Path(match).is_file())
+        found = [Path(match) for match in glob.glob(full, recursive=True)]
+        matches = sorted(path for path in found if path.is_file())
         if not matches:
-            what = "matches no file" if glob.has_magic(pattern) else "no such file"
+            if found:  # directories only
+                what = f"is a directory, not a file; to read the files in it, write a glob such as '{pattern}/*.txt'"
+                if glob.has_magic(pattern):
+                    what = "matches only directories, no file"
+            else:
+                what = "matches no file" if glob.has_magic(pattern) else "no such file"
             raise CorpusError(f"{source.describe()}: {full}: {what}")
         for path in matches:
             name = path.as_posix() if absolute else path.relative_to(data_dir).as_posix()  # type: ignore[arg-type]
@@ -135,6 +141,14 @@ def file_digest(path: Path) -> str:
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
+def binary_file_message(name: str, first: int, count: int | None = None) -> str:
+    """What text input holding NUL bytes (a binary or UTF-16 file) is told: corpus files and the text
+    `tokbench train`/`encode` read alike."""
+    nul = f"{count:,} NUL bytes" if count is not None else "NUL bytes"
+    return (f"{name}: contains {nul} (first at byte {first:,}): not a UTF-8 text file (binary, or UTF-16?); "
+            "convert it to UTF-8")  # fmt: skip
+
+
 def decode_text_file(item: InputFile, warn: Callable[[str], None] | None) -> str:
     """UTF-8 text of a file; a leading BOM is dropped.  NUL bytes are an error (a binary or UTF-16
     file).  Invalid bytes are replaced by U+FFFD one for one and reported through ``warn``; with
@@ -142,10 +156,7 @@ def decode_text_file(item: InputFile, warn: Callable[[str], None] | None) -> str
     raw = item.path.read_bytes()
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise CorpusError(
-            f"{item.name}: contains {raw.count(0):,} NUL bytes (first at byte {nul:,}): not a UTF-8 text "
-            "file (binary, or UTF-16?); convert it to UTF-8"
-        )
+        raise CorpusError(binary_file_message(item.name, nul, raw.count(0)))
     text = raw.decode("utf-8", errors="surrogateescape")
     bad = len(_ESCAPED_BYTE.findall(text))
     if bad:
@@ -275,6 +286,9 @@ def read_hub(hub: HubSource) -> Iterator[Record]:
 def _load_dataset(path: str, **options: Any) -> Any:
     import datasets  # heavy import: only when a tabular or hub source is actually read
 
+    # datasets logs a file's parse error (at level ERROR) before raising it; tokbench reports the raised
+    # error once, as a CorpusError, so the log line would only repeat it
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)
     return datasets.load_dataset(path, streaming=True, **options)
 
 

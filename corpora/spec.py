@@ -35,6 +35,8 @@ SOURCE_KINDS = ("package", "path", "hf")
 FILE_FORMATS = ("text", "conllu", "jsonl", "parquet", "csv", "tsv", "rl-wsd")  # read by corpora.sources.FILE_READERS
 TABULAR_FORMATS = ("jsonl", "parquet", "csv", "tsv")
 NORMALIZATIONS = ("NFC", "NFKC", "none")
+#: what loading does when a test or eval document occurs in the training text (corpora.leaks)
+LEAK_POLICIES = ("fail", "drop", "keep")
 #: named clean-ups a source may list in ``transforms`` (applied by corpora.sources.TRANSFORMS)
 TRANSFORM_NAMES = ("strip",)
 
@@ -209,6 +211,7 @@ class CorpusSpec(Table):
     test_fraction: in_interval(0, 1) = 0.1  # type: ignore[valid-type]
     max_documents: PositiveInt | None = None
     max_chars: PositiveInt | None = None
+    on_leak: Literal[LEAK_POLICIES] = "fail"  # type: ignore[valid-type]
     sources: Annotated[tuple[Annotated[Source, BeforeValidator(_read_source)], ...], Strict(False), Field(min_length=1)]
     references: Annotated[tuple[ReferenceSpec, ...], Strict(False)] = ()
     _path: Path | None = PrivateAttr(None)

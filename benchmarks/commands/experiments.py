@@ -87,9 +87,12 @@ def _write_report(run_dir: Path) -> Path:
 
 
 def handle_report(args: argparse.Namespace) -> int:
+    from benchmarks.runner import run_folder_lock
+
     if not args.run_dir.is_dir():
         raise BenchmarkError(f"{args.run_dir}: no such run directory")
-    print(f"report: {_write_report(args.run_dir)}")
+    with run_folder_lock(args.run_dir):  # never beside a run still writing it
+        print(f"report: {_write_report(args.run_dir)}")
     return 0
 
 

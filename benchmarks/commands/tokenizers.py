@@ -3,7 +3,8 @@
 Input text is read as UTF-8, one line per text, with only the line ending
 (``\\n`` or ``\\r\\n``) removed.  Invalid UTF-8 is not refused: each invalid
 byte sequence becomes U+FFFD and the number replaced per file is reported on
-stderr.  Files are written atomically, so an error never leaves a
+stderr.  A NUL byte is refused (a binary or UTF-16 file), as the corpus loader
+refuses it.  Files are written atomically, so an error never leaves a
 half-written output behind.
 """
 
@@ -29,10 +30,12 @@ from bpe.options import options_by_name
 from bpe.pretrained import FORMATS
 from bpe.render import render_pieces
 from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
+from corpora.sources import binary_file_message
 
 INVALID_UTF8_POLICY = (
     "Input is read as UTF-8, one text per line (only the line ending is removed); invalid UTF-8 byte "
-    "sequences are replaced with U+FFFD and their number is reported on stderr."
+    "sequences are replaced with U+FFFD and their number is reported on stderr; a NUL byte (a binary or "
+    "UTF-16 file) is an error."
 )
 
 
@@ -72,9 +75,14 @@ def open_input(path: str) -> BinaryIO:
 
 
 def read_lines(handle: BinaryIO, name: str) -> Iterator[str]:
-    """Stream the lines of ``handle`` without their line ending; report replaced invalid UTF-8 on stderr."""
+    """Stream the lines of ``handle`` without their line ending; report replaced invalid UTF-8 on stderr;
+    refuse a NUL byte."""
     replaced = 0
+    offset = 0  # of the line in the input
     for raw in handle:
+        if b"\0" in raw:
+            raise BenchmarkError(binary_file_message(name, offset + raw.index(b"\0")))
+        offset += len(raw)
         raw = raw.removesuffix(b"\n").removesuffix(b"\r")
         try:
             yield raw.decode("utf-8")

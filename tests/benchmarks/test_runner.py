@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import bpe
-from benchmarks.check import compare, is_failure, read_baseline, write_baseline
+from benchmarks.check import compare, is_failure, parse_baseline, read_baseline, write_baseline
 from benchmarks.cli import main
 from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError
@@ -181,16 +181,16 @@ def test_check_passes_on_its_own_baseline_and_catches_regressions(run_dir: Path,
     baseline_path = tmp_path / "baseline.json"
     count = write_baseline(run_dir, baseline_path)
     assert count == len(results(run_dir))
-    baseline = read_baseline(baseline_path)
-    assert compare(run_dir, baseline) == []
+    assert compare(run_dir, read_baseline(baseline_path)) == []
     assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 0
+    baseline = json.loads(baseline_path.read_text(encoding="utf-8"))
 
     # pretend the baseline compressed 10% better: the run now regressed on that row
     row = next(r for r in baseline["rows"] if r["metric"] == "bytes_per_token")
     row["value"] *= 1.10
     # and drop another row entirely from the run's point of view: it is "new", which does not fail
     baseline["rows"] = [r for r in baseline["rows"] if r["metric"] != "renyi_efficiency"]
-    changes = compare(run_dir, baseline)
+    changes = compare(run_dir, parse_baseline(baseline))
     assert [c.status for c in changes if c.key[-1] == "bytes_per_token"] == ["regression"]
     assert {c.status for c in changes if c.key[-1] == "renyi_efficiency"} == {"new"}
     assert is_failure(changes)
@@ -199,13 +199,13 @@ def test_check_passes_on_its_own_baseline_and_catches_regressions(run_dir: Path,
 
     # a metric that disappeared from the run is a failure too
     baseline["rows"].append(dict(row, metric="boundary_f1", reference="made-up"))
-    assert any(c.status == "missing" for c in compare(run_dir, baseline))
+    assert any(c.status == "missing" for c in compare(run_dir, parse_baseline(baseline)))
 
     # --update rewrites the baseline deliberately, keeping its tolerances
     baseline["tolerance"] = {"relative": 0.02, "absolute": 0.0}
     baseline_path.write_text(json.dumps(baseline), encoding="utf-8")
     assert main(["check", str(run_dir), "--baseline", str(baseline_path), "--update"]) == 0
-    assert read_baseline(baseline_path)["tolerance"] == {"relative": 0.02, "absolute": 0.0}
+    assert read_baseline(baseline_path).tolerance.model_dump() == {"relative": 0.02, "absolute": 0.0}
     assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 0
 
 
