@@ -2,7 +2,8 @@
 
 A *unit* is one tokenizer row on one corpus: (corpus, tokenizer entry, vocab size)
 for trained rows, (corpus, production tokenizer) for production rows.  Its result
-(``UnitResult``: tidy rows, wall-clock costs, per-document token counts) is saved as
+(``UnitResult``: tidy rows, wall-clock costs, per-document token counts, the token counts of
+joined parallel texts) is saved as
 ``RUN_DIR/units/<key>.json`` when the unit finishes, so an interrupted run resumes
 where it stopped; ``write_unit_result`` and ``read_unit_result`` are the only code
 that writes and reads that file.
@@ -80,6 +81,8 @@ class UnitResult:
     rows: list[ResultRow] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)  # wall-clock metrics (not deterministic)
     counts: dict[str, DocumentCounts] = field(default_factory=dict)  # by evaluation set
+    #: token counts of the joined parallel texts (``ParallelPlan.joined_texts``), by the paired corpus
+    joined: dict[str, int] = field(default_factory=dict)
 
 
 def tidy_rows(unit: Unit, rows: Iterable[ResultRow]) -> list[dict[str, Any]]:
@@ -93,6 +96,7 @@ def write_unit_result(path: Path, result: UnitResult) -> None:
         "rows": [asdict(row) for row in result.rows],
         "costs": result.costs,
         "counts": {role: asdict(counts) for role, counts in result.counts.items()},
+        "joined": result.joined,
     }
     atomic_write_text(path, json.dumps(document, ensure_ascii=False) + "\n")
 
@@ -105,4 +109,5 @@ def read_unit_result(path: Path) -> UnitResult:
         rows=[ResultRow(**row) for row in document["rows"]],
         costs=document["costs"],
         counts={role: DocumentCounts(**counts) for role, counts in document["counts"].items()},
+        joined=document["joined"],
     )
