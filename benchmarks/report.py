@@ -495,7 +495,7 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
         group_tables = [t for t in tables if t.group == group]
         if group_tables or figures.get(group):
             lines += group_section(group, run, group_tables, figures.get(group, []))
-    lines += splits_section(run) + cost_section(run) + paired_section(run)
+    lines += cost_section(run) + paired_section(run) + splits_section(run)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,9 +23,11 @@ from tiktoken_ext.openai_public import r50k_pat_str
 from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
+from benchmarks import report
 from benchmarks.cli import main
 from benchmarks.config import load_config
 from benchmarks.errors import BenchmarkError
+from benchmarks.render import md_escape
 from benchmarks.reproduce import published_petrov2023
 from benchmarks.runner import run_experiment
 from benchmarks.units import read_unit_result
@@ -89,6 +92,10 @@ def write_config(folder: Path, root: Path, exported: Path) -> tuple[Path, dict[s
     return config, references
 
 
+def splits_section(report: Path) -> str:
+    return report.read_text(encoding="utf-8").split("## How the tokenizers split\n")[1].split("\n## ")[0]
+
+
 def test_pretrained_rows_count_as_their_own_libraries(tmp_path, each_data_root, exported, monkeypatch):
     monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)  # corpus spec paths in the config are relative to the working directory
@@ -110,6 +117,23 @@ def test_pretrained_rows_count_as_their_own_libraries(tmp_path, each_data_root, 
     results = (run_dir / "results.csv").read_text(encoding="utf-8")
     for label in references:
         assert f"flores-kor,kor_Hang,{label}," in results
+    # the report: the same three FLORES sentences in every language (those whose longest translation is
+    # shortest), every row re-loaded from the run directory, its token count as its own library counts
+    section = splits_section(report.write_report(run_dir))
+    longest = [max(len(flores[language][i]) for language in FLORES_LANGUAGES) for i in range(len(flores["eng_Latn"]))]
+    keys = [str(i + 1) for i in sorted(range(len(longest)), key=lambda i: (longest[i], i))[:3]]
+    assert json.loads((run_dir / "examples.json").read_text(encoding="utf-8"))["keys"] == keys
+    for key in keys:
+        sentence = section.split(f"### Sentence `{key}`\n")[1].split("\n### ")[0]
+        for language in FLORES_LANGUAGES:
+            line = flores[language][int(key) - 1]
+            table = sentence.split(f"**{language}**: {md_escape(line)}\n")[1].split("\n**")[0]
+            for label, reference in references.items():
+                assert re.search(rf"\| {re.escape(label)} +\| +{len(reference(line))} \|", table), (key, language)
+    (tmp_path / "exported" / "tokenizer.json").write_text("{}", encoding="utf-8")  # changed since the run
+    section = "\n".join(report.splits_section(report.load_run(run_dir)))
+    assert "| my-byte-bpe " not in section
+    assert f"_Note: my-byte-bpe is not shown: pretrained tokenizer 'my-byte-bpe': {tmp_path.resolve()}" in section
     if "GPT-2" in references:  # Petrov et al.'s counts of the joined FLORES text, inside a run
         published = published_petrov2023().counts
         for label in ("GPT-2", "LLAMA"):
