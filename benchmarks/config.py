@@ -1,6 +1,6 @@
 """Experiment configs: TOML files in ``benchmarks/`` describing a grid of
 corpora × tokenizer kinds × vocabulary sizes × options, plus reference and
-production rows, bootstrap settings and the seed.
+pretrained rows, bootstrap settings and the seed.
 
 Format (declared by the models below: unknown keys, types and ranges are errors naming the key)::
 
@@ -10,7 +10,8 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
     production = ["cl100k"]             # tokenizers known by name, evaluated as is (optional; = [[pretrained]] name)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS,
+                                        # e.g. all three parity definitions: they cost one more encoding of eval)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram

@@ -18,6 +18,7 @@ from typing import Any
 import bpe
 from benchmarks.errors import BenchmarkError
 from bpe.pretrained import HF_FILE, PretrainedSpec, detect_format, find_file, load_pretrained
+from bpe.production import PRODUCTION
 from corpora.sources import data_root, file_digest
 
 
@@ -55,6 +56,11 @@ class PretrainedRow:
                    digest)  # fmt: skip
 
 
+def is_name(spec: PretrainedSpec) -> bool:
+    """A registry name, loaded by name (as ``load_pretrained`` decides), rather than a path."""
+    return spec.source in PRODUCTION and spec.format is None and spec.pattern is None
+
+
 def _digest(file: Path) -> str:
     return file_digest(file / HF_FILE if file.is_dir() else file)
 
@@ -70,7 +76,7 @@ def resolve_pretrained(rows: tuple[PretrainedSpec, ...], config_source: str,
     resolved: dict[str, PretrainedRow] = {}
     for spec in rows:
         try:
-            file = None if spec.is_name else find_file(spec.source, search).resolve()
+            file = None if is_name(spec) else find_file(spec.source, search).resolve()
         except bpe.TokenizerError as exc:
             hint = "" if root is not None else " (no data root was given: --data-dir DIR or TOKBENCH_DATA)"
             raise BenchmarkError(f"{config_source}: pretrained tokenizer {spec.label!r}: {exc}{hint}") from None

@@ -560,7 +560,8 @@ def splits_section(run: Run) -> list[str]:
              f"{at} is named with the size it is shown at) on {which}. Each token is shown as the text it covers, "
              f"tokens separated by {SEPARATOR}: ␣ is a space (whatever marker the tokenizer uses), <0xEB> a byte "
              f"of a UTF-8 character the token covers only in part, {EMPTY} a token that covers no text, <unk:…> an "
-             "unknown token.")  # fmt: skip
+             "unknown token. The sentences are quoted from the run's corpora (licenses: the corpora listed "
+             "above).")  # fmt: skip
     lines = ["## How the tokenizers split", "", md_escape(intro), ""]
     groups: dict[str, list[Example]] = {}
     for example in examples:

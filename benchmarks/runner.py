@@ -138,7 +138,7 @@ def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretraine
     """Config, code, corpus contents (and their parallel declarations) and pretrained files."""
     parts = [config.fingerprint(), code_fingerprint("bpe"), code_fingerprint("benchmarks")]
     parts += [f"{corpus_id}={corpus.fingerprint}" for corpus_id, corpus in sorted(corpora.items())]
-    parts += [f"{corpus_id} parallel={corpus.spec.parallel!r}" for corpus_id, corpus in sorted(corpora.items())
+    parts += [f"{corpus_id} parallel={corpus.parallel_fingerprint()}" for corpus_id, corpus in sorted(corpora.items())
               if corpus.spec.parallel is not None]  # fmt: skip
     parts += [f"{label}={row.sha256}" for label, row in pretrained.items() if row.sha256 is not None]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

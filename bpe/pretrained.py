@@ -238,11 +238,6 @@ class PretrainedSpec:
     format: str | None = None
     pattern: str | None = None
 
-    @property
-    def is_name(self) -> bool:
-        """A registry name (loaded by name, with no format or pattern), not a path."""
-        return self.source in PRODUCTION and self.format is None and self.pattern is None
-
 
 def find_file(source: str, search: Sequence[tuple[str, Path]]) -> Path:
     """``source`` as a path: absolute as is; relative, the first of ``search`` (``(what, folder)``
@@ -268,7 +263,7 @@ def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = (
     from bpe import load  # the package's entry point: names and files
 
     try:
-        if spec.is_name:
+        if spec.source in PRODUCTION and spec.format is None and spec.pattern is None:
             return load(spec.source)
         return load_file(find_file(spec.source, search), format=spec.format, pattern=spec.pattern)
     except TokenizerError as exc:

@@ -269,15 +269,15 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
 
 
 def fingerprint_of(documents: dict[str, list[Document]]) -> str:
-    """sha256 over every role's documents (ids, texts, words, parallel keys) in order; a document
-    without a parallel key hashes as it did before keys existed."""
+    """sha256 over every role's documents (ids, texts, words) in order.  Parallel keys are left out:
+    they do not change what a tokenizer is trained on (the fingerprint keys the tokenizer cache);
+    ``parallel_fingerprint`` covers them."""
     digest = hashlib.sha256()
     for role in ROLES:
         digest.update(f"\x02{role}\x02".encode())
         for document in documents.get(role, []):
             words = "\x1f".join(document.words) if document.words is not None else "\x03"
-            key = f"\x04{document.key}" if document.key is not None else ""
-            digest.update(f"{document.id}\x00{document.text}\x00{words}{key}\x01".encode())
+            digest.update(f"{document.id}\x00{document.text}\x00{words}\x01".encode())
     return digest.hexdigest()
 
 
@@ -379,6 +379,16 @@ class Corpus:
         if role not in ROLES:
             raise CorpusError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
         return list(self._documents.get(role, []))
+
+    def parallel_fingerprint(self) -> str:
+        """sha256 over the parallel set's declaration and every document's key (what pairs sentences
+        across corpora); empty for a corpus without a parallel set."""
+        if self.spec.parallel is None:
+            return ""
+        digest = hashlib.sha256(self.spec.parallel.model_dump_json().encode())
+        for document in self.documents("eval"):
+            digest.update(f"{document.id}\x00{document.key}\x01".encode())
+        return digest.hexdigest()
 
     def roles(self) -> list[str]:
         """Roles that have documents, in the order train, test, eval."""

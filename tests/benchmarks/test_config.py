@@ -8,6 +8,7 @@ import pytest
 
 from benchmarks.config import load_config, parse_config
 from benchmarks.errors import BenchmarkError
+from benchmarks.pretrained import is_name
 
 MINIMAL = {
     "name": "tiny",
@@ -131,7 +132,7 @@ def test_pretrained_tables_and_production_names_are_one_list_of_rows() -> None:
         {"path": "exported/byte-bpe/tokenizer.json", "format": "hf"},
         {"name": "mistral-v3", "label": "Mistral v3"},
     ]))  # fmt: skip
-    assert [(row.label, row.source, row.format, row.pattern, row.is_name) for row in config.pretrained_rows] == [
+    assert [(row.label, row.source, row.format, row.pattern, is_name(row)) for row in config.pretrained_rows] == [
         ("cl100k", "cl100k", None, None, True),
         ("gpt2", "tokenizers/gpt2.tiktoken", None, "gpt2", False),  # default label: the file name without suffix
         ("byte-bpe", "exported/byte-bpe/tokenizer.json", "hf", None, False),  # a tokenizer.json: its folder's name

@@ -202,9 +202,13 @@ def test_parallel_keys_are_line_numbers_running_on_across_hub_splits(tmp_path, c
     assert [(d.key, d.text) for d in from_hub] == [("1", "bir"), ("2", "iki"), ("3", "üç")]  # devtest row 1 = key 3
     from_root = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache)
     assert [(d.key, d.text) for d in from_root.documents("eval")] == [("1", "bir"), ("3", "iki"), ("4", "üç")]
-    assert load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache).documents("eval") == from_root.documents(
-        "eval"
-    )  # the keys survive the cache
+    cached = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache)
+    assert cached.cached and cached.documents("eval") == from_root.documents("eval")  # the keys survive the cache
+    # the keys are not part of the content fingerprint (the tokenizer cache's key), but of the parallel one
+    other = spec_for(tmp_path, body.replace("dev = [1, 2]", "dev = [1, 3]"))
+    changed = load_corpus(other, data_dir=tmp_path / "root", cache_dir=cache)
+    assert changed.fingerprint == from_root.fingerprint
+    assert changed.parallel_fingerprint() not in ("", from_root.parallel_fingerprint())
 
 
 def test_parallel_keys_from_sent_ids_and_key_columns(tmp_path, cache):
