@@ -1,6 +1,6 @@
 """Experiment configs: TOML files in ``benchmarks/`` describing a grid of
 corpora × tokenizer kinds × vocabulary sizes × options, plus reference and
-production rows, bootstrap settings and the seed.
+pretrained rows, bootstrap settings and the seed.
 
 Format (declared by the models below: unknown keys, types and ranges are errors naming the key)::
 
@@ -8,9 +8,10 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     description = "..."
     seed = 0                            # bootstrap resampling seed (training is deterministic and takes no seed)
     corpora = ["embedded-tur", ...]     # shipped corpus ids (corpora/*.toml) or spec files (see `corpus_source`)
-    production = ["cl100k"]             # encode-only production rows (optional)
+    production = ["cl100k"]             # tokenizers known by name, evaluated as is (optional; = [[pretrained]] name)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS);
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS,
+                                        # e.g. all three parity definitions: they cost one more encoding of eval);
                                         # each must be computable by this grid (checked before any training)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
@@ -18,6 +19,15 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     label = "char-bpe"                  # row name in tables (default: kind); must be unique
     vocab_sizes = [1000, 4000]          # distinct, each at least the family's minimum (bpe: Tokenizer.vocab_floor)
     options = { end_of_word = "separate", min_frequency = 2 }   # the family's options (bpe.options)
+
+    [[pretrained]]                      # a published tokenizer, evaluated as is (encode-only)
+    path = "tokenizers/gpt2.tiktoken"   # a file or folder (relative: the data root, then this file's folder)
+    pattern = "gpt2"                    # tiktoken rank files only: gpt2|r50k|cl100k|o200k or a regex
+    label = "gpt2"                      # row name (default: the name, or the file name without suffix)
+    format = "tiktoken"                 # optional: tokbench|hf|sentencepiece|tiktoken|tekken (default: detected)
+
+    [[pretrained]]
+    name = "mistral-v3"                 # or a tokenizer tokbench knows by name (bpe.PRODUCTION)
 
     [bootstrap]
     resamples = 1000                    # scipy.stats.bootstrap n_resamples
@@ -36,7 +46,7 @@ import hashlib
 import json
 import re
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
@@ -50,7 +60,8 @@ import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
 from bpe.options import FAMILY_OPTIONS
-from bpe.validation import PositiveInt, Problem, Table, in_interval, table_rule, validate
+from bpe.pretrained import FORMATS, HF_FILE, PretrainedSpec
+from bpe.validation import PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG = "quick"
@@ -61,6 +72,8 @@ REFERENCE_KINDS = ("spm-bpe", "spm-unigram")
 Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
 ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
 MetricName = Literal[tuple(METRICS)]  # type: ignore[valid-type]
+FormatName = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
+NonEmpty = Annotated[str, Field(min_length=1), expecting("a non-empty string")]
 
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -117,6 +130,38 @@ class TokenizerEntry(Table):
         return "reference" if self.kind in REFERENCE_KINDS else "family"
 
 
+def _pretrained_label(validated: dict[str, Any]) -> str:
+    """A row's default label: its name, or its file's name without suffix (a tokenizer.json: its folder's)."""
+    if validated.get("name"):
+        return validated["name"]
+    path = PurePath(validated.get("path") or "")
+    return path.parent.name if path.name == HF_FILE and path.parent.name else path.stem
+
+
+class PretrainedEntry(Table):
+    """One ``[[pretrained]]`` table: a published tokenizer evaluated as is, by name or from a file."""
+
+    name: ProductionName | None = None
+    path: NonEmpty | None = None
+    label: NonEmpty = Field(default_factory=_pretrained_label)
+    format: FormatName | None = None
+    pattern: NonEmpty | None = None
+
+    @model_validator(mode="after")
+    def _name_or_path(self) -> PretrainedEntry:
+        if (self.name is None) == (self.path is None):
+            raise table_rule("give exactly one of 'name' (a tokenizer tokbench knows by name) or 'path' (a file)")
+        if self.name is not None and (self.format is not None or self.pattern is not None):
+            raise table_rule(f"'format' and 'pattern' apply to a 'path'; {self.name!r} carries its own")
+        if self.pattern is not None and self.format not in (None, "tiktoken"):
+            raise table_rule(f"'pattern' applies to tiktoken rank files only, not to format {self.format!r}")
+        return self
+
+    def spec(self) -> PretrainedSpec:
+        """The row as ``bpe.pretrained.load_pretrained`` takes it."""
+        return PretrainedSpec(self.label, self.name or self.path or "", self.format, self.pattern)
+
+
 class Bootstrap(Table):
     resamples: PositiveInt = 1000
     confidence: in_interval(0.5, 1) = 0.95  # type: ignore[valid-type]
@@ -134,8 +179,9 @@ class ExperimentConfig(Table):
     seed: int = 0
     corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
                        AfterValidator(_distinct)]  # fmt: skip
-    tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)]
+    tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)] = ()
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
+    pretrained: Annotated[tuple[PretrainedEntry, ...], Strict(False)] = ()
     max_train_chars: PositiveInt | None = None
     metrics: MetricSelection | None = None  # None: every metric
     bootstrap: Bootstrap = Bootstrap()
@@ -144,9 +190,9 @@ class ExperimentConfig(Table):
 
     @model_validator(mode="after")
     def _rows_with_distinct_labels(self) -> ExperimentConfig:
-        if not self.tokenizers and not self.production:
-            raise table_rule("tokenizers: expected at least one tokenizer or production row")
-        labels = [entry.label for entry in self.tokenizers] + list(self.production)
+        if not self.tokenizers and not self.pretrained_rows:
+            raise table_rule("expected at least one tokenizer: [[tokenizers]] or [[pretrained]] tables, or production")
+        labels = [entry.label for entry in self.tokenizers] + [row.label for row in self.pretrained_rows]
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`")
@@ -184,6 +230,13 @@ class ExperimentConfig(Table):
         raise BenchmarkError(f"{self._source}: corpora: spec file {entry!r} not found; looked in {looked}")
 
     @property
+    def pretrained_rows(self) -> tuple[PretrainedSpec, ...]:
+        """Every tokenizer evaluated as is: the ``production`` names, then the ``[[pretrained]]`` tables."""
+        return tuple(PretrainedSpec(name, name) for name in self.production) + tuple(
+            entry.spec() for entry in self.pretrained
+        )
+
+    @property
     def bootstrap_resamples(self) -> int:
         return self.bootstrap.resamples
 
@@ -200,8 +253,9 @@ class ExperimentConfig(Table):
 
     def to_json(self) -> dict[str, Any]:
         """Everything that determines the results, as one flat object: the input of ``fingerprint``
-        and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity."""
-        return {
+        and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity, so
+        ``pretrained`` appears only in configs that have ``[[pretrained]]`` tables."""
+        identity = {
             "name": self.name,
             "description": self.description,
             "seed": self.seed,
@@ -214,6 +268,9 @@ class ExperimentConfig(Table):
             "confidence": self.confidence,
             "report_vocab_size": self.report_vocab_size,
         }
+        if self.pretrained:
+            identity["pretrained"] = [entry.model_dump(exclude_none=True) for entry in self.pretrained]
+        return identity
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the results (not where the file lives)."""

@@ -10,3 +10,7 @@ class BenchmarkError(ValueError):
 def warn(message: str) -> None:
     """Tell the user, on stderr, what was repaired or redone (a damaged cache entry, a damaged unit file)."""
     print(f"tokbench: warning: {message}", file=sys.stderr)
+
+
+class BenchmarkWarning(UserWarning):
+    """A run went on, but with less than the config asked for (e.g. parity over part of a parallel set)."""

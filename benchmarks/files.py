@@ -31,7 +31,7 @@ RESULT_COLUMNS = [
     "corpus",  # corpus spec id, e.g. ud-tur
     "language",  # ISO 639-3 + script, e.g. tur_Latn
     "tokenizer",  # row label, e.g. char-bpe, spm-unigram, cl100k
-    "kind",  # family name (word, char, char-bpe, byte-bpe, spm-bpe, spm-unigram) or production name
+    "kind",  # family name (word, char, char-bpe, ...), pretrained name (cl100k) or pretrained file format (hf)
     "row_type",  # family | reference | production
     "vocab_size",  # requested vocabulary size (<NA> for production rows)
     "options",  # canonical option string, e.g. "end_of_word=separate,pretokenizer=unicode"
@@ -48,6 +48,11 @@ KEY_COLUMNS = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "refe
 #: Text columns: read as text even when empty; only "" is missing, never "NA".
 TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options", "eval_set", "reference", "metric"]
 ROW_TYPES = ("family", "reference", "production")
+
+
+def trained_tokenizer_path(run_dir: Path, corpus: str, label: str, vocab_size: int) -> Path:
+    """Where a run keeps the tokenizer of a trained row (``RUN_DIR/tokenizers/<corpus>/<label>-<size>.json``)."""
+    return run_dir / "tokenizers" / corpus / f"{label}-{vocab_size}.json"
 
 
 @contextmanager

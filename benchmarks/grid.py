@@ -17,8 +17,10 @@ from collections.abc import Callable
 import bpe
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError
-from benchmarks.evaluate import ENGLISH, PARALLEL_ROLE, TRAIN_ROLE
+from benchmarks.evaluate import TRAIN_ROLE
 from benchmarks.metrics import select_metrics
+from benchmarks.parallel import ENGLISH, ParallelPlan
+from benchmarks.pretrained import PretrainedRow
 from benchmarks.registry import Capability, Metric, Needs, capabilities_of
 from benchmarks.units import Unit
 from corpora import Corpus
@@ -26,11 +28,14 @@ from corpora import Corpus
 #: the roles a unit is evaluated on, in this order
 EVAL_ROLES = ("test", "eval")
 #: needs computed on the test or eval documents
+_PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_JOINED)
 _EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE, Needs.ENGLISH_PARTNER)
 
 
-def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus]) -> list[Unit]:
-    """Every unit of the grid, corpus by corpus in the config's order (``corpora`` keeps it)."""
+def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
+               pretrained: dict[str, PretrainedRow]) -> list[Unit]:  # fmt: skip
+    """Every unit of the grid, corpus by corpus in the config's order (``corpora`` keeps it); trained
+    rows, then pretrained rows (``pretrained``, in config order)."""
     units: list[Unit] = []
     for corpus_id, corpus in corpora.items():
         language = corpus.spec.language
@@ -38,8 +43,8 @@ def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus]) -> list[Uni
             for size in entry.vocab_sizes:
                 options = tuple(sorted(entry.options.items()))
                 units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options))
-        for name in config.production:
-            units.append(Unit(corpus_id, language, name, name, "production", None))
+        for label, row in pretrained.items():
+            units.append(Unit(corpus_id, language, label, row.kind, "production", None))
     return units
 
 
@@ -55,9 +60,11 @@ def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
     return texts
 
 
-def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], trained_before: Callable[[Unit], bool]) -> None:
+def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow],
+               parallel: ParallelPlan, trained_before: Callable[[Unit], bool]) -> None:
     """Raise a BenchmarkError naming the config, the entry and the corpus for the first problem of the
-    grid.  ``corpora``: every loaded corpus by config entry, in the config's order;
+    grid.  ``corpora``: every loaded corpus by config entry, in the config's order; ``pretrained``: the
+    pretrained rows by label; ``parallel``: the run's pairing of parallel evaluation sets;
     ``trained_before(unit)``: True when the unit's tokenizer is cached (it trained, so its size is
     above the floor, and its text needs no second look)."""
     where = config.source
@@ -81,7 +88,7 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], trained_bef
             )
     if config.metrics is not None:
         for metric in metrics:
-            missing = _missing_for(metric, config, corpora)
+            missing = _missing_for(metric, config, corpora, pretrained, parallel)
             if missing:
                 raise BenchmarkError(f"{where}: metrics: {metric.name!r} cannot be computed by this run: {missing}")
     _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
@@ -91,20 +98,20 @@ def _evaluated(corpus: Corpus) -> bool:
     return any(corpus.documents(role) for role in EVAL_ROLES)
 
 
-def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Corpus]) -> str:
+def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Corpus],
+                 pretrained: dict[str, PretrainedRow], parallel: ParallelPlan) -> str:
     """What the grid lacks for ``metric`` to have a single value (empty when nothing is missing)."""
-    kinds = [entry.kind for entry in config.tokenizers] + list(config.production)
+    kinds = [entry.kind for entry in config.tokenizers] + [row.kind for row in pretrained.values()]
     if not any(metric.applies_to(capabilities_of(kind)) for kind in kinds):
         needed = ", ".join(capability.value for capability in metric.requires)
         return f"it applies only to tokenizers where {needed}, and the config has none"
     if metric.needs is Needs.CHAR_BASELINE and not any(Capability.CHARACTER_TOKENS in capabilities_of(kind)
                                                         for kind in kinds):  # fmt: skip
         return 'it compares each row with a char-level row: add a [[tokenizers]] entry of kind = "char"'
-    if metric.needs is Needs.ENGLISH_PARTNER:
-        parallel = [corpus for corpus in corpora.values() if corpus.documents(PARALLEL_ROLE)]
-        if not any(c.spec.language == ENGLISH for c in parallel) or all(c.spec.language == ENGLISH for c in parallel):
-            return (f"it pairs the {PARALLEL_ROLE!r} lines of a corpus with those of an English ({ENGLISH}) corpus: "
-                    f"the config needs both, each with {PARALLEL_ROLE!r} documents")  # fmt: skip
+    if metric.needs in _PARITY and not parallel.pairs:
+        notes = "; ".join(parallel.notes) or "no corpus has a parallel evaluation set"
+        return (f"it pairs the parallel sentences of a corpus with those of an English ({ENGLISH}) corpus of the "
+                f"same parallel set, and this run has no such pair ({notes})")
     if metric.needs in (Needs.MORPHEME_REFERENCE, Needs.MORPHSCORE_REFERENCE):
         morphscore = metric.needs is Needs.MORPHSCORE_REFERENCE
         if not any(reference.is_morphscore == morphscore for corpus in corpora.values()
@@ -121,7 +128,7 @@ def _check_vocab_floors(config: ExperimentConfig, corpora: dict[str, Corpus],
     """Every vocabulary size against its family's floor on each corpus's training text: the smallest
     size of each entry on each corpus, unless that unit's tokenizer is cached."""
     smallest: dict[tuple[str, str], Unit] = {}
-    for unit in plan_units(config, corpora):
+    for unit in plan_units(config, corpora, {}):  # trained units only
         if unit.row_type != "production":
             key = (unit.corpus, unit.tokenizer)
             if key not in smallest or unit.vocab_size < smallest[key].vocab_size:

@@ -1,14 +1,18 @@
 """The experiment runner behind ``tokbench run``.
 
 A run is a grid of *units*: (corpus, tokenizer entry, vocab size) for trained
-rows and (corpus, production tokenizer) for production rows.  Each unit trains
+rows and (corpus, pretrained tokenizer) for pretrained rows (``production`` names and
+``[[pretrained]]`` tables, resolved before any work: ``benchmarks.pretrained``).  Each unit trains
 (or fetches from the cache) one tokenizer and evaluates it on the corpus's
 evaluation roles, producing tidy rows (``benchmarks.units``).  Units run in
 worker processes, which receive the loaded corpora and the config once, from the
 pool's initializer (so any start method works: fork, spawn, forkserver), and are
 saved one file each under ``RUN_DIR/units/`` as they finish, so an interrupted
 run resumes where it stopped.  Cross-unit numbers (the char baseline, parity
-against English, paired tests) are computed once all units are done.
+against English over the parallel sentences ``benchmarks.parallel`` pairs by key,
+paired tests) are computed once all units are done.  The run keeps what its report
+needs: every trained tokenizer (``RUN_DIR/tokenizers/``), the manifest (from which
+pretrained rows are re-loaded) and the example sentences (``benchmarks.examples``).
 
 Identity and caching: a trained tokenizer's cache key hashes the training text
 fingerprint, the family, its options, the vocab size, the ``bpe`` version and a
@@ -50,9 +54,18 @@ import bpe
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError, warn
 from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_tokenizer, paired_rows
-from benchmarks.files import atomic_write_text, check_writable_dir, tokenizer_cache_dir, write_results
+from benchmarks.examples import write_examples
+from benchmarks.files import (
+    atomic_write_text,
+    check_writable_dir,
+    tokenizer_cache_dir,
+    trained_tokenizer_path,
+    write_results,
+)
 from benchmarks.grid import EVAL_ROLES, check_grid, plan_units, training_texts
 from benchmarks.metrics import METRICS, select_metrics
+from benchmarks.parallel import ParallelPlan, plan_parallel
+from benchmarks.pretrained import PretrainedRow, resolve_pretrained
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus
 from corpora.loader import cache_home
@@ -164,9 +177,13 @@ def prepare_out_dir(out_dir: Path, config: ExperimentConfig, identity: str, over
     atomic_write_text(out_dir / RUN_MARKER, json.dumps(marker) + "\n")
 
 
-def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus]) -> str:
+def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow]) -> str:
+    """Config, code, corpus contents (and their parallel declarations) and pretrained files."""
     parts = [config.fingerprint(), code_fingerprint("bpe"), code_fingerprint("benchmarks")]
     parts += [f"{corpus_id}={corpus.fingerprint}" for corpus_id, corpus in sorted(corpora.items())]
+    parts += [f"{corpus_id} parallel={corpus.parallel_fingerprint()}" for corpus_id, corpus in sorted(corpora.items())
+              if corpus.spec.parallel is not None]  # fmt: skip
+    parts += [f"{label}={row.sha256}" for label, row in pretrained.items() if row.sha256 is not None]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -197,10 +214,12 @@ def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Toke
     return tokenizer, float(seconds)
 
 
-def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
-    """Train the unit's tokenizer or load it from the cache; returns it with its training seconds."""
+def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
+                     pretrained: dict[str, PretrainedRow]) -> tuple[bpe.Tokenizer, float]:  # fmt: skip
+    """Train the unit's tokenizer or load it from the cache (a pretrained row: load it); returns it with
+    its training seconds."""
     if unit.row_type == "production":
-        return bpe.load(unit.kind), 0.0
+        return pretrained[unit.tokenizer].load(), 0.0
     path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
     cached = _cached_tokenizer(unit, path, meta_path)
     if cached is not None:
@@ -226,6 +245,8 @@ class RunContext:
     config: ExperimentConfig
     corpora: dict[str, Corpus]  # by spec id, morpheme references already built
     out_dir: Path
+    pretrained: dict[str, PretrainedRow]  # by label
+    joined_texts: dict[str, dict[str, str]]  # ParallelPlan.joined_texts: by corpus, then by paired corpus
 
     def unit_path(self, unit: Unit) -> Path:
         return self.out_dir / "units" / f"{unit.key}.json"
@@ -234,11 +255,12 @@ class RunContext:
 def run_unit(unit: Unit, context: RunContext) -> str:
     """Train/load, evaluate and save one unit."""
     corpus = context.corpora[unit.corpus]
-    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config)
+    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config, context.pretrained)
     if unit.row_type != "production":
-        tokenizer.save(context.out_dir / "tokenizers" / unit.corpus / f"{unit.tokenizer}-{unit.vocab_size}.json")
+        tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size))
     metrics = select_metrics(context.config.metrics)
-    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config)
+    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config,
+                                context.joined_texts.get(unit.corpus, {}))  # fmt: skip
     result.costs["train_seconds"] = train_seconds
     write_unit_result(context.unit_path(unit), result)
     return unit.key
@@ -278,23 +300,25 @@ def run_experiment(
     started = time.perf_counter()
     check_out_dir(out_dir, config, overwrite)
     check_writable_dir(cache_home(), "cache folder ($TOKBENCH_CACHE)")
+    pretrained = resolve_pretrained(config.pretrained_rows, config.source, data_dir)
     loaded = {}
     for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
         loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
     for corpus in tqdm(loaded.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
         corpus.references()  # built once here (silver analyzers are slow), then handed to every worker
     corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
+    parallel = plan_parallel(corpora)
 
     def trained_before(unit: Unit) -> bool:
         path, meta_path, _ = tokenizer_cache_paths(unit, corpora[unit.corpus], config)
         return path.is_file() and meta_path.is_file()
 
-    check_grid(config, loaded, trained_before)
+    check_grid(config, loaded, pretrained, parallel, trained_before)
     # only now, with everything checked, touch the output directory: a bad input leaves no trace
     with run_folder_lock(out_dir):
-        prepare_out_dir(out_dir, config, run_identity(config, corpora), overwrite)
-        context = RunContext(config, corpora, out_dir)
-        units = plan_units(config, corpora)
+        prepare_out_dir(out_dir, config, run_identity(config, corpora, pretrained), overwrite)
+        context = RunContext(config, corpora, out_dir, pretrained, parallel.joined_texts(corpora))
+        units = plan_units(config, corpora, pretrained)
         finished = _finished_units(context, units)
         pending = [unit for unit in units if unit not in finished]
         if finished and progress:
@@ -302,11 +326,12 @@ def run_experiment(
         _run_units(context, pending, jobs, start_method, progress)
         results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
         rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-        rows += cross_unit_rows(results, select_metrics(config.metrics), config)
+        rows += cross_unit_rows(results, select_metrics(config.metrics), config, parallel)
         write_results(out_dir, rows)
         write_costs(out_dir, results)
         atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-        write_manifest(out_dir, config, corpora, time.perf_counter() - started)
+        write_examples(out_dir, corpora, parallel)
+        write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started)
         if on_report is not None:
             on_report(out_dir)
     return out_dir
@@ -386,7 +411,8 @@ def git_revision() -> str:
     return revision.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
 
 
-def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus], seconds: float) -> None:
+def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus],
+                   pretrained: dict[str, PretrainedRow], parallel: ParallelPlan, seconds: float) -> None:  # fmt: skip
     manifest = {
         "run": config.name,
         "config": dict(config.to_json(), source=display_path(config.source),
@@ -404,6 +430,8 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
             }
             for corpus_id, corpus in corpora.items()
         },
+        "pretrained": {label: row.to_json() for label, row in pretrained.items()},
+        "parallel": parallel.to_json(),
         "packages": package_versions(),
         "git_revision": git_revision(),
         "timings": {"total_seconds": round(seconds, 2)},

@@ -63,11 +63,13 @@ LETTER_RUN = regex.compile(r"\p{L}[\p{L}\p{M}]*")
 @dataclass(frozen=True)
 class Document:
     """``id`` is stable: ``<input name>:<line number | sent_id | row number>``; ``words`` holds the
-    gold word segmentation (UD FORMs) when the source has one."""
+    gold word segmentation (UD FORMs) when the source has one; ``key`` names the sentence in its
+    parallel set when the source declares one (``[sources.parallel]``), else None."""
 
     id: str
     text: str
     words: tuple[str, ...] | None = None
+    key: str | None = None
 
 
 def cache_home() -> Path:
@@ -176,8 +178,9 @@ def split_role(document_id: str, test_fraction: float) -> str:
 def _records(plan: _Plan, warn: Any) -> Iterator[tuple[str, Record]]:
     """(input name, record) for every record of a planned source."""
     if plan.hub:
+        parallel = plan.source.parallel
         for hub in plan.hub:
-            for record in read_hub(hub):
+            for record in read_hub(hub, parallel.column if parallel is not None else None):
                 yield hub.describe(), record
         return
     reader = FILE_READERS[plan.source.format or ""]
@@ -190,6 +193,41 @@ def _normalize(text: str, form: str) -> str:
     return text if form == "none" else unicodedata.normalize(form, text)
 
 
+class _ParallelKeys:
+    """The parallel key of each record of a source (``corpora.spec.ParallelSpec``): its line/row
+    number run on across the source's inputs, its sent_id, or its key column's value; a key seen
+    twice is an error."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.seen: set[str] = set()
+        self.input: str | None = None
+        self.offset = self.last = 0  # lines of the inputs before the current one; last number seen
+
+    def __call__(self, name: str, record: Record) -> str:
+        if self.source.parallel is None:
+            raise AssertionError("keys of a source without [sources.parallel]")
+        parallel = self.source.parallel
+        if parallel.key != "line":
+            if record.given_key is None:
+                what = "no '# sent_id'" if parallel.key == "sent_id" else f"no {parallel.column!r} value"
+                raise CorpusError(f"{name}:{record.key}: {what} in {self.source.describe()}, whose parallel key is "
+                                  f"{parallel.key!r}")  # fmt: skip
+            key = record.given_key
+            if parallel.dev is not None and not key.isdigit():
+                raise CorpusError(f"{name}:{record.key}: parallel key {key!r} is not a number, but "
+                                  f"{self.source.describe()} declares a dev split by key range")  # fmt: skip
+        else:
+            if name != self.input:
+                self.input, self.offset, self.last = name, self.offset + self.last, 0
+            self.last = int(record.key)
+            key = str(self.offset + self.last)
+        if key in self.seen:
+            raise CorpusError(f"{name}:{record.key}: parallel key {key!r} occurs twice in {self.source.describe()}")
+        self.seen.add(key)
+        return key
+
+
 def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str, list[Document]]:
     documents: dict[str, list[Document]] = {role: [] for role in ROLES}
     budget = _Budget(spec.max_documents, spec.max_chars)
@@ -198,9 +236,11 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
         source = plan.source
         roles = ("train", "test") if source.role == "all" else (source.role,)
         produced = 0
+        parallel_key = _ParallelKeys(source) if source.parallel is not None else None
         for name, record in _records(plan, warn):
             if budget.full(roles):
                 break  # streaming: stop reading once every role this source feeds is full
+            key = parallel_key(name, record) if parallel_key is not None else None
             text = record.text
             for transform in source.transforms:
                 text = TRANSFORMS[transform](text)
@@ -221,7 +261,7 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
                 if record.words is not None
                 else None
             )
-            document = Document(doc_id, text, words)
+            document = Document(doc_id, text, words, key)
             role = split_role(doc_id, spec.test_fraction) if source.role == "all" else source.role
             produced += 1
             if budget.admit(role, document):
@@ -232,7 +272,9 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
 
 
 def fingerprint_of(documents: dict[str, list[Document]]) -> str:
-    """sha256 over every role's documents (ids, texts, words) in order."""
+    """sha256 over every role's documents (ids, texts, words) in order.  Parallel keys are left out:
+    they do not change what a tokenizer is trained on (the fingerprint keys the tokenizer cache);
+    ``parallel_fingerprint`` covers them."""
     digest = hashlib.sha256()
     for role in ROLES:
         digest.update(f"\x02{role}\x02".encode())
@@ -256,6 +298,7 @@ def _save(entry: Path, documents: dict[str, list[Document]], meta: dict[str, Any
             "id": datasets.Value("string"),
             "text": datasets.Value("string"),
             "words": datasets.Sequence(datasets.Value("string")),
+            "key": datasets.Value("string"),
         }
     )
     splits = {
@@ -264,6 +307,7 @@ def _save(entry: Path, documents: dict[str, list[Document]], meta: dict[str, Any
                 "id": [d.id for d in docs],
                 "text": [d.text for d in docs],
                 "words": [list(d.words) if d.words is not None else None for d in docs],
+                "key": [d.key for d in docs],
             },
             features=features,
         )
@@ -303,8 +347,8 @@ def _load_cached(entry: Path) -> tuple[dict[str, Any], dict[str, list[Document]]
         for role in splits:
             columns = splits[role].data.table.to_pydict()
             documents[role] = [
-                Document(i, t, tuple(w) if w is not None else None)
-                for i, t, w in zip(columns["id"], columns["text"], columns["words"], strict=True)
+                Document(i, t, tuple(w) if w is not None else None, k)
+                for i, t, w, k in zip(columns["id"], columns["text"], columns["words"], columns["key"], strict=True)
             ]
         intact = fingerprint_of(documents) == meta["fingerprint"] and isinstance(meta["notes"], list)
         intact = intact and isinstance(meta["leaks"], dict)
@@ -357,6 +401,16 @@ class Corpus:
         if role not in ROLES:
             raise CorpusError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
         return list(self._documents.get(role, []))
+
+    def parallel_fingerprint(self) -> str:
+        """sha256 over the parallel set's declaration and every document's key (what pairs sentences
+        across corpora); empty for a corpus without a parallel set."""
+        if self.spec.parallel is None:
+            return ""
+        digest = hashlib.sha256(self.spec.parallel.model_dump_json().encode())
+        for document in self.documents("eval"):
+            digest.update(f"{document.id}\x00{document.key}\x01".encode())
+        return digest.hexdigest()
 
     def roles(self) -> list[str]:
         """Roles that have documents, in the order train, test, eval."""

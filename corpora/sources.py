@@ -47,11 +47,14 @@ def data_root(data_dir: str | Path | None) -> Path | None:
 
 @dataclass(frozen=True)
 class Record:
-    """One document as read from an input: ``key`` is its line number, sent_id or row number."""
+    """One document as read from an input: ``key`` is its line number, sent_id or row number;
+    ``given_key`` the id the input itself gives it, if any: a CoNLL-U ``# sent_id``, or the value of
+    a table's key column (``[sources.parallel] column``)."""
 
     key: str
     text: str
     words: tuple[str, ...] | None = None
+    given_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -235,7 +238,8 @@ def _conllu_sentence(item: InputFile, block: list[tuple[int, str]], keep_words: 
             surface.append(form + spacing)
         words.append(form)
     key = sent_id or str(block[0][0])
-    return Record(key, text if text is not None else "".join(surface).strip(), tuple(words) if keep_words else None)
+    text = text if text is not None else "".join(surface).strip()
+    return Record(key, text, tuple(words) if keep_words else None, sent_id)
 
 
 def read_rl_wsd(item: InputFile, source: Source, warn: Callable[[str], None]) -> Iterator[Record]:
@@ -271,16 +275,18 @@ def read_tabular(item: InputFile, source: Source, warn: Callable[[str], None]) -
     builder = {"jsonl": "json", "tsv": "csv"}.get(source.format or "", source.format)
     options: dict[str, Any] = {"sep": "\t"} if source.format == "tsv" else {}
     rows = _stream(lambda: _load_dataset(builder, data_files=[str(item.path)], split="train", **options), item.name)
-    yield from _rows_to_records(rows, source.column, source.words_column, item.name)
+    key_column = source.parallel.column if source.parallel is not None else None
+    yield from _rows_to_records(rows, source.column, source.words_column, item.name, key_column)
 
 
-def read_hub(hub: HubSource) -> Iterator[Record]:
-    """Rows of a hub split (or of a local dataset folder), streamed, keyed by 1-based row number."""
+def read_hub(hub: HubSource, key_column: str | None = None) -> Iterator[Record]:
+    """Rows of a hub split (or of a local dataset folder), streamed, keyed by 1-based row number;
+    ``key_column`` names the column holding each row's parallel key, if any."""
     rows = _stream(
         lambda: _load_dataset(hub.dataset, name=hub.config, split=hub.split, revision=hub.revision),
         f"hub dataset {hub.describe()}",
     )
-    yield from _rows_to_records(rows, hub.column, hub.words_column, hub.describe())
+    yield from _rows_to_records(rows, hub.column, hub.words_column, hub.describe(), key_column)
 
 
 def _load_dataset(path: str, **options: Any) -> Any:
@@ -304,10 +310,10 @@ def _stream(open_rows: Callable[[], Any], label: str) -> Iterator[dict[str, Any]
 
 
 def _rows_to_records(
-    rows: Iterator[dict[str, Any]], column: str, words_column: str | None, label: str
+    rows: Iterator[dict[str, Any]], column: str, words_column: str | None, label: str, key_column: str | None = None
 ) -> Iterator[Record]:
     for number, row in enumerate(rows, start=1):
-        for wanted in filter(None, (column, words_column)):
+        for wanted in filter(None, (column, words_column, key_column)):
             if wanted not in row:
                 raise CorpusError(f"{label}: no column {wanted!r}; columns: {', '.join(map(str, row))}")
         text = row[column]
@@ -318,7 +324,8 @@ def _rows_to_records(
         words = row[words_column] if words_column else None
         if words is not None and not (isinstance(words, list) and all(isinstance(w, str) for w in words)):
             raise CorpusError(f"{label}: row {number}: column {words_column!r} must be a list of strings")
-        yield Record(str(number), text, tuple(words) if words is not None else None)
+        given_key = None if key_column is None or row[key_column] is None else str(row[key_column])
+        yield Record(str(number), text, tuple(words) if words is not None else None, given_key)
 
 
 def hub_fingerprint(hub: HubSource) -> str:

@@ -89,9 +89,10 @@ def morphscore_items(data_root: Path, language: str) -> list[tuple[str, str]]:
 def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.DataFrame:
     rows = []
 
-    def add(language, name, size, kind, row_type, metric, value, low, high, n, corpus="flores", reference=""):
+    def add(language, name, size, kind, row_type, metric, value, low, high, n, corpus=None, reference=""):
         rows.append({
-            "corpus": corpus, "language": language, "tokenizer": name, "kind": kind, "row_type": row_type,
+            "corpus": corpus or f"flores-{language[:3]}", "language": language, "tokenizer": name, "kind": kind,
+            "row_type": row_type,
             "vocab_size": size, "options": "", "eval_set": "eval", "reference": reference, "metric": metric,
             "value": value, "ci_low": low, "ci_high": high, "n": n,
         })  # fmt: skip

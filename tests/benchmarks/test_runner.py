@@ -6,6 +6,7 @@ output-directory guard and the regression check built on it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -78,6 +79,39 @@ def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
     assert saved == ["byte-bpe-1000.json", "char-2000.json", "char-bpe-1500.json", "char-bpe-800.json",
                      "word-2000.json"]  # fmt: skip
     assert bpe.load(run_dir / "tokenizers" / "embedded-kor" / "char-bpe-800.json").vocab_size <= 800
+
+
+def test_the_report_shows_how_every_tokenizer_splits_the_first_test_documents(run_dir: Path, tmp_path: Path) -> None:
+    import bpe.render
+    from benchmarks.report import code_span, write_report
+    from corpora import load_corpus
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / "tokenizers" / "embedded-eng" / "byte-bpe-1000.json").unlink()  # a tokenizer the run no longer has
+    report = write_report(copy).read_text(encoding="utf-8")
+    section = report.split("## How the tokenizers split\n")[1].split("\n## ")[0]
+    examples = json.loads((copy / "examples.json").read_text(encoding="utf-8"))
+    assert examples["role"] == "test"
+    # at the report size (800) where a row was run at it, else at its closest size, named beside it
+    shown = {"byte-bpe (1k)": "byte-bpe-1000", "char (2k)": "char-2000", "char-bpe": "char-bpe-800",
+             "word (2k)": "word-2000", "cl100k": None}  # fmt: skip
+    for corpus_id in ("embedded-kor", "embedded-eng"):
+        documents = load_corpus(corpus_id).documents("test")[:3]
+        chosen = [example for example in examples["examples"] if example["corpus"] == corpus_id]
+        assert [example["id"] for example in chosen] == [document.id for document in documents]
+        for example, document in zip(chosen, documents, strict=True):
+            assert document.text.startswith(example["text"]) and len(example["text"]) <= 160
+            assert example["cut"] == (example["text"] != document.text)
+            for label, file in shown.items():
+                if corpus_id == "embedded-eng" and label == "byte-bpe (1k)":
+                    assert "_Note: byte-bpe on embedded-eng is not shown: " in section
+                    continue
+                tokenizer = bpe.load(copy / "tokenizers" / corpus_id / f"{file}.json" if file else "cl100k")
+                encoding = tokenizer.encode_with_spans(example["text"])
+                pieces = code_span(bpe.render.render(example["text"], encoding, tokenizer.unk_id))
+                row = rf"\| {re.escape(label)} +\| +{len(encoding)} \| {re.escape(pieces)} +\|"
+                assert re.search(row, section), (corpus_id, label)
 
 
 def test_values_are_consistent_with_their_intervals(run_dir: Path) -> None:

@@ -175,6 +175,69 @@ def test_path_source_falls_back_to_its_hub_alternative_without_a_data_root(tmp_p
     assert [(d.id, d.text) for d in from_root] == [("f.txt:1", "yerel")]
 
 
+PARALLEL = '  [sources.parallel]\n  name = "flores-200"\n  key = "{key}"\n{more}'
+
+
+def test_parallel_keys_are_line_numbers_running_on_across_hub_splits(tmp_path, cache):
+    from tests.corpora.test_sources import local_hub
+
+    hub = local_hub(tmp_path)  # dev: bir, iki; devtest: üç
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "f.txt").write_text("bir\n\niki\nüç\n", encoding="utf-8")  # a blank line keeps its number
+    parallel = PARALLEL.format(key="line", more="  dev = [1, 2]\n")
+    body = TEXT_SOURCE.format(role="eval", files="f.txt") + parallel + "".join(
+        f'  [[sources.hub]]\n  dataset = "{hub}"\n  config = "tur_Latn"\n  split = "{split}"\n  column = "sentence"\n'
+        for split in ("dev", "devtest")
+    )
+    spec = spec_for(tmp_path, body)
+    assert spec.parallel is not None and spec.parallel.in_dev("2") and not spec.parallel.in_dev("3")
+    from_hub = load_corpus(spec, cache_dir=cache).documents("eval")
+    assert [(d.key, d.text) for d in from_hub] == [("1", "bir"), ("2", "iki"), ("3", "üç")]  # devtest row 1 = key 3
+    from_root = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache)
+    assert [(d.key, d.text) for d in from_root.documents("eval")] == [("1", "bir"), ("3", "iki"), ("4", "üç")]
+    cached = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache)
+    assert cached.cached and cached.documents("eval") == from_root.documents("eval")  # the keys survive the cache
+    # the keys are not part of the content fingerprint (the tokenizer cache's key), but of the parallel one
+    other = spec_for(tmp_path, body.replace("dev = [1, 2]", "dev = [1, 3]"))
+    changed = load_corpus(other, data_dir=tmp_path / "root", cache_dir=cache)
+    assert changed.fingerprint == from_root.fingerprint
+    assert changed.parallel_fingerprint() not in ("", from_root.parallel_fingerprint())
+
+
+def test_parallel_keys_from_sent_ids_and_key_columns(tmp_path, cache):
+    (tmp_path / "p.conllu").write_text(
+        "# sent_id = n02\n# text = iki\n1\tiki\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+        "# sent_id = n01\n# text = bir\n1\tbir\t_\t_\t_\t_\t0\troot\t_\t_\n\n",
+        encoding="utf-8",
+    )
+    conllu = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "conllu"\nfiles = "p.conllu"\n'
+    documents = load_corpus(spec_for(tmp_path, conllu + PARALLEL.format(key="sent_id", more="")), data_dir=tmp_path,
+                            cache_dir=cache).documents("eval")  # fmt: skip
+    assert [(d.key, d.text) for d in documents] == [("n02", "iki"), ("n01", "bir")]
+    (tmp_path / "p.jsonl").write_text('{"line": 7, "text": "yedi"}\n{"line": 3, "text": "üç"}\n', encoding="utf-8")
+    table = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "jsonl"\nfiles = "p.jsonl"\n'
+    spec = spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "line"\n  dev = [1, 5]\n'))
+    documents = load_corpus(spec, data_dir=tmp_path, cache_dir=cache).documents("eval")
+    keyed = [(d.key, d.text, spec.parallel.in_dev(d.key)) for d in documents]
+    assert keyed == [("7", "yedi", False), ("3", "üç", True)]
+
+
+def test_bad_parallel_keys_are_errors(tmp_path, cache):
+    (tmp_path / "p.conllu").write_text("# text = bir\n1\tbir\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    conllu = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "conllu"\nfiles = "p.conllu"\n'
+    with pytest.raises(CorpusError, match=r"p.conllu:1: no '# sent_id' in source #1 .* parallel key is 'sent_id'"):
+        load_corpus(spec_for(tmp_path, conllu + PARALLEL.format(key="sent_id", more="")), data_dir=tmp_path,
+                    cache_dir=cache)  # fmt: skip
+    (tmp_path / "p.jsonl").write_text('{"id": "a", "text": "bir"}\n{"id": "a", "text": "iki"}\n', encoding="utf-8")
+    table = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "jsonl"\nfiles = "p.jsonl"\n'
+    with pytest.raises(CorpusError, match=r"p.jsonl:2: parallel key 'a' occurs twice in source #1"):
+        load_corpus(spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "id"\n')),
+                    data_dir=tmp_path, cache_dir=cache)  # fmt: skip
+    with pytest.raises(CorpusError, match=r"parallel key 'a' is not a number, but source #1 .* declares a dev split"):
+        load_corpus(spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "id"\n  dev = [1, 2]\n')),
+                    data_dir=tmp_path, cache_dir=cache)  # fmt: skip
+
+
 def test_changed_source_is_detected_and_reloaded(tmp_path, cache):
     text = tmp_path / "a.txt"
     text.write_text("bir\niki\n", encoding="utf-8")
