@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.bytes_unicode import BYTE_TO_CHAR
 from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.options import ByteBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import ByteBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
@@ -64,13 +64,22 @@ class ByteBPETokenizer(MergeTokenizer):
         settings = ByteBPEOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
+        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers)
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "byte-bpe merges") as callback:
             merges = cls(**arguments)._learn_merges(counts, vocab_size, callback)
         return cls(merges, **arguments)
+
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and the 256 byte symbols, whatever the text."""
+        ByteBPEOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 256, f"{specials} special tokens + 256 bytes")
 
     def _merge_keys(self) -> list[bytes]:
         return list(self._bytes)

@@ -1,9 +1,9 @@
-"""char: one id per character (seeds 002 and 000).
+"""char: one id per character.
 
 The alphabet is the characters of the training text; if ``vocab_size`` cannot
 hold them all, the most frequent are kept (ties: code point order), as are
 only characters seen at least ``min_frequency`` times (default 1).  Ids follow
-the specials in code point order (seed 002 sorts its alphabet).  Characters
+the specials in code point order (a sorted alphabet, as in nanoGPT's ``sorted(set(text))``).  Characters
 outside the alphabet encode as ``<unk>`` covering their bytes.
 """
 
@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts
-from bpe.options import CharOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import CharOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
 
@@ -74,6 +74,15 @@ class CharTokenizer(TrainedTokenizer):
         alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
         return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
 
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and one character, whatever the text (the most frequent characters are kept)."""
+        CharOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 1, f"{specials} special tokens + 1 character")
+
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         char_ids, unk = self._char_ids, self.unk_id
         ids = [char_ids.get(char, unk) for char in pretoken]
@@ -116,7 +125,7 @@ def _check_options(
     settings = CharOptions.parse(CharTokenizer.family, options)
     vocab_size = checked_vocab_size(vocab_size)
     specials = special_tokens_with(special_tokens)
-    check_vocab_minimum(
-        CharTokenizer.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character"
+    CharTokenizer.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(
+        CharTokenizer.family, vocab_size
     )
     return settings, vocab_size, specials

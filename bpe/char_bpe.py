@@ -1,18 +1,19 @@
-"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016; seeds 000, 001, 004).
+"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016).
 
 Each pre-token is split into characters plus an end-of-word marker ``</w>``
 (``end_of_word``):
 
 ``separate`` (default)
-    ``</w>`` is its own base symbol after the last character (seed 000 writes
-    ``<w>``); it covers no input, so its byte span is empty.
+    ``</w>`` is its own base symbol after the last character; it covers no
+    input, so its byte span is empty.
 ``attached``
     The marker is glued to the last character (subword-nmt 0.2 / HF tokenizers
     style): ``t</w>`` is a base symbol distinct from ``t``.  A character seen
     only word-finally then has no word-inner symbol (and vice versa): it
     encodes as ``<unk>`` in the other position.
 ``none``
-    No marker (seed 001's ``_AB_ABC_AB_ABAB`` example).
+    No marker: a piece can end a word or sit inside one alike (with the
+    ``none`` pre-tokenizer, BPE on one string such as ``_AB_ABC_AB_ABAB``).
 
 The alphabet is every character of the training text, or with
 ``limit_alphabet=N`` the N most frequent ones (ties: code point order); other
@@ -29,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.options import CharBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import CharBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, progress_callback
 
 END_OF_WORD = "</w>"
@@ -76,7 +77,7 @@ class CharBPETokenizer(MergeTokenizer):
     def from_piece_merges(
         cls, base_pieces: Sequence[str], merges: Iterable[tuple[str, str]], **options: Any
     ) -> CharBPETokenizer:
-        """Build from merges written as piece strings, e.g. seed 000's ``("t", "h"), ("th", "e")``.
+        """Build from merges written as piece strings, e.g. ``("t", "h"), ("th", "e")``.
         A piece names the lowest id that spells it."""
         untrained = cls(base_pieces, **options)
         ids: dict[str, int] = {}
@@ -115,11 +116,33 @@ class CharBPETokenizer(MergeTokenizer):
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers)
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
-        check_base_fits(vocab_size, len(specials), len(base_pieces), settings.end_of_word, settings.limit_alphabet)
+        base_floor(len(specials), len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
+            cls.family, vocab_size
+        )
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "char-bpe merges") as callback:
             merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
         return cls(base_pieces, merges, **arguments)
+
+    @classmethod
+    def vocab_floor(
+        cls,
+        texts: Iterable[str] | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        **options: Any,
+    ) -> VocabFloor:
+        """The specials and the base symbols of ``texts`` (characters, with ``</w>`` per ``end_of_word``,
+        at most ``limit_alphabet`` characters); on any text, at least one character."""
+        settings = CharBPEOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        if texts is None:
+            least = 2 if settings.end_of_word == "separate" else 1
+            return VocabFloor(specials + least, f"{specials} special tokens + {least} base symbol(s) at least")
+        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        base = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
+        return base_floor(specials, len(base), settings.end_of_word, settings.limit_alphabet)
 
     def _merge_keys(self) -> list[str]:
         return list(self._pieces)
@@ -180,13 +203,9 @@ class CharBPETokenizer(MergeTokenizer):
         return tokenizer
 
 
-def check_base_fits(
-    vocab_size: int, n_specials: int, n_base: int, end_of_word: str, limit_alphabet: int | None
-) -> None:
-    """A TokenizerError when ``vocab_size`` cannot hold the specials and the base symbols."""
-    check_vocab_minimum(
-        CharBPETokenizer.family,
-        vocab_size,
+def base_floor(n_specials: int, n_base: int, end_of_word: str, limit_alphabet: int | None) -> VocabFloor:
+    """The specials and the base symbols: the smallest vocabulary a char-bpe tokenizer can have."""
+    return VocabFloor(
         n_specials + n_base,
         f"{n_specials} special tokens + {n_base} base symbols: {_BASE_SYMBOLS[end_of_word]} of the training text",
         "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",

@@ -32,7 +32,7 @@ needs (partial counts stay on the workers until the tree reduction has summed th
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -76,21 +76,25 @@ Shard = FileShard | HubShard
 class LineReader:
     """The lines of a binary file (up to byte ``end``) without their line ending (``\n`` or
     ``\r\n``), decoded as UTF-8 with every invalid byte sequence replaced by U+FFFD; ``replaced``
-    counts the replaced sequences."""
+    counts the replaced sequences.  ``on_nul(offset)``, when given, is called at the first line
+    holding a NUL byte (a binary or UTF-16 file), with the byte's offset from where reading began."""
 
-    def __init__(self, handle: BinaryIO, end: int | None = None) -> None:
+    def __init__(self, handle: BinaryIO, end: int | None = None,
+                 on_nul: Callable[[int], None] | None = None) -> None:  # fmt: skip
         self.handle = handle
         self.end = end
+        self.on_nul = on_nul
         self.replaced = 0
 
     def __iter__(self) -> Iterator[str]:
-        handle, end = self.handle, self.end
-        position = handle.tell() if end is not None else 0
+        handle, end, on_nul = self.handle, self.end, self.on_nul
+        start = position = handle.tell() if end is not None else 0
         for raw in handle:
-            if end is not None:
-                if position >= end:
-                    break
-                position += len(raw)
+            if end is not None and position >= end:
+                break
+            if on_nul is not None and b"\0" in raw:
+                on_nul(position - start + raw.index(b"\0"))
+            position += len(raw)
             raw = raw.removesuffix(b"\n").removesuffix(b"\r")
             try:
                 yield raw.decode("utf-8")

@@ -18,7 +18,7 @@ Ids: the caller numbers its initial tokens ``0 .. n-1`` and gives their unit
 sequences (byte values, or Unicode code points); merge ``k`` creates token
 ``n + k`` whose units are the concatenation of its parts.
 
-Representation (why it is fast; see ``shared/notes/metrics-and-peers.md``):
+Representation (why it is fast):
 
 * every distinct word is laid out once in flat arrays: one *position* per
   symbol with ``prev``/``next`` links, so a merge edits two positions and never

@@ -10,11 +10,12 @@ Encoding modes:
 ``merges`` (default)
     Per pre-token, repeatedly merge the adjacent pair with the lowest rank,
     every occurrence left to right.  This equals applying all merges in
-    training order (seed 000's ``encode``): a merge can only create pairs
+    training order, one merge after another: a merge can only create pairs
     involving its new token, and those all rank later.
 ``greedy``
-    Seed 004's ablation: greedy longest match of the pre-token's base symbols
-    against the whole vocabulary, left to right.
+    An ablation: greedy longest match of the pre-token's base symbols against
+    the whole vocabulary, left to right (like BERT's WordPiece encoder, here
+    over a BPE vocabulary).
 """
 
 from __future__ import annotations

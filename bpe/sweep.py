@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import Tokenizer, TokenizerError
-from bpe.options import check_vocab_minimum, checked_vocab_size
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
+from bpe.options import checked_vocab_size
 
 
 def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | None = None) -> Tokenizer:
@@ -69,16 +69,15 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
             f"cannot derive a char tokenizer of {vocab_size} from one of {reached}: which characters to keep "
             "depends on their frequencies, which a char tokenizer does not keep (use bpe.train_sweep)"
         )
-    if family == "word":
-        check_vocab_minimum(family, vocab_size, n_specials + 1, f"{n_specials} special tokens + 1 word")
-    elif family == "byte-bpe":
-        check_vocab_minimum(family, vocab_size, n_specials + 256, f"{n_specials} special tokens + 256 bytes")
+    if family in ("word", "byte-bpe"):
+        extra = body["specials"][len(DEFAULT_SPECIAL_TOKENS) :]
+        type(tokenizer).vocab_floor(special_tokens=extra).check(family, vocab_size)
     else:
-        from bpe.char_bpe import check_base_fits
+        from bpe.char_bpe import base_floor
 
         config = body["config"]
         n_base = len(body["vocab"]) - n_specials - len(body["merges"])
-        check_base_fits(vocab_size, n_specials, n_base, config["end_of_word"], config["limit_alphabet"])
+        base_floor(n_specials, n_base, config["end_of_word"], config["limit_alphabet"]).check(family, vocab_size)
     body["vocab"] = body["vocab"][:vocab_size]
     if "merges" in body:
         body["merges"] = body["merges"][: len(body["merges"]) - (reached - vocab_size)]

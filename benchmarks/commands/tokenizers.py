@@ -3,7 +3,8 @@
 Input text is read as UTF-8, one line per text, with only the line ending
 (``\\n`` or ``\\r\\n``) removed.  Invalid UTF-8 is not refused: each invalid
 byte sequence becomes U+FFFD and the number replaced per file is reported on
-stderr.  Files are written atomically, so an error never leaves a
+stderr.  A NUL byte is refused (a binary or UTF-16 file), as the corpus loader
+refuses it.  Files are written atomically, so an error never leaves a
 half-written output behind.
 """
 
@@ -35,10 +36,12 @@ from bpe.pretrained import FORMATS
 from bpe.render import render_pieces
 from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
 from bpe.trained import TrainedTokenizer
+from corpora.sources import binary_file_message
 
 INVALID_UTF8_POLICY = (
     "Input is read as UTF-8, one text per line (only the line ending is removed); invalid UTF-8 byte "
-    "sequences are replaced with U+FFFD and their number is reported on stderr."
+    "sequences are replaced with U+FFFD and their number is reported on stderr; a NUL byte (a binary or "
+    "UTF-16 file) is an error."
 )
 
 
@@ -79,8 +82,13 @@ def open_input(path: str) -> BinaryIO:
 
 
 def read_lines(handle: BinaryIO, name: str) -> Iterator[str]:
-    """Stream the lines of ``handle`` without their line ending; report replaced invalid UTF-8 on stderr."""
-    lines = LineReader(handle)
+    """Stream the lines of ``handle`` without their line ending; report replaced invalid UTF-8 on stderr;
+    refuse a NUL byte."""
+
+    def refuse(offset: int) -> None:
+        raise BenchmarkError(binary_file_message(name, offset))
+
+    lines = LineReader(handle, on_nul=refuse)
     yield from lines
     if lines.replaced:
         print(

@@ -74,7 +74,7 @@ def test_flores_matches_naive(flores: dict[str, list[str]], language: str, level
 def test_rank_encoding_equals_training_order(
     embedded_text: dict[str, list[str]], flores_sample: dict[str, list[str]], kind: str, options: dict
 ) -> None:
-    """The rank-based encode loop gives the same ids as applying every merge in order (seed 000's encode)."""
+    """The rank-based encode loop gives the same ids as applying every merge in order (the naive encoder)."""
     tokenizer = bpe.train(kind, [text for texts in embedded_text.values() for text in leading(texts, 25_000)], 1000,
                           **options)  # fmt: skip
     ids = {piece: token_id for token_id, piece in enumerate(tokenizer.vocab)}
