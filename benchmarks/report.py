@@ -107,7 +107,7 @@ def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
     """On a run with a ``train_chars`` axis, the rows of its largest value and the pretrained rows: the
     report's tables show the tokenizers trained on the most text (``train_chars_section`` shows the
     axis).  Other runs' results as they are."""
-    values = results["options"].fillna("").map(train_chars_of)
+    values = results["options"].astype(object).fillna("").map(train_chars_of)  # costs.csv: empty reads as NaN
     if values.isna().all():
         return results
     return results[values.isna() | (values == values.max())].reset_index(drop=True)
