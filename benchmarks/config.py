@@ -10,7 +10,8 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
     production = ["cl100k"]             # encode-only production rows (optional)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: every metric not optional)
+    extra_metrics = ["boundary_f1_in_vocab"]  # optional metrics (comparability modes) computed besides `metrics`
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
@@ -24,6 +25,11 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
 
     [report]
     vocab_size = 4000                   # the vocabulary size paper tables are drawn at
+    match = "requested"                 # or "reached": each cell is the size whose REACHED vocabulary is closest
+    unk_threshold = 0.1                 # a row with a larger <unk> token share is marked and never ranked
+
+Whatever ``metrics`` says, ``unk_token_rate`` and ``vocab_size_reached`` are computed (the report marks
+cells with them) and boundary precision, recall and F1 come together (``metrics.select_metrics``).
 """
 
 from __future__ import annotations
@@ -86,7 +92,14 @@ class Bootstrap(Table):
 
 
 class Report(Table):
+    """How the report draws its tables; nothing here changes a result."""
+
     vocab_size: PositiveInt | None = None  # default: the middle one of all vocabulary sizes
+    #: which run size stands for ``vocab_size`` in a cell: the requested size closest to it, or the size
+    #: whose reached vocabulary (``vocab_size_reached``) is closest to it
+    match: Literal["requested", "reached"] = "requested"
+    #: Petrov et al. 2023 mask tokenizer/language pairs with more than 10% <unk> tokens
+    unk_threshold: in_interval(0, 1, closed_high=True) = 0.1  # type: ignore[valid-type]
 
 
 class ExperimentConfig(Table):
@@ -99,7 +112,8 @@ class ExperimentConfig(Table):
     tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)]
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
     max_train_chars: PositiveInt | None = None
-    metrics: Annotated[tuple[MetricName, ...], Strict(False)] | None = None  # None: every metric
+    metrics: Annotated[tuple[MetricName, ...], Strict(False)] | None = None  # None: every metric not optional
+    extra_metrics: Annotated[tuple[MetricName, ...], Strict(False)] = ()  # optional metrics to add
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
     _source: str = PrivateAttr("<config>")
@@ -145,6 +159,8 @@ class ExperimentConfig(Table):
             "production": self.production,
             "max_train_chars": self.max_train_chars,
             "metrics": self.metrics,
+            # present only when set, so that a config without it keeps its identity
+            **({"extra_metrics": self.extra_metrics} if self.extra_metrics else {}),
             "bootstrap_resamples": self.bootstrap_resamples,
             "confidence": self.confidence,
             "report_vocab_size": self.report_vocab_size,

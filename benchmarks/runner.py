@@ -45,7 +45,7 @@ from benchmarks.files import atomic_write_text, tokenizer_cache_dir, write_resul
 from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.units import Unit, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus
-from corpora.stats import reference_coverage
+from corpora.stats import reference_coverage, role_sources
 
 RUN_MARKER = "run.json"
 EVAL_ROLES = ("test", "eval")
@@ -191,7 +191,7 @@ def run_unit(unit: Unit, context: RunContext) -> str:
     tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config)
     if unit.row_type != "production":
         tokenizer.save(context.out_dir / "tokenizers" / unit.corpus / f"{unit.tokenizer}-{unit.vocab_size}.json")
-    metrics = select_metrics(context.config.metrics)
+    metrics = select_metrics(context.config.metrics, context.config.extra_metrics)
     result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config)
     result.costs["train_seconds"] = train_seconds
     write_unit_result(context.unit_path(unit), result)
@@ -266,7 +266,7 @@ def run_experiment(
 
     results = [read_unit_result(context.unit_path(unit)) for unit in units]
     rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-    rows += cross_unit_rows(results, select_metrics(config.metrics), config)
+    rows += cross_unit_rows(results, select_metrics(config.metrics, config.extra_metrics), config)
     write_results(out_dir, rows)
     write_costs(out_dir, results)
     atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
@@ -320,7 +320,8 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
     manifest = {
         "run": config.name,
         "config": dict(config.to_json(), source=display_path(config.source),
-                       report={"vocab_size": config.report_vocab_size}),
+                       report={"vocab_size": config.report_vocab_size, "match": config.report.match,
+                               "unk_threshold": config.report.unk_threshold}),
         "config_fingerprint": config.fingerprint(),
         "corpora": {
             corpus_id: {
@@ -329,7 +330,8 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
                 "fingerprint": corpus.fingerprint,
                 "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
                 "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
-                "references": reference_coverage(corpus),
+                "sources": role_sources(corpus),
+                "references": reference_coverage(corpus, agreement=True),
             }
             for corpus_id, corpus in corpora.items()
         },
