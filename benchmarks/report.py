@@ -845,8 +845,9 @@ def vocabulary_warning(run: Run) -> list[str]:
 def reading_guide(run: Run) -> list[str]:
     return [
         f"How to read the tables: rows are tokenizers (trained families, sentencepiece reference rows, published "
-        f"tokenizers), columns are languages; each cell is the value with its {run.ci_name} (bootstrap over items) in "
-        f"brackets, the best per column in bold (ties as printed are all bold; descriptive metrics are not ranked). "
+        f"tokenizers), columns are languages (in a morphology table: metrics); each cell is the value with its "
+        f"{run.ci_name} (bootstrap over items) in brackets, the best per column in bold (ties as printed are all bold; "
+        "descriptive metrics are not ranked). "
         f"Markers: {REACHED_MARK}n the vocabulary size the tokenizer reached, when it differs from the size requested; "
         f"{UNK_MARK} more than {run.unk_threshold:.0%} of its tokens are <unk> (never ranked); {BASELINE_MARK} a "
         f"baseline on boundary metrics such as char (never ranked); {MISSING} no row for that column. "
