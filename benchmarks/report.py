@@ -9,7 +9,9 @@
   findings computed from the numbers (``benchmarks.findings``);
 * ``tables/<slug>.tex`` (booktabs, ``benchmarks.render.latex``: fits a one- and a two-column ``article``)
   with a ``.csv`` of its cells (full precision) beside it; captions and notes are the Markdown ones;
-* ``plots/<name>.png|.pdf|.svg`` (``benchmarks.plots``).
+* ``plots/<name>.png|.pdf|.svg`` (``benchmarks.plots``);
+* the section "How the tokenizers split": the run's example sentences (``examples.json``) encoded by
+  every tokenizer of the run, re-loaded from ``RUN_DIR/tokenizers/`` and the manifest.
 
 Conventions (stated so every output is reproducible and every claim checkable):
 
@@ -50,13 +52,18 @@ from typing import Any
 
 import pandas as pd
 
+import bpe
+import bpe.render
 from benchmarks import findings, plots, render
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import ROW_TYPES, atomic_write_text, read_results
+from benchmarks.examples import EXAMPLE_CHARS, Example, read_examples
+from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, trained_tokenizer_path
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
+from benchmarks.pretrained import PretrainedRow
 from benchmarks.registry import BOUNDARY_BASELINES, DESCRIPTIVE, Capability, Metric, capabilities_of
 from benchmarks.render import latex_escape, md_escape
+from bpe.render import EMPTY, SEPARATOR
 
 REPORT_FILE = "report.md"
 TABLES_DIR = "tables"
@@ -70,7 +77,7 @@ FAR_BELOW = 0.9
 #: what each evaluation set is, for captions
 EVAL_SETS = {
     "test": "the held-out test text of each corpus",
-    "eval": "the parallel evaluation text (line i is the same sentence in every language)",
+    "eval": "the evaluation text (a parallel set such as FLORES: the same sentences in every language)",
     "train": "the trained tokenizer itself",
 }
 MATCHES = ("requested", "reached")
@@ -369,10 +376,34 @@ def match_phrase(run: Run) -> str:
         else ""  # fmt: skip
 
 
-def english_partner(results: pd.DataFrame) -> str | None:
-    """The corpus parity pairs with: the run's first English corpus (by id), as ``benchmarks.evaluate`` does."""
-    english = sorted(set(results.loc[results["language"] == ENGLISH, "corpus"]))
-    return english[0] if english else None
+def parallel_pairs(run: Run) -> dict[str, dict[str, Any]]:
+    """The manifest's parallel pairs (``benchmarks.parallel.ParallelPlan.to_json``): per non-English corpus its
+    English partner, the parallel set and how many sentences both hold (empty for a run that records none)."""
+    parallel = run.manifest.get("parallel")
+    pairs = parallel.get("pairs") if isinstance(parallel, dict) else None
+    return {corpus: pair for corpus, pair in pairs.items() if isinstance(pair, dict)} if isinstance(pairs, dict) \
+        else {}  # fmt: skip
+
+
+def pairing_note(run: Run, cells: pd.DataFrame) -> str:
+    """How the table's sentences were paired with English's, with the number of pairs behind each language
+    (the rows' ``n``: the sentences both corpora hold; the dev ones for TokSuite's mean of ratios)."""
+    pairs = parallel_pairs(run)
+    counts = cells.drop_duplicates("column").set_index("column")["n"].sort_index()
+    how = ", ".join(f"{column} {int(n):,}" for column, n in counts.items())
+    if len(set(counts)) == 1:
+        how = f"{int(counts.iloc[0]):,} sentences for every language"
+    described = sorted({(pair.get("set"), pair.get("partner")) for corpus, pair in pairs.items()
+                        if corpus in set(cells["corpus"])}, key=str)  # fmt: skip
+    if not described:
+        return f"Sentences paired with English's translation of the same sentence: {how}."
+    sets = "; ".join(f"parallel set `{name}`, English from `{partner}`" for name, partner in described)
+    note = (f"Sentences paired with English's by the key their corpus spec declares ({sets}), never by position: "
+            f"{how}.")  # fmt: skip
+    parallel = run.manifest.get("parallel")
+    remarks = [str(text) for text in (parallel.get("notes") or [] if isinstance(parallel, dict) else [])
+               if any(str(text).startswith(f"{corpus}:") for corpus in set(cells["corpus"]))]  # fmt: skip
+    return " ".join([note, *(remark.rstrip(".") + "." for remark in remarks)])
 
 
 def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, heading: str, eval_set: str) -> list[Table]:
@@ -383,22 +414,21 @@ def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, headin
     where = f"on `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}"
     tables = []
     if not shared.empty:
-        caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: each published tokenizer encodes "
+        caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: one published tokenizer encodes "
                    f"every language, as in Petrov et al. 2023. Definition: {definition(info)}. {where.capitalize()}: "
                    f"{interval_phrase(run, shared)}; lowest premium per language in bold.")  # fmt: skip
         tables.append(build_table(shared, ranked=True, slug=f"{slug}--shared", heading=f"{heading}: shared-tokenizer "
                                   "premium", caption=caption, group=info.group, column_header="language",
-                                  notes=table_notes(run, shared)))  # fmt: skip
+                                  notes=[*table_notes(run, shared), pairing_note(run, shared)]))  # fmt: skip
     if not trained.empty:
-        english = english_partner(run.results)
-        partner = {
-            (row.tokenizer, int(row.vocab_size)): row.value
-            for row in run.results[(run.results["metric"] == "vocab_size_reached")
-                                   & (run.results["corpus"] == english)].itertuples()
+        partners = {corpus: pair.get("partner") for corpus, pair in parallel_pairs(run).items()}
+        reached = {
+            (row.corpus, row.tokenizer, int(row.vocab_size)): row.value
+            for row in run.results[(run.results["metric"] == "vocab_size_reached")].itertuples()
         }  # fmt: skip
         marks = []
         for row in trained.itertuples():
-            theirs = partner.get((row.tokenizer, int(row.vocab_size)), math.nan)
+            theirs = reached.get((partners.get(row.corpus), row.tokenizer, int(row.vocab_size)), math.nan)
             ours = row.reached
             differs = any(not math.isnan(x) and x != row.vocab_size for x in (ours, theirs))
             marks.append(f"{_count(ours)}:{_count(theirs)}" if differs else "")
@@ -408,7 +438,7 @@ def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, headin
                    "language costs at a fixed vocabulary budget, not a shared tokenizer's bias. "
                    f"Definition: {definition(info)}. {where.capitalize()}, at vocabulary size {run.at}"
                    f"{match_phrase(run)}: {interval_phrase(run, trained)}; not ranked.")  # fmt: skip
-        notes = table_notes(run, trained, parity=True)
+        notes = [*table_notes(run, trained, parity=True), pairing_note(run, trained)]
         tables.append(build_table(trained, ranked=False, slug=f"{slug}--monolingual", heading=f"{heading}: "
                                   "monolingual ratio", caption=caption, group=info.group, column_header="language",
                                   notes=notes))  # fmt: skip
@@ -900,8 +930,94 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
         group_tables = [t for t in tables if t.group == group]
         if group_tables or figures.get(group):
             lines += group_section(group, group_tables, figures.get(group, []))
-    lines += cost_section(run) + paired_section(run)
+    lines += cost_section(run) + paired_section(run) + splits_section(run)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def code_span(text: str) -> str:
+    """``text`` as inline code inside a Markdown table cell (a pipe escaped, backticks fenced)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded.replace('|', chr(92) + '|')}{fence}"
+
+
+@dataclass(frozen=True)
+class RunTokenizers:
+    """The tokenizers a run used at the report vocabulary size, re-loaded from its directory."""
+
+    trained: dict[tuple[str, str], tuple[str, bpe.Tokenizer]]  # (corpus, label) -> (label shown, tokenizer)
+    pretrained: dict[str, bpe.Tokenizer]  # by label: the same for every corpus
+    notes: list[str]  # rows that could not be re-loaded, and why
+
+    def of(self, corpus: str, label: str) -> tuple[str, bpe.Tokenizer] | None:
+        if (corpus, label) in self.trained:
+            return self.trained[corpus, label]
+        return (label, self.pretrained[label]) if label in self.pretrained else None
+
+
+def run_tokenizers(run: Run) -> RunTokenizers:
+    """Trained rows from ``RUN_DIR/tokenizers/`` at the size closest to the report size (equal
+    distance: the smaller), labelled with that size when it is another; pretrained rows from the
+    manifest (``PretrainedRow.from_json``)."""
+    found = RunTokenizers({}, {}, [])
+    for label, entry in sorted(run.manifest.get("pretrained", {}).items()):
+        try:
+            found.pretrained[label] = PretrainedRow.from_json(label, entry).load()
+        except (BenchmarkError, bpe.TokenizerError) as exc:
+            found.notes.append(f"{label} is not shown: {exc}")
+    trained = run.results[run.results["vocab_size"].notna()].drop_duplicates(["corpus", "tokenizer", "vocab_size"])
+    for (corpus, label), rows in trained.groupby(["corpus", "tokenizer"], sort=True):
+        size = min((int(s) for s in rows["vocab_size"]), key=lambda s: (abs(s - run.report_vocab_size), s))
+        shown = label if size == run.report_vocab_size else f"{label} ({vocab_label(size)})"
+        try:
+            found.trained[corpus, label] = (shown, bpe.load(trained_tokenizer_path(run.run_dir, corpus, label, size)))
+        except bpe.TokenizerError as exc:
+            found.notes.append(f"{label} on {corpus} is not shown: {exc}")
+    return found
+
+
+def splits_section(run: Run) -> list[str]:
+    """"How the tokenizers split": the run's example sentences (``benchmarks.examples``) encoded by every
+    tokenizer of the run at the report vocabulary size (``run_tokenizers``), each token shown as the text
+    it covers (``bpe.render``), with its token count.  Nothing for a run without ``examples.json``."""
+    chosen = read_examples(run.run_dir)
+    if chosen is None:
+        return []
+    document, examples = chosen
+    tokenizers, order, at = run_tokenizers(run), tokenizer_order(run.results), vocab_label(run.report_vocab_size)
+    if document.get("role") == "test":
+        which = (f"the first test documents of each corpus (a longer one cut at a space after at most "
+                 f"{EXAMPLE_CHARS} characters, marked …)")  # fmt: skip
+    else:
+        which = (f"sentences of the parallel set `{document.get('set')}`, the same in every language (the "
+                 f"{len(document.get('keys', []))} whose longest translation is shortest)")  # fmt: skip
+    intro = (f"Every tokenizer of the run at {at} (trained rows: the one trained on that corpus; a row not run at "
+             f"{at} is named with the size it is shown at) on {which}. Each token is shown as the text it covers, "
+             f"tokens separated by {SEPARATOR}: ␣ is a space (whatever marker the tokenizer uses), <0xEB> a byte "
+             f"of a UTF-8 character the token covers only in part, {EMPTY} a token that covers no text, <unk:…> an "
+             "unknown token. The sentences are quoted from the run's corpora (licenses: the corpora listed "
+             "above).")  # fmt: skip
+    lines = ["## How the tokenizers split", "", md_escape(intro), ""]
+    groups: dict[str, list[Example]] = {}
+    for example in examples:
+        heading = f"Sentence `{example.key}`" if example.key is not None else f"{example.language} ({example.corpus})"
+        groups.setdefault(heading, []).append(example)
+    for heading, group in groups.items():
+        lines += [f"### {heading}", ""]
+        for example in group:
+            where = example.language if example.key is not None else example.id
+            rows = []
+            for label in order:
+                found = tokenizers.of(example.corpus, label)
+                if found is not None:
+                    shown, tokenizer = found
+                    encoding = tokenizer.encode_with_spans(example.text)
+                    pieces = bpe.render.render(example.text, encoding, tokenizer.unk_id)
+                    rows.append([md_escape(shown), str(len(encoding)), code_span(pieces)])
+            lines += [f"**{md_escape(where)}**: {md_escape(example.text)}{' …' if example.cut else ''}", ""]
+            lines += [render.markdown(["tokenizer", "tokens", "pieces"], rows, "lrl"), ""]
+    lines += [f"_Note: {md_escape(note)}_  " for note in tokenizers.notes]
+    return [*lines, ""] if tokenizers.notes else lines
 
 
 def cost_section(run: Run) -> list[str]:

@@ -9,8 +9,8 @@ pre-token is simply the running sum of the byte lengths before it.
 Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
 
 ``unicode``
-    Seed 001's scheme.  A pre-token is a run of letters, combining marks and
-    digits (``[\\p{L}\\p{M}\\p{N}]+``: letters and digits stay together, so
+    A pre-token is a run of letters, combining marks and digits
+    (``[\\p{L}\\p{M}\\p{N}]+``: letters and digits stay together, so
     ``abc123`` is one word; combining marks and Korean jamo never split a
     word), or a run of other non-space characters (punctuation, symbols).
     ONE preceding space (U+0020) attaches to the following run:
@@ -26,7 +26,7 @@ Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
     The exact regexes of tiktoken's ``r50k_base`` (GPT-2), ``cl100k_base``
     and ``o200k_base`` encodings (evaluated with the ``regex`` module).
 ``none``
-    The whole text is one pre-token (seed 001's ``_AB_ABC_AB_ABAB`` example).
+    The whole text is one pre-token (BPE on one string such as ``_AB_ABC_AB_ABAB``).
 """
 
 from __future__ import annotations

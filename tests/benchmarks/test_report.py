@@ -1,17 +1,17 @@
 """The report of a run directory, built from a small REAL results table.
 
-The table is computed here, on FLORES lines and MorphScore gold from the data
-root, for three tokenizers: a character split (family ``char``), cl100k cut to
-its first 1,024 / 4,096 / 16,384 ranks (family ``byte-bpe``: every cl100k token
-is built from lower-ranked ones, so a rank prefix is itself a byte BPE) and the
-full cl100k (production row).  Metrics: bytes and characters per token,
-tokens per whitespace word, premium vs English, boundary F1 against MorphScore
-boundaries; 95% percentile-bootstrap CIs of ratios of sums (seeded).
+The table is computed here, on the shipped sample data root (the same table with
+or without a full data root): its FLORES lines, and MorphScore-style items from
+its UD sentences, for three tokenizers: a character split (family ``char``),
+cl100k cut to its first 1,024 / 4,096 / 16,384 ranks (family ``byte-bpe``: every
+cl100k token is built from lower-ranked ones, so a rank prefix is itself a byte
+BPE) and the full cl100k (production row).  Metrics: bytes and characters per
+token, tokens per whitespace word, premium vs English, boundary F1 against the
+items' boundaries; 95% percentile-bootstrap CIs of ratios of sums (seeded).
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -34,9 +34,10 @@ from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULT_COLUMNS
 from benchmarks.metrics import METRICS
+from benchmarks.render import md_escape
+from tests.conftest import SAMPLE_DATA_ROOT
 
-LINES = 300  # FLORES lines per language
-MORPH_ITEMS = 400  # MorphScore items per language
+LINES = 100  # FLORES lines per language (all of the sample's)
 PREFIX_SIZES = (1024, 4096, 16384)
 REPORT_SIZE = 4096
 CHAR_SIZE = 8000  # the char row is "run" at another size, so the report must substitute and say so
@@ -70,12 +71,22 @@ def token_lengths_factory():
     return tokenizers
 
 
+UD_FILES = {"eng_Latn": "ud/en/en_ewt-ud-{}.conllu", "tur_Latn": "ud/tr/tr_boun-ud-{}.conllu"}
+
+
 def morphscore_items(data_root: Path, language: str) -> list[tuple[str, str]]:
-    name = {"eng_Latn": "english", "tur_Latn": "turkish"}[language]
-    path = data_root / "morph" / language[:3] / f"morphscore_{name}_morph_data.csv"
-    with path.open(encoding="utf-8") as handle:
-        rows = [(r["full_word"], r["pt1"]) for r in csv.DictReader(handle) if r["rest"]]
-    return rows[:MORPH_ITEMS]
+    """Items in MorphScore's form (word, first part; one boundary per word), in corpus order: every word of the UD
+    dev and test files whose lemma is a proper prefix of its form, cut after the lemma (MorphScore's own items are
+    likewise derived from UD treebanks; Arnett & Bergen)."""
+    items = []
+    for split in ("dev", "test"):
+        for line in (data_root / UD_FILES[language].format(split)).read_text(encoding="utf-8").splitlines():
+            columns = line.split("\t")
+            if len(columns) == 10 and columns[0].isdigit():
+                form, lemma = columns[1], columns[2]
+                if lemma and len(lemma) < len(form) and form.startswith(lemma):
+                    items.append((form, lemma))
+    return items
 
 
 def corpus_of(language: str) -> str:
@@ -110,9 +121,12 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
                 add(language, name, size, kind, row_type, metric, *bootstrap_ratio(numerators, counts), LINES)
             words = np.array([len(t.split()) for t in texts], dtype=float)
             add(language, name, size, kind, row_type, "fertility_running", *bootstrap_ratio(counts, words), LINES)
+        joined = {language: len(lengths(" ".join(flores_lines[language][:LINES]))) for language in flores_lines}
         for language in sorted(set(flores_lines) - {"eng_Latn"}):  # paired over line indices
             add(language, name, size, kind, row_type, "parity_vs_eng",
                 *bootstrap_ratio(tokens[language], tokens["eng_Latn"]), LINES)  # fmt: skip
+            add(language, name, size, kind, row_type, "parity_joined_vs_eng", joined[language] / joined["eng_Latn"],
+                math.nan, math.nan, LINES)  # fmt: skip
         for language in ("eng_Latn", "tur_Latn"):
             items = morphscore_items(data_root, language)
             tp = np.zeros(len(items))
@@ -131,16 +145,22 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
     return frame
 
 
-MORPHSCORE_FACTS = {"kind": "morphscore", "citation": "MorphScore v1 (Arnett & Bergen 2025)", "words": MORPH_ITEMS,
-                    "share_kept": 1.0}  # fmt: skip
+def morphscore_facts(language: str) -> dict:
+    return {"kind": "morphscore", "citation": "MorphScore v1 (Arnett & Bergen 2025)",
+            "words": len(morphscore_items(SAMPLE_DATA_ROOT, language)), "share_kept": 1.0}  # fmt: skip
+
+
 MANIFEST = {
     "run": "report-test",
     "config": {"name": "report-test", "description": "FLORES and MorphScore, cl100k rank prefixes", "seed": 0,
                "bootstrap_resamples": RESAMPLES, "confidence": 0.95, "report": {"vocab_size": REPORT_SIZE}},
     "corpora": {corpus_of(language): {
         "language": language, "documents": {"eval": LINES}, "sources": {"eval": [f"flores/{language}.txt"]},
-        "references": {"morphscore": MORPHSCORE_FACTS} if language in ("eng_Latn", "tur_Latn") else {},
+        "references": {"morphscore": morphscore_facts(language)} if language in ("eng_Latn", "tur_Latn") else {},
     } for language in ("eng_Latn", "kor_Hang", "rus_Cyrl", "tur_Latn")},
+    "parallel": {"notes": [], "pairs": {
+        corpus_of(language): {"partner": "flores-eng", "set": "flores-200", "sentences": LINES, "dev_sentences": LINES}
+        for language in ("kor_Hang", "rus_Cyrl", "tur_Latn")}},
     "packages": {"tiktoken": "test"},
     "git_revision": "0" * 40,
     "timings": {"total_seconds": 1.5},
@@ -156,8 +176,8 @@ def write_run(run_dir: Path, results: pd.DataFrame, manifest: dict | None = None
 
 
 @pytest.fixture(scope="module")
-def results(flores_lines, data_root) -> pd.DataFrame:
-    return build_results(flores_lines, data_root)
+def results(flores_sample, sample_data_root) -> pd.DataFrame:
+    return build_results(flores_sample, sample_data_root)
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +227,7 @@ def alphabet(flores_lines: dict[str, list[str]], language: str) -> int:
 
 
 @pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "boundary_recall", "boundary_f1"])
-def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, results, flores_lines, metric):
+def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, results, flores_sample, metric):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS[metric]
     morphology = info.group == "morphology"
@@ -223,7 +243,7 @@ def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, resul
             is_best = cell["tokenizer"] in set(ranked["tokenizer"]) and info.fmt.format(cell["value"]) == \
                 info.fmt.format(best)  # fmt: skip
             marker = "§" if morphology and cell["tokenizer"] == "char" else ""
-            reached = f"{alphabet(flores_lines, language):,}" if cell["tokenizer"] == "char" else ""
+            reached = f"{alphabet(flores_sample, language):,}" if cell["tokenizer"] == "char" else ""
             assert table[cell["tokenizer"]][column] == expected_cell(info, cell, is_best, marker, reached)
         assert sum("**" in row[column] for row in table.values()) >= 1
     if morphology:
@@ -247,7 +267,8 @@ def test_report_states_run_facts_markers_and_substitution(built):
     # morphology: one table per (corpus, reference), tokenizers x metrics, P, R and F1 side by side
     table = parse_table(text, morph_heading("tur_Latn"))
     assert list(table["cl100k"]) == ["boundary precision", "boundary recall", "boundary F1"]
-    assert "*Morpheme-boundary alignment on the 400 words of the gold: MorphScore v1" in text
+    words = len(morphscore_items(SAMPLE_DATA_ROOT, "tur_Latn"))
+    assert f"*Morpheme-boundary alignment on the {words} words of the gold: MorphScore v1" in text
 
 
 def test_eval_sets_are_separate_tables(built, results, tmp_path):
@@ -393,17 +414,24 @@ def test_language_gap_finding_is_computed_from_the_cells(built, results):
     assert expected in findings_under(text, "fertility_running-vs-vocab.png")
 
 
-def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, results):
+@pytest.mark.parametrize("metric", ["parity_vs_eng", "parity_joined_vs_eng"])
+def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, results, metric):
+    """Each parity definition gets two tables: the premium of one shared tokenizer across languages
+    (Petrov et al.'s sense) and the ratio of separately trained monolingual tokenizers, never mixed."""
     text = (built / "report.md").read_text(encoding="utf-8")
-    shared = parse_table(text, "premium vs English (`parity_vs_eng`): shared-tokenizer premium")
-    monolingual = parse_table(text, "premium vs English (`parity_vs_eng`): monolingual ratio")
+    info = METRICS[metric]
+    shared_heading = f"{info.label} (`{metric}`): shared-tokenizer premium"
+    monolingual_heading = f"{info.label} (`{metric}`): monolingual ratio"
+    shared, monolingual = parse_table(text, shared_heading), parse_table(text, monolingual_heading)
     assert list(shared) == ["cl100k"] and list(monolingual) == ["char", "cl100k-prefix"]
     assert list(shared["cl100k"]) == ["kor_Hang", "rus_Cyrl", "tur_Latn"]  # English against itself is left out
-    definition = METRICS["parity_vs_eng"].definition
-    for heading in ("shared-tokenizer premium", "monolingual ratio"):
-        section = section_of(text, f"premium vs English (`parity_vs_eng`): {heading}")
-        assert f"Definition: {definition}." in section
-    assert "not ranked" in section_of(text, "premium vs English (`parity_vs_eng`): monolingual ratio")
+    for heading in (shared_heading, monolingual_heading):
+        section = section_of(text, heading)
+        assert f"Definition: {md_escape(info.definition)}." in section
+        # the pairing is stated: by key, with the number of pairs behind each value
+        assert ("by the key their corpus spec declares (parallel set `flores-200`, English from `flores-eng`), never "
+                f"by position: {LINES} sentences for every language") in section  # fmt: skip
+    assert "not ranked" in section_of(text, monolingual_heading)
     assert not any("**" in cell for row in monolingual.values() for cell in row.values())
     # one shared tokenizer: nothing to compare, nothing bold
     assert not any("**" in cell for cell in shared["cl100k"].values())
