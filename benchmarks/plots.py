@@ -45,6 +45,7 @@ DPI = 150
 MAX_WIDTH = 7.0  # inches
 FONT_SIZE = 8
 MAX_COLUMNS = 4  # small-multiple panels per line
+LEGEND_ENTRY_WIDTH = 1.75  # inches a legend entry takes at 8 pt, e.g. "not ranked (baseline, <unk>)"
 METADATA = {
     "png": {"Software": None},
     "pdf": {"CreationDate": None, "Producer": None, "Creator": None},
@@ -95,13 +96,19 @@ def _outer_labels(axes: np.ndarray, panels: int, x_label: str, y_label: str) -> 
         ax.set_ylabel(y_label if column == 0 else "")
 
 
+def _legend_columns(width: float) -> int:
+    """Columns of a bottom legend that fit a figure ``width`` inches wide (at most 4)."""
+    return max(1, min(4, int(width // LEGEND_ENTRY_WIDTH)))
+
+
 def _bottom_legend(figure: Figure, handles: list[Any], title: str | None = None) -> None:
-    figure.legend(handles=handles, loc="outside lower center", ncols=min(4, len(handles)), frameon=False, title=title)
+    columns = min(_legend_columns(figure.get_figwidth()), len(handles))
+    figure.legend(handles=handles, loc="outside lower center", ncols=columns, frameon=False, title=title)
 
 
-def _legend_rows(count: int) -> float:
-    """Inches a bottom legend of ``count`` entries in 4 columns takes."""
-    return 0.25 + 0.17 * math.ceil(count / 4)
+def _legend_rows(count: int, width: float) -> float:
+    """Inches a bottom legend of ``count`` entries takes in a figure ``width`` inches wide."""
+    return 0.25 + 0.17 * math.ceil(count / _legend_columns(width))
 
 
 def vocab_curves(frame: pd.DataFrame, info: Metric, palette: dict[str, Any], stem: Path,
@@ -124,7 +131,7 @@ def vocab_curves(frame: pd.DataFrame, info: Metric, palette: dict[str, Any], ste
     lines = [t for t in palette if t in set(flat["tokenizer"])]
     legend = len(trained) + len(lines) + 1
     width = min(MAX_WIDTH, 1.75 * columns)
-    with _figure(width, 1.75 * math.ceil(len(rows) / columns) + _legend_rows(legend), stem) as figure:
+    with _figure(width, 1.75 * math.ceil(len(rows) / columns) + _legend_rows(legend, width), stem) as figure:
         axes, _ = _grid(figure, len(rows), sharex=True, sharey=True)
         for ax, row in zip(axes.flat, rows, strict=False):
             data = sized[sized["row"] == row]
@@ -160,7 +167,7 @@ def parity_bars(cells: pd.DataFrame, info: Metric, palette: dict[str, Any], stem
               ("monolingual tokenizers (ratio)", cells[cells["vocab_size"].notna()])]  # fmt: skip
     panels = [(title, data) for title, data in panels if not data.empty]
     shown = [t for t in palette if t in set(cells["tokenizer"])]
-    with _figure(MAX_WIDTH, 2.6 + _legend_rows(len(shown) + 1), stem) as figure:
+    with _figure(MAX_WIDTH, 2.6 + _legend_rows(len(shown) + 1, MAX_WIDTH), stem) as figure:
         axes = figure.subplots(1, len(panels), squeeze=False,
                                width_ratios=[max(1, data["tokenizer"].nunique()) for _, data in panels])  # fmt: skip
         for ax, (title, data) in zip(axes.flat, panels, strict=True):
@@ -238,7 +245,8 @@ def precision_recall(cells: pd.DataFrame, palette: dict[str, Any], stem: Path) -
     columns = math.ceil(len(panels) / lines)
     size = MAX_WIDTH / 3
     recall = np.linspace(0.01, 1, 200)
-    with _figure(size * columns, size * lines + _legend_rows(len(shown) + 1), stem) as figure:
+    width = size * columns
+    with _figure(width, size * lines + _legend_rows(len(shown) + 1, width), stem) as figure:
         axes = figure.subplots(lines, columns, squeeze=False, sharex=True, sharey=True)
         for ax in list(axes.flat)[len(panels) :]:
             ax.set_visible(False)

@@ -914,24 +914,35 @@ def group_section(group: str, tables: list[Table], figures: list[Plot | Skipped]
 
 
 def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | Skipped]]) -> str:
-    config = run.manifest["config"]
-    title = config.get("name") or run.manifest.get("run") or run.run_dir.name
-    lines = [f"# tokbench report: {title}", ""]
-    if config.get("description"):
-        lines += [str(config["description"]), ""]
+    """report.md: one section function after another (a new section is one more line here)."""
+    lines = title_section(run)
     lines += vocabulary_warning(run)
     lines += run_facts(run)
     lines += reading_guide(run)
-    present = [group for group in GROUPS if any(t.group == group for t in tables)]
-    absent = [group for group in GROUPS if group not in present]
-    if absent:
-        lines += ["Groups without rows in this run: " + ", ".join(absent) + ".", ""]
-    for group in GROUPS:
-        group_tables = [t for t in tables if t.group == group]
-        if group_tables or figures.get(group):
-            lines += group_section(group, group_tables, figures.get(group, []))
-    lines += cost_section(run) + paired_section(run) + splits_section(run)
+    lines += metric_sections(tables, figures)
+    lines += cost_section(run)
+    lines += paired_section(run)
+    lines += splits_section(run)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def title_section(run: Run) -> list[str]:
+    config = run.manifest["config"]
+    title = config.get("name") or run.manifest.get("run") or run.run_dir.name
+    lines = [f"# tokbench report: {title}", ""]
+    return lines + ([str(config["description"]), ""] if config.get("description") else [])
+
+
+def metric_sections(tables: list[Table], figures: dict[str, list[Plot | Skipped]]) -> list[str]:
+    """One section per metric group with rows in this run (tables, plots, findings); the groups without
+    rows are named in one line instead."""
+    present = [group for group in GROUPS if any(table.group == group for table in tables)
+               or any(isinstance(figure, Plot) for figure in figures.get(group, []))]  # fmt: skip
+    absent = [group for group in GROUPS if group not in present]
+    lines = ["Groups without rows in this run: " + ", ".join(absent) + ".", ""] if absent else []
+    for group in present:
+        lines += group_section(group, [table for table in tables if table.group == group], figures.get(group, []))
+    return lines
 
 
 def code_span(text: str) -> str:
