@@ -88,9 +88,10 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
                 f"role = \"test\" or \"eval\", or more text to a role = \"all\" source (it keeps test_fraction "
                 f"= {corpus.spec.test_fraction} of the documents for test)"
             )
-    # every metric a config names (optional metrics are selected only by name)
-    named = metrics if config.metrics is not None else [metric for metric in metrics if metric.optional]
-    for metric in named:
+    # every metric a config selects (optional metrics only by name), the ones it names first
+    named = set(config.metrics or ()) | set(config.extra_metrics)
+    selected = metrics if config.metrics is not None else [metric for metric in metrics if metric.optional]
+    for metric in sorted(selected, key=lambda metric: metric.name not in named):
         missing = _missing_for(metric, config, corpora, pretrained, parallel)
         if missing:
             key = "extra_metrics" if metric.name in config.extra_metrics else "metrics"
