@@ -873,7 +873,7 @@ def vocabulary_warning(run: Run) -> list[str]:
 
 
 def reading_guide(run: Run) -> list[str]:
-    return [
+    guide = (
         f"How to read the tables: rows are tokenizers (trained families, sentencepiece reference rows, published "
         f"tokenizers), columns are languages (in a morphology table: metrics); each cell is the value with its "
         f"{run.ci_name} (bootstrap over items) in brackets, the best per column in bold (ties as printed are all bold; "
@@ -882,9 +882,9 @@ def reading_guide(run: Run) -> list[str]:
         f"{UNK_MARK} more than {run.unk_threshold:.0%} of its tokens are <unk> (never ranked); {BASELINE_MARK} a "
         f"baseline on boundary metrics such as char (never ranked); {MISSING} no row for that column. "
         "Morphology tables say whether their reference is gold or silver. Findings under each plot are generated "
-        "from the numbers and leave out the rows that are not ranked.",
-        "",
-    ]
+        "from the numbers and leave out the rows that are not ranked."
+    )
+    return [md_escape(guide), ""]
 
 
 def _md(text: str) -> str:

@@ -262,8 +262,10 @@ def test_report_states_run_facts_markers_and_substitution(built):
     assert "Vocabulary sizes not reached" not in text  # the rank prefixes have exactly their size; char is exempt
     assert "total_seconds" not in text  # timings vary between identical runs
     assert "Groups without rows in this run: oov," in text
-    # labels are escaped for markdown: a bare <unk> would be swallowed as an HTML tag
-    assert "_Plot skipped (words with \\<unk> against the vocabulary size reached" in text
+    # text is escaped for markdown: a bare <unk> would be swallowed as an HTML tag
+    assert "more than 10% of its tokens are \\<unk> (never ranked)" in text
+    # a group without rows is named once, without a section of skipped plots
+    assert "_Plot skipped (words with" not in text and "## Unknown and out-of-vocabulary words" not in text
     # morphology: one table per (corpus, reference), tokenizers x metrics, P, R and F1 side by side
     table = parse_table(text, morph_heading("tur_Latn"))
     assert list(table["cl100k"]) == ["boundary precision", "boundary recall", "boundary F1"]
@@ -332,7 +334,7 @@ def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
     linked = re.findall(r"!\[[^\]]*\]\(plots/([^)]+)\.png\)", text)
     assert sorted(linked) == sorted(
         ["bytes_per_token-vs-vocab", "fertility_running-vs-vocab", "fertility_running-heatmap",
-         "boundary-precision-recall", "parity_vs_eng-bars"]
+         "boundary-precision-recall", "parity_vs_eng-bars", "parity_joined_vs_eng-bars"]
     )  # fmt: skip
     assert sorted(p.name for p in (built / "plots").iterdir()) == sorted(
         f"{stem}.{kind}" for stem in linked for kind in ("png", "pdf", "svg"))  # fmt: skip
@@ -390,7 +392,7 @@ def test_findings_quote_the_table_numbers(built, results):
 
 def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str:
     """The table cell of (language, tokenizer) in whichever table prints ``number`` there."""
-    for metric in ("fertility_running", "bytes_per_token", "boundary_f1", "parity_vs_eng"):
+    for metric in ("fertility_running", "bytes_per_token", "boundary_f1", "parity_vs_eng", "parity_joined_vs_eng"):
         info = METRICS[metric]
         if info.group == "morphology":
             if f"### {morph_heading(language)}" not in text:
@@ -400,8 +402,9 @@ def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str
             table = "shared-tokenizer premium" if info.group == "parity" else ""
             heading = f"{info.label} (`{metric}`)" + (f": {table}" if table else "")
             cell = parse_table(text, heading).get(tokenizer, {}).get(language, "")
-        if cell.replace("**", "").startswith(number + " "):
-            return cell.replace("**", "")
+        plain = cell.replace("**", "")
+        if plain == number or plain.startswith(number + " "):  # a value without a CI (the joined text) ends there
+            return plain
     return ""
 
 
