@@ -10,6 +10,7 @@ import pytest
 
 import bpe
 from bpe.base import Tokenizer, TokenizerError
+from tests.conftest import DATA_ROOT
 
 LANGUAGES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 UD_CODES = {"eng_Latn": "en", "tur_Latn": "tr", "rus_Cyrl": "ru", "kor_Hang": "ko"}
@@ -52,11 +53,11 @@ def test_sweep_equals_direct_training_on_embedded_text(
     ("kind", "sizes"), [("byte-bpe", (8000, 3000)), ("char-bpe", (8000, 2000)), ("word", (8000, 900))]
 )
 def test_sweep_equals_direct_training_on_ud(
-    each_data_root: Path, flores: dict[str, list[str]], tmp_path: Path, kind: str, sizes: tuple[int, ...]
+    flores: dict[str, list[str]], tmp_path: Path, kind: str, sizes: tuple[int, ...]
 ) -> None:
     """Trained on a data root's UD train/dev sentences (test files held out), FLORES lines held out."""
     for language in LANGUAGES:
-        train = ud_sentences(each_data_root, language)[:4000]
+        train = ud_sentences(DATA_ROOT, language)[:4000]
         assert train, language
         sweep = bpe.train_sweep(kind, train, sizes)
         for size in sizes:
