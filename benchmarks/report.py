@@ -424,7 +424,8 @@ def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, headin
         partners = {corpus: pair.get("partner") for corpus, pair in parallel_pairs(run).items()}
         reached = {
             (row.corpus, row.tokenizer, int(row.vocab_size)): row.value
-            for row in run.results[(run.results["metric"] == "vocab_size_reached")].itertuples()
+            for row in run.results[(run.results["metric"] == "vocab_size_reached")
+                                   & run.results["vocab_size"].notna()].itertuples()  # trained rows
         }  # fmt: skip
         marks = []
         for row in trained.itertuples():

@@ -40,6 +40,7 @@ from tests.conftest import SAMPLE_DATA_ROOT
 LINES = 100  # FLORES lines per language (all of the sample's)
 PREFIX_SIZES = (1024, 4096, 16384)
 REPORT_SIZE = 4096
+CL100K_IDS = 100_277  # cl100k_base's n_vocab: a published row's vocabulary size reached
 CHAR_SIZE = 8000  # the char row is "run" at another size, so the report must substitute and say so
 RESAMPLES = 200
 
@@ -107,10 +108,10 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
         tokens = {}
         for language in sorted(flores_lines):
             texts = flores_lines[language][:LINES]
-            if size is not None:  # a rank prefix has exactly its size; the char row's vocabulary is its alphabet
-                reached = len(set("".join(texts))) if kind == "char" else size
-                add(language, name, size, kind, row_type, "vocab_size_reached", reached, math.nan, math.nan, 1,
-                    eval_set="train")  # fmt: skip
+            # a rank prefix has exactly its size; the char row's vocabulary is its alphabet; cl100k has its own
+            reached = len(set("".join(texts))) if kind == "char" else size or CL100K_IDS
+            add(language, name, size, kind, row_type, "vocab_size_reached", reached, math.nan, math.nan, 1,
+                eval_set="train")  # fmt: skip
             counts = np.array([len(lengths(t)) for t in texts], dtype=float)
             tokens[language] = counts
             per_line = {
