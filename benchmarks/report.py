@@ -411,11 +411,11 @@ def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, headin
     and the ratio of separately trained monolingual tokenizers (not ranked)."""
     cells = cells[cells["language"] != ENGLISH]  # English against itself is 1 by definition
     shared, trained = cells[cells["vocab_size"].isna()], cells[cells["vocab_size"].notna()].copy()
-    where = f"on `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}"
+    where = f"On `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}"  # starts a sentence
     tables = []
     if not shared.empty:
         caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: one published tokenizer encodes "
-                   f"every language, as in Petrov et al. 2023. Definition: {definition(info)}. {where.capitalize()}: "
+                   f"every language, as in Petrov et al. 2023. Definition: {definition(info)}. {where}: "
                    f"{interval_phrase(run, shared)}; lowest premium per language in bold.")  # fmt: skip
         tables.append(build_table(shared, ranked=True, slug=f"{slug}--shared", heading=f"{heading}: shared-tokenizer "
                                   "premium", caption=caption, group=info.group, column_header="language",
@@ -437,7 +437,7 @@ def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, headin
         caption = (f"{info.label} (`{info.name}`), monolingual ratio: each language has its own tokenizer of the "
                    "row's family, trained on its own text at the same requested size, so the ratio measures what the "
                    "language costs at a fixed vocabulary budget, not a shared tokenizer's bias. "
-                   f"Definition: {definition(info)}. {where.capitalize()}, at vocabulary size {run.at}"
+                   f"Definition: {definition(info)}. {where}, at vocabulary size {run.at}"
                    f"{match_phrase(run)}: {interval_phrase(run, trained)}; not ranked.")  # fmt: skip
         notes = [*table_notes(run, trained, parity=True), pairing_note(run, trained)]
         tables.append(build_table(trained, ranked=False, slug=f"{slug}--monolingual", heading=f"{heading}: "
@@ -509,7 +509,8 @@ def reference_tables(run: Run) -> list[Table]:
             mode = " (comparability modes)" if optional else ""
             caption = (f"Morpheme-boundary alignment on {words} of the {label} reference (`{reference}`, {where}), "
                        f"each word encoded alone, at vocabulary size {run.at}{match_phrase(run)}{mode}: "
-                       f"{interval_phrase(run, part)}; best per metric in bold.")  # fmt: skip
+                       f"{interval_phrase(run, part)}; "
+                       f"{'not ranked (see the caveat)' if caveat else 'best per metric in bold'}.")  # fmt: skip
             if optional:
                 caption += (" Uzan et al. 2024's filter scores only the words whose gold morphemes are all tokens of "
                             "the vocabulary and whose whole form is not (`words scored` is that share); "

@@ -837,6 +837,7 @@ def test_gold_silver_headings_agreement_and_unreliable_references(tmp_path):
     assert "Silver: its agreement with gold, measured in this run: UD Korean-Kaist lemmas boundary F1 0.945 (P " \
            "0.921, R 0.969) on 90 of 100 gold words." in section_of(text, silver)  # fmt: skip
     assert "Caveat: unreliable: the file splits every word after its first syllable." in section_of(text, unreliable)
+    assert "; not ranked (see the caveat)." in section_of(text, unreliable)
     assert not any("**" in cell for row in parse_table(text, unreliable).values() for cell in row.values())
     assert parse_table(text, gold)["uni"]["boundary F1"].startswith("**0.600**")
     tex = (tmp_path / "run" / "tables" / "morphology--kiwi--kor_Hang.tex").read_text(encoding="utf-8")
