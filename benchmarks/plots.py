@@ -168,8 +168,10 @@ def parity_bars(cells: pd.DataFrame, info: Metric, palette: dict[str, Any], stem
     panels = [(title, data) for title, data in panels if not data.empty]
     shown = [t for t in palette if t in set(cells["tokenizer"])]
     with _figure(MAX_WIDTH, 2.6 + _legend_rows(len(shown) + 1, MAX_WIDTH), stem) as figure:
+        # a panel is as wide as its bars need, and its row labels
         axes = figure.subplots(1, len(panels), squeeze=False,
-                               width_ratios=[max(1, data["tokenizer"].nunique()) for _, data in panels])  # fmt: skip
+                               width_ratios=[max(data["tokenizer"].nunique(), 1.4 * data["row"].nunique())
+                                             for _, data in panels])  # fmt: skip
         for ax, (title, data) in zip(axes.flat, panels, strict=True):
             _grouped_bars(ax, data, palette)
             ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
@@ -198,7 +200,8 @@ def _grouped_bars(ax: Any, cells: pd.DataFrame, palette: dict[str, Any]) -> None
             # an interval need not contain the point estimate (e.g. BCa); clip so bars stay drawable
             errors = np.clip([values[ok] - low[ok], high[ok] - values[ok]], 0, None)
             ax.errorbar(x[ok], values[ok], yerr=errors, fmt="none", ecolor="black", elinewidth=0.6, capsize=1.5)
-    ax.set_xticks(centres, rows)
+    long = max(len(row) for row in rows) > 10  # e.g. "tur_Latn (ud-tur)": slanted, so neighbours do not overlap
+    ax.set_xticks(centres, rows, rotation=25 if long else 0, ha="right" if long else "center")
 
 
 def heatmap(cells: pd.DataFrame, info: Metric, tokenizers: list[str], stem: Path) -> None:
