@@ -12,9 +12,10 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
     train_chars = [100000, 1000000]     # optional axis instead of max_train_chars: every trained row at each of
                                         # these caps, nested prefixes of one training stream (see `train_chars`)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS,
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: every metric not optional,
                                         # e.g. all three parity definitions: they cost one more encoding of eval);
                                         # each must be computable by this grid (checked before any training)
+    extra_metrics = ["boundary_f1_in_vocab"]  # optional metrics (comparability modes) computed besides `metrics`
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
@@ -37,7 +38,11 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
 
     [report]
     vocab_size = 4000                   # the vocabulary size paper tables are drawn at: one of the vocab_sizes
+    match = "requested"                 # or "reached": each cell is the size whose REACHED vocabulary is closest
+    unk_threshold = 0.1                 # a row with a larger <unk> token share is marked and never ranked
 
+Whatever ``metrics`` says, ``unk_token_rate`` and ``vocab_size_reached`` are computed (the report marks
+cells with them) and boundary precision, recall and F1 come together (``metrics.select_metrics``).
 Everything here is checked when the file is read; what needs the corpora' text (roles, vocabulary
 sizes against each training text's alphabet) is checked by ``benchmarks.preflight`` before any training.
 """
@@ -170,7 +175,14 @@ class Bootstrap(Table):
 
 
 class Report(Table):
+    """How the report draws its tables; nothing here changes a result."""
+
     vocab_size: PositiveInt | None = None  # default: the middle one of all vocabulary sizes
+    #: which run size stands for ``vocab_size`` in a cell: the requested size closest to it, or the size
+    #: whose reached vocabulary (``vocab_size_reached``) is closest to it
+    match: Literal["requested", "reached"] = "requested"
+    #: Petrov et al. 2023 mask tokenizer/language pairs with more than 10% <unk> tokens
+    unk_threshold: in_interval(0, 1, closed_high=True) = 0.1  # type: ignore[valid-type]
 
 
 class ExperimentConfig(Table):
@@ -190,7 +202,8 @@ class ExperimentConfig(Table):
     #: are nested.  A row's ``options`` string then ends in ``train_chars=N``.
     train_chars: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1),
                            AfterValidator(_distinct)] | None = None  # fmt: skip
-    metrics: MetricSelection | None = None  # None: every metric
+    metrics: MetricSelection | None = None  # None: every metric not optional
+    extra_metrics: Annotated[tuple[MetricName, ...], Strict(False), AfterValidator(_distinct)] = ()  # optional ones
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
     _source: str = PrivateAttr("<config>")
@@ -276,6 +289,8 @@ class ExperimentConfig(Table):
             "production": self.production,
             "max_train_chars": self.max_train_chars,
             "metrics": self.metrics,
+            # present only when set, so that a config without it keeps its identity
+            **({"extra_metrics": self.extra_metrics} if self.extra_metrics else {}),
             "bootstrap_resamples": self.bootstrap_resamples,
             "confidence": self.confidence,
             "report_vocab_size": self.report_vocab_size,

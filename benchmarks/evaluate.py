@@ -35,6 +35,7 @@ from benchmarks.metrics import (
     IsolatedWords,
     JoinedCounts,
     MetricResult,
+    MorphScoreRows,
     PairedCounts,
     ReferenceWords,
     RunningText,
@@ -132,12 +133,32 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
                                        settings)  # fmt: skip
         result.counts[role] = DocumentCounts([document.id for document in documents],
                                              [len(encoding) for encoding in encodings], [len(text) for text in texts])
+    vocabulary: tuple[frozenset[bytes], bytes] | None = None
     for name, reference in sorted(corpus.references().items()):
-        need = Needs.MORPHSCORE_REFERENCE if reference.is_morphscore else Needs.MORPHEME_REFERENCE
-        if needing[need]:
-            words = ReferenceWords(reference.analyses, {word: encode_word(word) for word in reference.analyses})
-            result.rows += metric_rows(needing[need], words, REFERENCE_ROLE, settings, reference=name)
+        plain = Needs.MORPHSCORE_REFERENCE if reference.is_morphscore else Needs.MORPHEME_REFERENCE
+        with_vocabulary = not reference.is_morphscore and needing[Needs.MORPHEME_REFERENCE_VOCABULARY]
+        if needing[plain] or with_vocabulary:
+            encodings = {word: encode_word(word) for word in reference.analyses}
+            words = ReferenceWords(reference.analyses, encodings)
+            result.rows += metric_rows(needing[plain], words, REFERENCE_ROLE, settings, reference=name)
+        if with_vocabulary:
+            vocabulary = vocabulary or vocabulary_bytes(tokenizer)
+            words = ReferenceWords(reference.analyses, encodings, *vocabulary)
+            result.rows += metric_rows(needing[Needs.MORPHEME_REFERENCE_VOCABULARY], words, REFERENCE_ROLE, settings,
+                                       reference=name)  # fmt: skip
+        if reference.is_morphscore and needing[Needs.MORPHSCORE_ROWS]:
+            bare = {word: tokenizer.encode_with_spans(word) for word, _ in reference.rows}
+            result.rows += metric_rows(needing[Needs.MORPHSCORE_ROWS], MorphScoreRows(reference.rows, bare),
+                                       REFERENCE_ROLE, settings, reference=name)  # fmt: skip
     return result
+
+
+def vocabulary_bytes(tokenizer: Tokenizer) -> tuple[frozenset[bytes], bytes]:
+    """The bytes of every token of ``tokenizer`` and the prefix of its word-initial tokens: ``b" "`` when the
+    vocabulary holds tokens made of a space and more than whitespace (``Ġword``, ``▁word``), else ``b""``."""
+    vocabulary = frozenset(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size))
+    spaced = any(token.startswith(b" ") and token[1:2].strip() for token in vocabulary)  # a space, then a letter
+    return vocabulary, b" " if spaced else b""
 
 
 # --------------------------------------------------------------------------- cross-unit metrics

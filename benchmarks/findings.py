@@ -1,12 +1,20 @@
 """Sentences about a run, computed from its numbers (never written by hand).
 
 Every function takes tidy cells (columns ``row``, ``tokenizer``, ``vocab_size``,
-``value``, ``ci_low``, ``ci_high``; ``row`` is the table row label) and returns one
-sentence, or None when the data cannot support it (too few tokenizers or rows,
-no direction).  Numbers are printed with the metric's table format, so a
-sentence quotes exactly what the table shows.  A sentence that compares two
-cells says when their confidence intervals overlap: overlapping intervals mean
-the data do not clearly separate them, and we never claim otherwise.
+``value``, ``ci_low``, ``ci_high``; ``row`` is the label of a language and
+evaluation set; optional ``not_ranked``, why a cell must not be ranked, and
+``reached``, the vocabulary size reached) and returns one sentence, or None when
+the data cannot support it (too few tokenizers or rows, no direction).  Numbers
+are printed with the metric's table format, so a sentence quotes exactly what
+the table shows.  A sentence that compares two cells says when their confidence
+intervals overlap: overlapping intervals mean the data do not clearly separate
+them, and we never claim otherwise.
+
+Three rules keep the sentences honest: a cell with a ``not_ranked`` reason (a
+degenerate <unk>-heavy row, a boundary baseline, an unreliable reference) is
+never compared, so never praised; a comparison between tokenizers needs two of
+them; and a sentence naming a widest and a narrowest case names two different
+tokenizers (the same tokenizer on two evaluation sets is not a contrast).
 
 Tie-breaks (for reproducibility): cells sort by value, then tokenizer label,
 then row label.
@@ -76,17 +84,24 @@ def row_unit(cells: pd.DataFrame) -> str:
     return "languages" if plain else "rows"
 
 
+def comparable(cells: pd.DataFrame) -> pd.DataFrame:
+    """The cells a finding may compare: finite values without a ``not_ranked`` reason."""
+    keep = cells["value"].map(math.isfinite)
+    if "not_ranked" in cells.columns:
+        keep &= cells["not_ranked"].fillna("") == ""
+    return cells[keep]
+
+
 def ranked(cells: pd.DataFrame, info: Metric) -> pd.DataFrame:
-    """Finite cells, best first (by the metric's direction), ties by tokenizer then row label."""
-    finite = cells[cells["value"].map(math.isfinite)]
-    return finite.sort_values(
+    """Comparable cells, best first (by the metric's direction), ties by tokenizer then row label."""
+    return comparable(cells).sort_values(
         ["value", "tokenizer", "row"], ascending=[not info.higher_is_better, True, True], kind="stable"
     )
 
 
 def best_count(cells: pd.DataFrame, info: Metric, at: str, unit: str | None = None) -> str | None:
     """Which tokenizer is best in most rows, and whether its leads are clear of the runner-up's CI."""
-    if info.higher_is_better is None:
+    if info.higher_is_better is None or comparable(cells)["tokenizer"].nunique() < 2:
         return None
     wins: dict[str, list[tuple[str, pd.Series, pd.Series]]] = {}
     compared = ties = 0
@@ -137,10 +152,12 @@ def language_gap(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row).
 
     Rows are compared only within one evaluation set (UD test text and FLORES are different texts), and
-    only rows whose value is printed faithfully (``printed_faithfully``)."""
+    only comparable rows whose value is printed faithfully (``printed_faithfully``).  The narrowest gap is
+    the smallest of another tokenizer than the widest; with a single tokenizer the sentence states its gap
+    without calling it widest."""
     gaps = []
     keys = ["tokenizer", "eval_set"] if "eval_set" in cells.columns else ["tokenizer"]
-    for key, group in cells.groupby(keys, sort=True):
+    for key, group in comparable(cells).groupby(keys, sort=True):
         group = group[group["value"].map(lambda v: printed_faithfully(info, v))]
         if group["row"].nunique() < 2:
             continue
@@ -150,24 +167,25 @@ def language_gap(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     if not gaps:
         return None
     gaps.sort(key=lambda gap: (-gap[0], gap[1]))
-    gaps = [(ratio, key[0], high, low) for ratio, key, high, low in gaps]
-    ratio, tokenizer, high, low = gaps[0]
-    sentence = (
-        f"At {at}, the gap between languages is widest for {tokenizer}: its {info.label} is {ratio:.2f}× as high "
-        f"in {high['row']} ({format_value(info, high['value'])}) as in {low['row']} "
-        f"({format_value(info, low['value'])}){overlap_clause(high, low)}"
+    ratio, (tokenizer, *_), high, low = gaps[0]
+    quoted = (f"{ratio:.2f}× as high in {high['row']} ({format_value(info, high['value'])}) as in {low['row']} "
+              f"({format_value(info, low['value'])}){overlap_clause(high, low)}")  # fmt: skip
+    if len({gap[1][0] for gap in gaps}) == 1:
+        return f"At {at}, {tokenizer}'s {info.label} is {quoted} ({tokenizer} is the only tokenizer compared)."
+    sentence = f"At {at}, the gap between languages is widest for {tokenizer}: its {info.label} is {quoted}"
+    others = [gap for gap in gaps if gap[1][0] != tokenizer]
+    ratio, (narrow, *_), high, low = others[-1]
+    sentence += (
+        f"; it is narrowest for {narrow} ({ratio:.2f}×, {high['row']} vs {low['row']}"
+        f"{overlap_clause(high, low, brief=True)})"
     )
-    if len(gaps) > 1:
-        ratio, tokenizer, high, low = gaps[-1]
-        sentence += (
-            f"; it is narrowest for {tokenizer} ({ratio:.2f}×, {high['row']} vs {low['row']}"
-            f"{overlap_clause(high, low, brief=True)})"
-        )
     return sentence + "."
 
 
 def vocab_trend(frame: pd.DataFrame, info: Metric) -> str | None:
-    """The largest change between a tokenizer's smallest and largest vocabulary, over tokenizers and rows."""
+    """The largest change between a tokenizer's smallest and largest vocabulary, over tokenizers and rows.
+
+    Sizes are the sizes reached (column ``reached`` where known), with the requested size when it differs."""
     changes = []
     trained = frame[frame["vocab_size"].notna() & frame["value"].map(math.isfinite)]
     for (tokenizer, row), group in trained.groupby(["tokenizer", "row"], sort=True):
@@ -181,7 +199,7 @@ def vocab_trend(frame: pd.DataFrame, info: Metric) -> str | None:
     changes.sort(key=lambda change: (-change[0], change[1], change[2]))
     _, tokenizer, row, first, last = changes[0]
     a, b = format_value(info, first["value"]), format_value(info, last["value"])
-    sizes = f"from {int(first['vocab_size']):,} to {int(last['vocab_size']):,}"
+    sizes = f"from {size_reached(first)} to {size_reached(last)}"
     if a == b:
         return f"Growing the vocabulary {sizes} changes no {info.label} value as printed."
     verb = "raises" if last["value"] > first["value"] else "lowers"
@@ -192,9 +210,18 @@ def vocab_trend(frame: pd.DataFrame, info: Metric) -> str | None:
     )
 
 
+def size_reached(cell: pd.Series) -> str:
+    """``8,000``, or ``5,164 (requested 8,000)`` when the tokenizer stopped below the size requested."""
+    requested = int(cell["vocab_size"])
+    reached = cell.get("reached", math.nan)
+    if reached is None or math.isnan(reached) or int(reached) == requested:
+        return f"{requested:,}"
+    return f"{int(reached):,} (requested {requested:,})"
+
+
 def extremes(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
-    """The lowest and highest cell of a snapshot."""
-    finite = cells[cells["value"].map(math.isfinite)].sort_values(["value", "tokenizer", "row"], kind="stable")
+    """The lowest and highest comparable cell of a snapshot."""
+    finite = comparable(cells).sort_values(["value", "tokenizer", "row"], kind="stable")
     if finite.empty:
         return None
     low, high = finite.iloc[0], finite.iloc[-1]

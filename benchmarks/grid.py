@@ -41,6 +41,8 @@ EVAL_ROLES = ("test", "eval")
 #: sentencepiece (neither unigram pruning nor its BPE is prefix-closed).
 DERIVED_KINDS = ("word", "char-bpe", "byte-bpe")
 #: needs computed on the test or eval documents
+_REFERENCE_NEEDS = (Needs.MORPHEME_REFERENCE, Needs.MORPHEME_REFERENCE_VOCABULARY, Needs.MORPHSCORE_REFERENCE,
+                    Needs.MORPHSCORE_ROWS)  # fmt: skip
 _PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_JOINED)
 _EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE, Needs.ENGLISH_PARTNER)
 
@@ -120,7 +122,7 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
             raise BenchmarkError(f"{where}: corpora: {by_id[corpus.spec.id]!r} and {entry!r} are the same corpus "
                                  f"({corpus.spec.id!r}); list it once")  # fmt: skip
         by_id[corpus.spec.id] = entry
-    metrics = select_metrics(config.metrics)
+    metrics = select_metrics(config.metrics, config.extra_metrics)
     for entry, corpus in corpora.items():
         name = f"corpus {corpus.spec.id!r}" + (f" ({entry})" if entry != corpus.spec.id else "")
         if config.tokenizers and not corpus.documents(TRAIN_ROLE):
@@ -133,11 +135,14 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
                 f"role = \"test\" or \"eval\", or more text to a role = \"all\" source (it keeps test_fraction "
                 f"= {corpus.spec.test_fraction} of the documents for test)"
             )
-    if config.metrics is not None:
-        for metric in metrics:
-            missing = _missing_for(metric, config, corpora, pretrained, parallel)
-            if missing:
-                raise BenchmarkError(f"{where}: metrics: {metric.name!r} cannot be computed by this run: {missing}")
+    # every metric a config selects (optional metrics only by name), the ones it names first
+    named = set(config.metrics or ()) | set(config.extra_metrics)
+    selected = metrics if config.metrics is not None else [metric for metric in metrics if metric.optional]
+    for metric in sorted(selected, key=lambda metric: metric.name not in named):
+        missing = _missing_for(metric, config, corpora, pretrained, parallel)
+        if missing:
+            key = "extra_metrics" if metric.name in config.extra_metrics else "metrics"
+            raise BenchmarkError(f"{where}: {key}: {metric.name!r} cannot be computed by this run: {missing}")
     _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
 
 
@@ -159,8 +164,8 @@ def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Co
         notes = "; ".join(parallel.notes) or "no corpus has a parallel evaluation set"
         return (f"it pairs the parallel sentences of a corpus with those of an English ({ENGLISH}) corpus of the "
                 f"same parallel set, and this run has no such pair ({notes})")
-    if metric.needs in (Needs.MORPHEME_REFERENCE, Needs.MORPHSCORE_REFERENCE):
-        morphscore = metric.needs is Needs.MORPHSCORE_REFERENCE
+    if metric.needs in _REFERENCE_NEEDS:
+        morphscore = metric.needs in (Needs.MORPHSCORE_REFERENCE, Needs.MORPHSCORE_ROWS)
         if not any(reference.is_morphscore == morphscore for corpus in corpora.values()
                    for reference in corpus.references().values()):  # fmt: skip
             kind = "MorphScore" if morphscore else "morpheme segmentation"

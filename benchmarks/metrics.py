@@ -39,6 +39,7 @@ and its section to ``docs/metrics.md``; nothing else changes.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -122,9 +123,22 @@ class IsolatedWords:
 class ReferenceWords:
     """``Needs.MORPHEME_REFERENCE`` / ``Needs.MORPHSCORE_REFERENCE``: a morpheme reference's analyses
     (``MorphReference.analyses``) and every reference word encoded alone.  Items are the reference words,
-    in reference order."""
+    in reference order.  ``Needs.MORPHEME_REFERENCE_VOCABULARY`` adds the tokenizer's vocabulary (the
+    bytes of every token) and the prefix its word-initial tokens carry (``b" "`` for ``Ġ``/``▁`` tokens)."""
 
     analyses: Analyses
+    encodings: Mapping[str, Encoding]
+    vocabulary: frozenset[bytes] = frozenset()
+    word_prefix: bytes = b""
+
+
+@dataclass(frozen=True)
+class MorphScoreRows:
+    """``Needs.MORPHSCORE_ROWS``: every row of a MorphScore file as listed (``MorphReference.rows``: word and
+    the character offset of its split point, None when ``pt1`` or ``rest`` is empty), each word encoded bare
+    (``encode_with_spans(word)``, no leading space), as upstream's ``get_morphscore`` encodes it."""
+
+    rows: Sequence[tuple[str, int | None]]
     encodings: Mapping[str, Encoding]
 
 
@@ -530,6 +544,83 @@ def morphscore(reference: ReferenceWords) -> dict[str, MetricResult]:
     return {"morphscore": ratio_of_sums("morphscore", hits, np.ones(len(scored))), "morphscore_excluded": excluded}
 
 
+def _morphemes(word: str, boundaries: frozenset[int]) -> list[str]:
+    cuts = [0, *sorted(boundaries), len(word)]
+    return [word[a:b] for a, b in itertools.pairwise(cuts)]
+
+
+def in_vocabulary_boundary_metrics(reference: ReferenceWords) -> dict[str, MetricResult]:
+    """Boundary precision, recall and F1 on the words Uzan et al. 2024 score, and the share of words scored.
+
+    Filter (Uzan et al.'s ``get_seg_coverage``): a reference word is scored when every gold morpheme is a
+    token of the vocabulary and the whole word is not; the first morpheme and the whole word are looked up
+    in their word-initial form (``word_prefix`` + text: `` walk`` for a ``Ġ``/``▁`` vocabulary), later
+    morphemes as they are.  A word with several gold alternatives is scored when one of them passes, and
+    against the passing ones (best-matching, as in ``boundary_metrics``).
+    * ``boundary_precision_in_vocab``, ``boundary_recall_in_vocab``, ``boundary_f1_in_vocab``: as the
+      unfiltered metrics, micro over the scored words (NaN when no word passes);
+    * ``in_vocab_word_share``: scored words / reference words (descriptive: the filter's coverage).
+    Source: Uzan et al. 2024 (MeLeLBGU/tokenizers_intrinsic_benchmark, ``Intrinsic_measures/ling_utils.py``).
+    Differences: boundaries from byte spans of the word in its mid-sentence form (Uzan et al. tokenize the
+    bare word and compare with a ``Ġ``-prefixed gold); vocabulary membership by token bytes, so a
+    family's markers (``Ġ``, ``▁``, ``</w>``) need no special case.
+    """
+    vocabulary, prefix = reference.vocabulary, reference.word_prefix
+    rows, scored = [], []
+    for word, boundaries in zip(reference.analyses, _word_boundaries("in-vocabulary boundary metrics", reference),
+                                strict=True):  # fmt: skip
+        passing = []
+        for alternative, gold in zip(reference.analyses[word], boundaries.gold, strict=True):
+            morphemes = [m.encode("utf-8") for m in _morphemes(word, alternative)]
+            morphemes[0] = prefix + morphemes[0]
+            if all(m in vocabulary for m in morphemes) and prefix + word.encode("utf-8") not in vocabulary:
+                passing.append(gold)
+        scored.append(float(bool(passing)))
+        if passing:
+            tp, fp, fn = boundary_counts(set(boundaries.predicted), tuple(passing))
+            rows.append((tp, fp, fn, 0.0))
+    results = {"in_vocab_word_share": ratio_of_sums("in_vocab_word_share", scored, np.ones(len(scored)))}
+    table = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    for name in ("boundary_precision", "boundary_recall", "boundary_f1"):
+        filtered = f"{name}_in_vocab"
+        results[filtered] = (ratio_of_sums(filtered, *_BOUNDARY_RATIOS[name](table)) if rows
+                             else MetricResult(filtered, math.nan, 0, np.zeros(0), np.zeros(0)))  # fmt: skip
+    return results
+
+
+def morphscore_upstream(rows: MorphScoreRows) -> MetricResult:
+    """MorphScore v1 computed as upstream's ``get_morphscore`` does (upstream-compatible mode).
+
+    Items: every row of the file, duplicates included; the word is encoded bare (no leading space).
+    A row scores nothing when its word is ONE token (all tokens counted: a bare ``▁`` is a token);
+    otherwise 1 when exactly one split after token t (t < last) puts ``pt1`` before it and ``rest`` after,
+    else 0 (``morph_eval``: points -1 count 0).  A row with an empty ``pt1`` or ``rest`` scores 0; a
+    token that cuts a character (byte fallback, a byte-level piece) decodes to U+FFFD upstream, so such a
+    word scores 0.  Value: mean over the scored rows (``n``).
+    Source: Arnett & Bergen, MorphScore v1 (catherinearnett/morphscore, ``morphscore.py``).
+    Differences from ``morphscore``: which rows are scored and how the word is encoded; nothing else.
+    """
+    points = []
+    for word, split in rows.rows:
+        encoding = rows.encodings.get(word)
+        if encoding is None:
+            raise BenchmarkError(f"metric morphscore_upstream: no bare encoding given for MorphScore word {word!r}")
+        if len(encoding) == 1:
+            continue
+        if split is None:
+            points.append(0.0)
+            continue
+        offsets = set(_utf8_offsets(word).tolist())
+        if any(start not in offsets or end not in offsets for start, end in encoding.spans):
+            points.append(0.0)
+            continue
+        target = len(word[:split].encode("utf-8"))
+        points.append(float([end for _, end in encoding.spans[:-1]].count(target) == 1))
+    if not points:
+        return MetricResult("morphscore_upstream", math.nan, 0, np.zeros(0), np.zeros(0))
+    return ratio_of_sums("morphscore_upstream", points, np.ones(len(points)))
+
+
 # --------------------------------------------------------------------------- cross-lingual
 
 
@@ -664,6 +755,7 @@ GROUPS: dict[str, str] = {
 }
 
 _TEXT, _WORDS, _REFERENCE = Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.MORPHEME_REFERENCE
+_REFERENCE_VOCABULARY = Needs.MORPHEME_REFERENCE_VOCABULARY
 _WHOLE_PRETOKENS = frozenset({Capability.WHOLE_PRETOKENS})
 
 #: Every metric tokbench reports, by name, in report order (tables within a group follow this order).
@@ -698,12 +790,26 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
     Metric("morphscore", "MorphScore v1", "morphology", HIGHER, "{:.3f}", Needs.MORPHSCORE_REFERENCE, morphscore),
     Metric("morphscore_excluded", "MorphScore words excluded (single token)", "morphology", DESCRIPTIVE, "{:.0f}",
            Needs.MORPHSCORE_REFERENCE, morphscore),
+    # comparability modes (opt-in: a config names them in `extra_metrics`)
+    Metric("boundary_precision_in_vocab", "boundary precision (Uzan filter)", "morphology", HIGHER, "{:.3f}",
+           _REFERENCE_VOCABULARY, in_vocabulary_boundary_metrics, optional=True),
+    Metric("boundary_recall_in_vocab", "boundary recall (Uzan filter)", "morphology", HIGHER, "{:.3f}",
+           _REFERENCE_VOCABULARY, in_vocabulary_boundary_metrics, optional=True),
+    Metric("boundary_f1_in_vocab", "boundary F1 (Uzan filter)", "morphology", HIGHER, "{:.3f}",
+           _REFERENCE_VOCABULARY, in_vocabulary_boundary_metrics, optional=True),
+    Metric("in_vocab_word_share", "words scored (Uzan filter)", "morphology", DESCRIPTIVE, "{:.3f}",
+           _REFERENCE_VOCABULARY, in_vocabulary_boundary_metrics, optional=True),
+    Metric("morphscore_upstream", "MorphScore v1 (upstream)", "morphology", HIGHER, "{:.3f}", Needs.MORPHSCORE_ROWS,
+           morphscore_upstream, optional=True),
     Metric("parity_vs_eng", "premium vs English (ratio of totals)", "parity", LOWER, "{:.3f}", Needs.ENGLISH_PARTNER,
-           parity_vs_eng),
+           parity_vs_eng, definition="ratio of totals, Σ tokens(language) / Σ tokens(English) over the parallel "
+           "sentences both hold, each sentence encoded alone"),
     Metric("parity_joined_vs_eng", "premium vs English (joined text, Petrov et al.)", "parity", LOWER, "{:.3f}",
-           Needs.ENGLISH_PARTNER_JOINED, parity_joined_vs_eng),
+           Needs.ENGLISH_PARTNER_JOINED, parity_joined_vs_eng, definition="Petrov et al. 2023's joined text, "
+           "tokens of one string joining the parallel sentences both hold / tokens of the English string"),
     Metric("parity_mean_ratio_vs_eng", "premium vs English (mean of ratios on dev, TokSuite)", "parity", LOWER,
-           "{:.3f}", Needs.ENGLISH_PARTNER_DEV, parity_mean_ratio_vs_eng),
+           "{:.3f}", Needs.ENGLISH_PARTNER_DEV, parity_mean_ratio_vs_eng, definition="TokSuite's mean of "
+           "per-sentence ratios, mean over the FLORES dev sentences both hold of tokens(language) / tokens(English)"),
     Metric("renyi_efficiency", "Rényi efficiency (α=2.5)", "distribution", HIGHER, "{:.3f}", _TEXT,
            renyi_efficiency),
     Metric("vocab_utilisation", "vocabulary used", "distribution", HIGHER, "{:.3f}", _TEXT, vocab_utilisation),
@@ -716,6 +822,22 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
 ])  # fmt: skip
 
 
-def select_metrics(names: Sequence[str] | None) -> list[Metric]:
-    """The metrics a config asks for (``None``: every metric), in registry order."""
-    return [metric for name, metric in METRICS.items() if names is None or name in names]
+#: Computed whatever a config selects: the report marks every cell with them (the vocabulary size a
+#: tokenizer reached; whether its <unk> share makes it a degenerate row).
+ALWAYS_COMPUTED = ("unk_token_rate", "vocab_size_reached")
+#: Computed together or not at all: an F1 without its precision and recall hides over-segmentation.
+COMPUTED_TOGETHER = (
+    ("boundary_precision", "boundary_recall", "boundary_f1"),
+    ("boundary_precision_in_vocab", "boundary_recall_in_vocab", "boundary_f1_in_vocab", "in_vocab_word_share"),
+)
+
+
+def select_metrics(names: Sequence[str] | None, extra: Sequence[str] = ()) -> list[Metric]:
+    """The metrics a config asks for, in registry order: ``names`` (``None``: every metric that is not
+    optional) and ``extra``, plus ``ALWAYS_COMPUTED`` and the companions of ``COMPUTED_TOGETHER``."""
+    chosen = {name for name, metric in METRICS.items() if not metric.optional} if names is None else set(names)
+    chosen |= set(extra) | set(ALWAYS_COMPUTED)
+    for together in COMPUTED_TOGETHER:
+        if chosen & set(together):
+            chosen |= set(together)
+    return [metric for name, metric in METRICS.items() if name in chosen]

@@ -35,6 +35,11 @@ class Needs(Enum):
     ISOLATED_WORDS = "the words of an evaluation set, each encoded alone (IsolatedWords)"
     MORPHEME_REFERENCE = "a gold or silver morpheme segmentation, its words encoded alone (ReferenceWords)"
     MORPHSCORE_REFERENCE = "MorphScore split points, their words encoded alone (ReferenceWords)"
+    MORPHEME_REFERENCE_VOCABULARY = (
+        "a gold or silver morpheme segmentation, its words encoded alone, and the tokenizer's vocabulary as byte "
+        "strings (ReferenceWords with vocabulary)"
+    )
+    MORPHSCORE_ROWS = "every MorphScore row as listed, its word encoded bare as upstream does (MorphScoreRows)"
     CHAR_BASELINE = "token counts of the unit and of the run's char-level tokenizer, per document (PairedCounts)"
     ENGLISH_PARTNER = "token counts of the unit and of the same row on English, per parallel sentence (PairedCounts)"
     ENGLISH_PARTNER_DEV = (
@@ -66,6 +71,18 @@ def capabilities_of(kind: str) -> frozenset[Capability]:
     return FAMILY_CAPABILITIES.get(kind, frozenset())
 
 
+#: Tokenizers whose boundaries inside a word are fixed by construction, by kind (family or production
+#: name), with the reason.  They are baselines on morpheme-boundary metrics, never "best" there: a
+#: tokenizer that splits everywhere has recall 1 and MorphScore 1, one that never splits has precision
+#: 1 on the few words it does split at punctuation.
+BOUNDARY_BASELINES: dict[str, str] = {
+    "char": "splits at every character",
+    "chars": "splits at every character",
+    "bytes": "splits at every byte",
+    "word": "never splits inside a word",
+}
+
+
 #: A metric function: the input its ``Needs`` names -> its result, or the results of several metrics
 #: computed in one pass (by metric name).
 Compute = Callable[[Any], Any]
@@ -82,6 +99,8 @@ class Metric:
     compute: Compute | None  # None only for Needs.MEASUREMENT
     requires: frozenset[Capability] = frozenset()  # computed only for tokenizers with all of these
     deterministic: bool = True  # False for wall-clock figures: costs.csv, never compared by `check`
+    optional: bool = False  # True: computed only when a config names it (a comparability mode)
+    definition: str = ""  # one sentence for table captions, where two definitions of a quantity coexist
 
     @property
     def doc_anchor(self) -> str:

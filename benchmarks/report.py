@@ -1,39 +1,43 @@
 """The paper-style report of one run directory.
 
-``write_report(RUN_DIR)`` reads only ``RUN_DIR/results.parquet`` (or
-``results.csv``) and ``RUN_DIR/manifest.json`` and writes, atomically:
+``write_report(RUN_DIR)`` reads only ``RUN_DIR/results.parquet`` (or ``results.csv``) and
+``RUN_DIR/manifest.json`` and writes, atomically:
 
-* ``report.md`` - run facts, one table per metric (per morpheme reference for
-  morphology) of languages x tokenizers at the report vocabulary size, value
-  with its bootstrap CI, the best value per row in bold, links to the plots
-  with findings computed from the numbers (``benchmarks.findings``);
-* ``tables/<metric>.tex`` and ``tables/morphology--<reference>.tex`` (booktabs),
-  each with a ``.csv`` of its cells (full precision) beside it;
-* ``plots/*.png`` (``benchmarks.plots``);
+* ``report.md`` - run facts (corpora, morpheme references with gold/silver and agreement), a warning
+  when tokenizers stopped far below their requested vocabulary size, how to read the markers, then one
+  table per metric and evaluation set (per morpheme reference for morphology) and the plots with
+  findings computed from the numbers (``benchmarks.findings``);
+* ``tables/<slug>.tex`` (booktabs, ``benchmarks.render.latex``: fits a one- and a two-column ``article``)
+  with a ``.csv`` of its cells (full precision) beside it; captions and notes are the Markdown ones;
+* ``plots/<name>.png|.pdf|.svg`` (``benchmarks.plots``);
 * the section "How the tokenizers split": the run's example sentences (``examples.json``) encoded by
   every tokenizer of the run, re-loaded from ``RUN_DIR/tokenizers/`` and the manifest.
 
-Conventions (stated so every output is reproducible):
+Conventions (stated so every output is reproducible and every claim checkable):
 
-* Report vocabulary size: ``manifest.config.report.vocab_size``.  A cell whose
-  tokenizer was not run at that size uses the closest size it was run at
-  (equal distance: the smaller size) and the table says so.  Production rows
-  have no vocabulary size and are always shown.
-* Rows are languages (sorted by code); a language evaluated on several
-  corpora/eval sets gets one row per corpus ("tur_Latn (ud-tur)").  A
-  morphology table has one row per (language, metric).  Columns
-  are tokenizers: trained families, then reference rows, then production
-  rows, each group sorted by label.
-* Best per row: the highest or lowest value by the metric's direction
-  (``metrics.METRICS``); every cell whose value *as printed* equals the printed
-  best is bold too (a tie a reader cannot see would be a false claim).
-  Descriptive metrics (direction None) bold nothing.
-* Nothing depends on the clock: identical results and manifest give
-  byte-identical files (the manifest's ``timings`` are not shown).
+* **Layout.**  Rows are tokenizers (trained families, then sentencepiece reference rows, then published
+  rows, each sorted by label; a rule between the groups), columns are languages (a language with several
+  corpora gets one column per corpus) or, in a morphology table, metrics.  A metric evaluated on several
+  sets (UD test text, FLORES) gets one table per set: their rows never interleave.
+* **Report vocabulary size** ``config.report.vocab_size``.  A trained tokenizer's cell is the run size
+  closest to it: closest requested size (``report.match = "requested"``, ties to the smaller) or closest
+  reached size (``"reached"``).  Published rows have their own vocabularies and are always shown.
+* **Markers.**  † + a number: the vocabulary the tokenizer reached, when it differs from the size
+  requested (monolingual parity: this language's and English's).  ‡: more than ``report.unk_threshold``
+  of its tokens are ``<unk>`` (Petrov et al. 2023 mask such pairs): never ranked.  §: a baseline on
+  boundary metrics (``registry.BOUNDARY_BASELINES``): never ranked.  Rows on a reference with a caveat
+  (the Korean MorphScore file) are never ranked either.  Every table says in its notes which apply.
+* **Best** per column: the highest or lowest ranked value by the metric's direction
+  (``metrics.METRICS``); every ranked cell whose value *as printed* equals the printed best is bold too.
+  Nothing is bold when fewer than two cells of a column are ranked, for descriptive metrics, and for
+  monolingual parity (it compares languages, not tokenizers).
+* Nothing depends on the clock: identical results and manifest give byte-identical files (the
+  manifest's ``timings`` are not shown).
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -57,7 +61,7 @@ from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, train_c
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.pretrained import PretrainedRow
-from benchmarks.registry import Metric
+from benchmarks.registry import BOUNDARY_BASELINES, DESCRIPTIVE, Capability, Metric, capabilities_of
 from benchmarks.render import latex_escape, md_escape
 from bpe.render import EMPTY, SEPARATOR
 
@@ -65,6 +69,18 @@ REPORT_FILE = "report.md"
 TABLES_DIR = "tables"
 PLOTS_DIR = "plots"
 MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this language)
+ENGLISH = "eng_Latn"
+
+REACHED_MARK, UNK_MARK, BASELINE_MARK = "†", "‡", "§"
+#: a tokenizer that reached less than this share of its requested size "stops far below" it
+FAR_BELOW = 0.9
+#: what each evaluation set is, for captions
+EVAL_SETS = {
+    "test": "the held-out test text of each corpus",
+    "eval": "the evaluation text (a parallel set such as FLORES: the same sentences in every language)",
+    "train": "the trained tokenizer itself",
+}
+MATCHES = ("requested", "reached")
 
 
 # --------------------------------------------------------------------------- reading a run
@@ -73,14 +89,27 @@ MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this 
 @dataclass(frozen=True)
 class Run:
     run_dir: Path
-    results: pd.DataFrame  # files.RESULT_COLUMNS, normalised dtypes (files.read_results)
+    results: pd.DataFrame  # files.RESULT_COLUMNS, plus each row's unit facts (``with_unit_facts``)
     manifest: dict[str, Any]
     report_vocab_size: int
     ci_level: float  # e.g. 0.95
+    match: str = "requested"  # MATCHES
+    unk_threshold: float = 0.1
 
     @property
     def ci_name(self) -> str:
         return f"{self.ci_level * 100:g}% CI"
+
+    @property
+    def at(self) -> str:
+        return vocab_label(self.report_vocab_size)
+
+    def reference_facts(self, corpus: str, reference: str) -> dict[str, Any]:
+        """The manifest's entry for a morpheme reference (empty when the manifest does not describe it)."""
+        corpora = self.manifest.get("corpora")
+        entry = corpora.get(corpus, {}) if isinstance(corpora, dict) else {}
+        facts = entry.get("references", {}).get(reference, {}) if isinstance(entry, dict) else {}
+        return facts if isinstance(facts, dict) else {}
 
 
 def load_run(run_dir: Path) -> Run:
@@ -90,17 +119,23 @@ def load_run(run_dir: Path) -> Run:
         raise BenchmarkError(f"{run_dir}: no such run directory")
     results = at_most_training_text(read_results(run_dir))
     manifest = read_manifest(run_dir)
-    config = manifest.get("config")
-    report = config.get("report") if isinstance(config, dict) else None
-    size = report.get("vocab_size") if isinstance(report, dict) else None
+    config = manifest["config"]
+    report = config.get("report")
+    report = report if isinstance(report, dict) else {}
+    where = run_dir / "manifest.json"
+    size = report.get("vocab_size")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-        raise BenchmarkError(
-            f"{run_dir / 'manifest.json'}: field config.report.vocab_size must be a positive integer, got {size!r}"
-        )
+        raise BenchmarkError(f"{where}: field config.report.vocab_size must be a positive integer, got {size!r}")
     level = config.get("confidence", 0.95)
     if not isinstance(level, float) or not 0 < level < 1:
-        raise BenchmarkError(f"{run_dir / 'manifest.json'}: field config.confidence must be in (0, 1), got {level!r}")
-    return Run(run_dir, results, manifest, size, level)
+        raise BenchmarkError(f"{where}: field config.confidence must be in (0, 1), got {level!r}")
+    match = report.get("match", "requested")
+    if match not in MATCHES:
+        raise BenchmarkError(f"{where}: field config.report.match must be one of {', '.join(MATCHES)}, got {match!r}")
+    threshold = report.get("unk_threshold", 0.1)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+        raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
+    return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold))
 
 
 def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
@@ -128,15 +163,44 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+def _unit(row: Any) -> tuple[str, str, int | None]:
+    return row.corpus, row.tokenizer, None if pd.isna(row.vocab_size) else int(row.vocab_size)
+
+
+def with_unit_facts(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with two columns about the unit of each row (corpus, tokenizer, requested size):
+    ``reached``, its ``vocab_size_reached`` (NaN for published rows and when not computed), and
+    ``unk_share``, its ``unk_token_rate`` on the row's evaluation set (on a row of another set, such as a
+    reference or the tokenizer itself: the largest over its evaluation sets; NaN when not computed)."""
+    reached: dict[tuple[str, str, int | None], float] = {}
+    unk: dict[tuple[str, str, int | None, str], float] = {}
+    for row in results[results["metric"].isin(["vocab_size_reached", "unk_token_rate"])].itertuples():
+        if row.metric == "vocab_size_reached":
+            reached[_unit(row)] = row.value
+        else:
+            unk[(*_unit(row), row.eval_set)] = row.value
+    worst: dict[tuple[str, str, int | None], float] = {}
+    for (*unit, _), value in unk.items():
+        key = tuple(unit)
+        worst[key] = max(worst.get(key, value), value)  # type: ignore[index]
+    rows = list(results.itertuples())
+    return results.assign(
+        reached=[reached.get(_unit(row), math.nan) for row in rows],
+        unk_share=[unk.get((*_unit(row), row.eval_set), worst.get(_unit(row), math.nan)) for row in rows],
+    )
+
+
 # --------------------------------------------------------------------------- selecting cells
 
-CELL_KEYS = ["language", "corpus", "eval_set", "tokenizer"]
+CELL_KEYS = ["language", "corpus", "eval_set", "reference", "metric", "tokenizer"]
 
 
 def tokenizer_order(frame: pd.DataFrame) -> list[str]:
-    """Column order: families, reference rows, production rows; each sorted by label."""
+    """Row order: families, reference rows, published rows (row types in ``ROW_TYPES`` order, unknown ones
+    last); each sorted by label."""
     kinds = frame.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
-    return sorted(kinds.index, key=lambda label: (ROW_TYPES.index(kinds[label]), label))
+    rank = {row_type: i for i, row_type in enumerate(ROW_TYPES)}
+    return sorted(kinds.index, key=lambda label: (rank.get(kinds[label], len(ROW_TYPES)), label))
 
 
 def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
@@ -160,11 +224,16 @@ def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def at_report_size(rows: pd.DataFrame, target: int) -> pd.DataFrame:
-    """One row per cell: production rows as they are, trained rows at the vocabulary size closest to
-    ``target`` (equal distance: the smaller size)."""
+def at_report_size(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
+    """One row per cell: published rows as they are, trained rows at the run size closest to the report
+    size, by requested or by reached size (``run.match``; equal distance: the smaller requested size);
+    each cell flagged (``flag_cells``) and labelled (``add_row_labels``)."""
+    target = run.report_vocab_size
     sized = rows[rows["vocab_size"].notna()].copy()
-    sized["distance"] = (sized["vocab_size"].astype("int64") - target).abs()
+    basis = sized["vocab_size"].astype("float64")
+    if run.match == "reached":
+        basis = sized["reached"].where(sized["reached"].notna(), basis)
+    sized["distance"] = (basis - target).abs()
     sized = sized.sort_values([*CELL_KEYS, "distance", "vocab_size"], kind="stable")
     chosen = sized.drop_duplicates(CELL_KEYS).drop(columns="distance")
     cells = pd.concat([chosen, rows[rows["vocab_size"].isna()]], ignore_index=True)
@@ -175,146 +244,409 @@ def at_report_size(rows: pd.DataFrame, target: int) -> pd.DataFrame:
             f"results hold two {first['metric']} rows for {first['tokenizer']} on {first['corpus']} "
             f"({first['eval_set']}) at one vocabulary size"
         )
-    return add_row_labels(cells)
+    return flag_cells(add_row_labels(cells), run)
+
+
+def caveats(run: Run) -> dict[tuple[str, str], str]:
+    """(corpus, reference) -> the caveat the manifest gives for it (e.g. an unreliable MorphScore file)."""
+    found = {}
+    corpora = run.manifest.get("corpora")
+    for corpus, entry in (corpora.items() if isinstance(corpora, dict) else []):
+        references = entry.get("references", {}) if isinstance(entry, dict) else {}
+        for name, facts in (references.items() if isinstance(references, dict) else []):
+            if isinstance(facts, dict) and facts.get("caveat"):
+                found[corpus, name] = str(facts["caveat"])
+    return found
+
+
+def flag_cells(cells: pd.DataFrame, run: Run) -> pd.DataFrame:
+    """Why a cell is not ranked (``not_ranked``: "unk", "baseline", "unreliable" or ""), and the reached
+    size to print beside it (``reached_mark``: "" when the tokenizer reached the size requested)."""
+    unreliable = caveats(run)
+    morphology = cells["metric"].map(lambda metric: METRICS[metric].group == "morphology")
+    reasons = []
+    for row, is_morphology in zip(cells.itertuples(), morphology, strict=True):
+        if (row.corpus, row.reference) in unreliable:
+            reasons.append("unreliable")
+        elif is_morphology and row.kind in BOUNDARY_BASELINES:
+            reasons.append("baseline")
+        elif row.unk_share > run.unk_threshold:
+            reasons.append("unk")
+        else:
+            reasons.append("")
+    short = cells["reached"].notna() & cells["vocab_size"].notna() & (cells["reached"] != cells["vocab_size"])
+    marks = [f"{int(reached):,}" if is_short else "" for reached, is_short in zip(cells["reached"], short, strict=True)]
+    return cells.assign(not_ranked=reasons, reached_mark=marks)
 
 
 # --------------------------------------------------------------------------- tables
 
 
-def mark_best(cells: pd.DataFrame) -> pd.Series:
-    """True for the best cell(s) of each table row (by that row's metric); ties as printed are all best."""
-    best = pd.Series(False, index=cells.index)
-    for _, row_cells in cells.groupby("label", sort=True):
-        info = METRICS[row_cells["metric"].iloc[0]]
-        values = row_cells["value"].dropna()
-        if info.higher_is_better is None or values.empty:
-            continue
-        top = findings.format_value(info, values.max() if info.higher_is_better else values.min())
-        printed = [findings.format_value(info, value) for value in row_cells["value"]]
-        best[row_cells.index[[text == top for text in printed]]] = True
-    return best
-
-
 @dataclass(frozen=True)
 class Table:
     slug: str  # file stem under tables/
-    title: str
-    key: str  # the metric key (metric tables) or the reference name (morphology tables)
+    heading: str  # Markdown heading text (backticks mark names)
+    caption: str  # plain text (backticks mark names), the same in report.md and the .tex
     group: str
-    row_header: str
-    rows: list[str]  # row labels, in order
-    tokenizers: list[str]  # columns, in order
-    cells: pd.DataFrame  # one per (label, tokenizer): metric, value, ci_low, ci_high, vocab_size, best, ...
-    notes: list[str]
+    column_header: str  # what the columns are: "language" or "metric"
+    columns: list[str]  # column keys, in order
+    column_labels: list[str]
+    tokenizers: list[str]  # rows, in order
+    cells: pd.DataFrame  # one per (tokenizer, column): metric, value, ci_low, ci_high, not_ranked, best, ...
+    notes: list[str]  # plain text (backticks mark names)
 
-    @property
-    def heading(self) -> str:
-        return f"{md_escape(self.title)} (`{self.key}`)" if self.group != "morphology" else self.title
-
-    @property
-    def ranked(self) -> bool:
-        return any(METRICS[m].higher_is_better is not None for m in self.cells["metric"].unique())
-
-    def cell(self, label: str, tokenizer: str) -> pd.Series | None:
-        match = self.cells[(self.cells["label"] == label) & (self.cells["tokenizer"] == tokenizer)]
+    def cell(self, tokenizer: str, column: str) -> pd.Series | None:
+        match = self.cells[(self.cells["tokenizer"] == tokenizer) & (self.cells["column"] == column)]
         return None if match.empty else match.iloc[0]
 
+    @property
+    def rules_before(self) -> list[int]:
+        """Rows that start a new row type (a rule above them)."""
+        kinds = self.cells.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
+        return [i for i in range(1, len(self.tokenizers))
+                if kinds[self.tokenizers[i]] != kinds[self.tokenizers[i - 1]]]  # fmt: skip
 
-def metric_table(results: pd.DataFrame, metric: str, target: int) -> Table:
-    """Languages x tokenizers for one metric (rows without a morpheme reference)."""
-    cells = at_report_size(results[(results["metric"] == metric) & (results["reference"] == "")], target)
-    cells["label"] = cells["row"]
+
+def mark_best(cells: pd.DataFrame, ranked: bool) -> pd.Series:
+    """True for the best ranked cell(s) of each column (by its metric's direction); ties as printed are all
+    best.  Only cells without a ``not_ranked`` reason count, and only when a column has two of them."""
+    best = pd.Series(False, index=cells.index)
+    if not ranked:
+        return best
+    for _, column in cells.groupby("column", sort=True):
+        info = METRICS[column["metric"].iloc[0]]
+        candidates = column[(column["not_ranked"] == "") & column["value"].map(math.isfinite)]
+        if info.higher_is_better is None or len(candidates) < 2:
+            continue
+        values = candidates["value"]
+        top = findings.format_value(info, values.max() if info.higher_is_better else values.min())
+        best[candidates.index[[findings.format_value(info, v) == top for v in values]]] = True
+    return best
+
+
+def definition(info: Metric) -> str:
+    """The one-sentence definition a caption quotes: the registry's, else the first line of the docstring."""
+    if info.definition:
+        return info.definition
+    doc = inspect.getdoc(info.compute) or ""
+    return doc.splitlines()[0].rstrip(".") if doc else info.label
+
+
+def interval_phrase(run: Run, cells: pd.DataFrame) -> str:
+    has_interval = cells["ci_low"].notna().any()
+    return f"value with its {run.ci_name} (bootstrap over items) in brackets" if has_interval else "value"
+
+
+def column_keys(cells: pd.DataFrame) -> pd.DataFrame:
+    """Columns of a metric table: one per language, or per (language, corpus) when a language has several."""
+    corpora = cells.groupby("language")["corpus"].nunique()
+    labels = [language if corpora[language] == 1 else f"{language} ({corpus})"
+              for language, corpus in zip(cells["language"], cells["corpus"], strict=True)]  # fmt: skip
+    return cells.assign(column=labels)
+
+
+def build_table(cells: pd.DataFrame, *, ranked: bool, **fields: Any) -> Table:
+    cells = cells.reset_index(drop=True)
+    cells = cells.assign(best=mark_best(cells, ranked))
+    columns = fields.pop("columns", None) or sorted(cells["column"].unique())
+    return Table(tokenizers=tokenizer_order(cells), columns=columns,
+                 column_labels=fields.pop("column_labels", None) or columns, cells=cells, **fields)  # fmt: skip
+
+
+def eval_sets_in_order(rows: pd.DataFrame) -> list[str]:
+    known = [name for name in EVAL_SETS if name in set(rows["eval_set"])]
+    return known + sorted(set(rows["eval_set"]) - set(known))
+
+
+def metric_tables(run: Run, metric: str) -> list[Table]:
+    """One table per evaluation set of ``metric`` (parity: two per set, shared and monolingual)."""
     info = METRICS[metric]
-    return finish_table(cells, target, slug=metric, title=info.label, key=metric, group=info.group,
-                        row_header="language")  # fmt: skip
+    rows = run.results[(run.results["metric"] == metric) & (run.results["reference"] == "")]
+    sets = eval_sets_in_order(rows)
+    tables = []
+    for eval_set in sets:
+        cells = column_keys(at_report_size(rows[rows["eval_set"] == eval_set], run))
+        slug = metric if len(sets) == 1 else f"{metric}--{eval_set}"
+        where = "" if len(sets) == 1 else f" on `{eval_set}`"
+        heading = f"{info.label} (`{metric}`){where}"
+        if info.group == "parity":
+            tables += parity_tables(run, info, cells, slug, heading, eval_set)
+            continue
+        ranked = info.higher_is_better is not DESCRIPTIVE
+        caption = (f"{info.label} (`{metric}`) on `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}, "
+                   f"at vocabulary size {run.at}{match_phrase(run)}: {interval_phrase(run, cells)}"
+                   f"{'; best per language in bold' if ranked else '; descriptive, not ranked'}.")  # fmt: skip
+        tables.append(build_table(cells, ranked=ranked, slug=slug, heading=heading, caption=caption, group=info.group,
+                                  column_header="language", notes=table_notes(run, cells)))  # fmt: skip
+    return tables
 
 
-def reference_table(results: pd.DataFrame, reference: str, target: int) -> Table:
-    """Every morphology metric against one morpheme reference: (language, metric) rows x tokenizers."""
-    rows = results[results["reference"] == reference]
-    metrics = [metric for metric in METRICS if metric in set(rows["metric"])]
-    cells = pd.concat([at_report_size(rows[rows["metric"] == metric], target) for metric in metrics])
-    languages = sorted(cells["row"].unique())
-    if len(languages) == 1:
-        cells["label"] = cells["metric"].map(lambda m: METRICS[m].label)
-        row_header = f"metric ({languages[0]})"
-    else:
-        cells["label"] = cells["row"] + ": " + cells["metric"].map(lambda m: METRICS[m].label)
-        row_header = "language: metric"
-    slug = "morphology--" + re.sub(r"[^A-Za-z0-9._-]+", "-", reference).strip("-")
-    title = f"Morpheme boundaries against reference `{reference}` ({', '.join(languages)})"
-    return finish_table(cells, target, slug=slug, title=title, key=reference, group=METRICS[metrics[0]].group,
-                        row_header=row_header)  # fmt: skip
+def match_phrase(run: Run) -> str:
+    return " (each trained tokenizer at the run size whose reached vocabulary is closest)" if run.match == "reached" \
+        else ""  # fmt: skip
 
 
-def finish_table(cells: pd.DataFrame, target: int, **fields: str) -> Table:
-    metric_rank = {metric: i for i, metric in enumerate(METRICS)}
-    cells = cells.assign(metric_rank=cells["metric"].map(metric_rank))
-    cells = cells.sort_values(["row", "metric_rank", "tokenizer"], kind="stable").reset_index(drop=True)
-    cells["best"] = mark_best(cells)
-    return Table(rows=list(dict.fromkeys(cells["label"])), tokenizers=tokenizer_order(cells),
-                 cells=cells.drop(columns="metric_rank"), notes=substitution_notes(cells, target),
-                 **fields)  # fmt: skip
+def parallel_pairs(run: Run) -> dict[str, dict[str, Any]]:
+    """The manifest's parallel pairs (``benchmarks.parallel.ParallelPlan.to_json``): per non-English corpus its
+    English partner, the parallel set and how many sentences both hold (empty for a run that records none)."""
+    parallel = run.manifest.get("parallel")
+    pairs = parallel.get("pairs") if isinstance(parallel, dict) else None
+    return {corpus: pair for corpus, pair in pairs.items() if isinstance(pair, dict)} if isinstance(pairs, dict) \
+        else {}  # fmt: skip
 
 
-def substitution_notes(cells: pd.DataFrame, target: int) -> list[str]:
-    """One sentence per tokenizer shown at another vocabulary size than the report size."""
-    notes = []
-    shifted = cells[cells["vocab_size"].notna() & (cells["vocab_size"] != target)]
-    for (tokenizer, size), group in shifted.groupby(["tokenizer", "vocab_size"], sort=True):
-        rows = sorted(group["row"].unique())
-        where = "" if len(rows) == cells["row"].nunique() else f" ({', '.join(rows)})"
-        notes.append(
-            f"{tokenizer} was not run at {vocab_label(target)}: shown at {vocab_label(int(size))}, "
-            f"the closest size it was run at{where}."
+def pairing_note(run: Run, cells: pd.DataFrame) -> str:
+    """How the table's sentences were paired with English's, with the number of pairs behind each language
+    (the rows' ``n``: the sentences both corpora hold; the dev ones for TokSuite's mean of ratios)."""
+    pairs = parallel_pairs(run)
+    counts = cells.drop_duplicates("column").set_index("column")["n"].sort_index()
+    how = ", ".join(f"{column} {int(n):,}" for column, n in counts.items())
+    if len(set(counts)) == 1:
+        how = f"{int(counts.iloc[0]):,} sentences for every language"
+    described = sorted({(pair.get("set"), pair.get("partner")) for corpus, pair in pairs.items()
+                        if corpus in set(cells["corpus"])}, key=str)  # fmt: skip
+    if not described:
+        return f"Sentences paired with English's translation of the same sentence: {how}."
+    sets = "; ".join(f"parallel set `{name}`, English from `{partner}`" for name, partner in described)
+    note = (f"Sentences paired with English's by the key their corpus spec declares ({sets}), never by position: "
+            f"{how}.")  # fmt: skip
+    parallel = run.manifest.get("parallel")
+    remarks = [str(text) for text in (parallel.get("notes") or [] if isinstance(parallel, dict) else [])
+               if any(str(text).startswith(f"{corpus}:") for corpus in set(cells["corpus"]))]  # fmt: skip
+    return " ".join([note, *(remark.rstrip(".") + "." for remark in remarks)])
+
+
+def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, heading: str, eval_set: str) -> list[Table]:
+    """Two tables of one parity metric: the premium of each shared (published) tokenizer across languages,
+    and the ratio of separately trained monolingual tokenizers (not ranked)."""
+    cells = cells[cells["language"] != ENGLISH]  # English against itself is 1 by definition
+    shared, trained = cells[cells["vocab_size"].isna()], cells[cells["vocab_size"].notna()].copy()
+    where = f"On `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}"  # starts a sentence
+    tables = []
+    if not shared.empty:
+        caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: one published tokenizer encodes "
+                   f"every language, as in Petrov et al. 2023. Definition: {definition(info)}. {where}: "
+                   f"{interval_phrase(run, shared)}; lowest premium per language in bold.")  # fmt: skip
+        tables.append(build_table(shared, ranked=True, slug=f"{slug}--shared", heading=f"{heading}: shared-tokenizer "
+                                  "premium", caption=caption, group=info.group, column_header="language",
+                                  notes=[*table_notes(run, shared), pairing_note(run, shared)]))  # fmt: skip
+    if not trained.empty:
+        partners = {corpus: pair.get("partner") for corpus, pair in parallel_pairs(run).items()}
+        reached = {
+            (row.corpus, row.tokenizer, int(row.vocab_size)): row.value
+            for row in run.results[(run.results["metric"] == "vocab_size_reached")
+                                   & run.results["vocab_size"].notna()].itertuples()  # trained rows
+        }  # fmt: skip
+        marks = []
+        for row in trained.itertuples():
+            theirs = reached.get((partners.get(row.corpus), row.tokenizer, int(row.vocab_size)), math.nan)
+            ours = row.reached
+            differs = any(not math.isnan(x) and x != row.vocab_size for x in (ours, theirs))
+            marks.append(f"{_count(ours)}:{_count(theirs)}" if differs else "")
+        trained["reached_mark"] = marks
+        caption = (f"{info.label} (`{info.name}`), monolingual ratio: each language has its own tokenizer of the "
+                   "row's family, trained on its own text at the same requested size, so the ratio measures what the "
+                   "language costs at a fixed vocabulary budget, not a shared tokenizer's bias. "
+                   f"Definition: {definition(info)}. {where}, at vocabulary size {run.at}"
+                   f"{match_phrase(run)}: {interval_phrase(run, trained)}; not ranked.")  # fmt: skip
+        notes = [*table_notes(run, trained, parity=True), pairing_note(run, trained)]
+        tables.append(build_table(trained, ranked=False, slug=f"{slug}--monolingual", heading=f"{heading}: "
+                                  "monolingual ratio", caption=caption, group=info.group, column_header="language",
+                                  notes=notes))  # fmt: skip
+    return tables
+
+
+def _count(value: float) -> str:
+    return "?" if math.isnan(value) else f"{int(value):,}"
+
+
+#: kind of a morpheme reference -> how headings call it
+REFERENCE_KINDS = {"gold": "gold", "morphscore": "gold", "silver": "silver"}
+
+
+def reference_label(run: Run, corpus: str, reference: str) -> str:
+    """``gold: Tikhonov 2002``, ``silver: pymorphy3 stem|ending`` (``reference`` when the manifest is silent)."""
+    facts = run.reference_facts(corpus, reference)
+    kind = REFERENCE_KINDS.get(str(facts.get("kind", "")), "reference")
+    return f"{kind}: {facts.get('citation') or reference}"
+
+
+def agreement_sentence(run: Run, corpus: str, reference: str, language: str) -> str:
+    """What a silver reference's caption says about its agreement with gold (empty for gold)."""
+    facts = run.reference_facts(corpus, reference)
+    if facts.get("kind") != "silver":
+        return ""
+
+    def figures(items: list[dict[str, Any]]) -> str:
+        return "; ".join(
+            f"{item['gold']} boundary F1 {item['f1']:.3f} (P {item['precision']:.3f}, R {item['recall']:.3f}) "
+            f"on {item['words']:,} of {item['gold_words']:,} gold words" for item in items
         )
+
+    if facts.get("agreement_measured"):
+        return f" Silver: its agreement with gold, measured in this run: {figures(facts['agreement_measured'])}."
+    documented = facts.get("agreement_documented")
+    if documented:
+        return (f" Silver: not checked against gold in this run (no gold reference for {language} here); measured "
+                f"once with `tokbench corpora agreement` ({documented[0]['measured_with']}): {figures(documented)}.")
+    return " Silver: its agreement with gold is unknown."
+
+
+def reference_tables(run: Run) -> list[Table]:
+    """Per (corpus, morpheme reference): tokenizers x metrics; comparability modes in a second table."""
+    rows = run.results[run.results["reference"] != ""]
+    tables = []
+    kind_rank = {"gold": 0, "morphscore": 1, "silver": 2}
+    keys = sorted(rows.groupby(["corpus", "reference"]).groups, key=lambda key: (
+        rows.loc[rows["corpus"] == key[0], "language"].iloc[0],
+        kind_rank.get(str(run.reference_facts(*key).get("kind")), 3), key[1], key[0]))  # fmt: skip
+    several = rows.groupby("language")["corpus"].nunique()
+    for corpus, reference in keys:
+        subset = rows[(rows["corpus"] == corpus) & (rows["reference"] == reference)]
+        language = subset["language"].iloc[0]
+        where = f"{language}, `{corpus}`" if several[language] > 1 else language
+        cells = at_report_size(subset, run).assign(column=lambda frame: frame["metric"])
+        facts = run.reference_facts(corpus, reference)
+        label = reference_label(run, corpus, reference)
+        words = f"the {facts['words']:,} words" if isinstance(facts.get("words"), int) else "the words"
+        caveat = facts.get("caveat")
+        stem = "morphology--" + re.sub(r"[^A-Za-z0-9._-]+", "-", f"{reference}--{language}").strip("-")
+        for optional in (False, True):
+            part = cells[[METRICS[metric].optional == optional for metric in cells["metric"]]]
+            if part.empty:
+                continue
+            metrics = [metric for metric in METRICS if metric in set(part["metric"])]
+            mode = " (comparability modes)" if optional else ""
+            caption = (f"Morpheme-boundary alignment on {words} of the {label} reference (`{reference}`, {where}), "
+                       f"each word encoded alone, at vocabulary size {run.at}{match_phrase(run)}{mode}: "
+                       f"{interval_phrase(run, part)}; "
+                       f"{'not ranked (see the caveat)' if caveat else 'best per metric in bold'}.")  # fmt: skip
+            if optional:
+                caption += (" Uzan et al. 2024's filter scores only the words whose gold morphemes are all tokens of "
+                            "the vocabulary and whose whole form is not (`words scored` is that share); "
+                            "MorphScore (upstream) scores every row as listed and encodes the bare word "
+                            "(docs/metrics.md).")  # fmt: skip
+            caption += agreement_sentence(run, corpus, reference, language)
+            if caveat:
+                caption += f" Caveat: {caveat}."
+            tables.append(build_table(
+                part, ranked=not caveat, slug=stem + ("--modes" if optional else ""),
+                heading=f"{language}: {label} (`{reference}`){mode}", caption=caption, group="morphology",
+                column_header="metric", columns=metrics, column_labels=[METRICS[m].label for m in metrics],
+                notes=table_notes(run, part),
+            ))  # fmt: skip
+    return tables
+
+
+def table_notes(run: Run, cells: pd.DataFrame, parity: bool = False) -> list[str]:
+    """The notes under a table: substituted sizes, and each marker that appears in it."""
+    notes = substitution_notes(cells, run.report_vocab_size, run.match)
+    if (cells["reached_mark"] != "").any():
+        if parity:
+            notes.append(f"{REACHED_MARK}a:b: the vocabulary sizes reached by this language's tokenizer (a) and by "
+                         "English's (b), shown when either differs from the size requested (a size is an upper bound: "
+                         "training stops when the text has no more to learn).")  # fmt: skip
+        else:
+            alphabet = cells["kind"].map(lambda kind: Capability.CHARACTER_TOKENS in capabilities_of(kind))
+            marked = alphabet[cells["reached_mark"] != ""].any()
+            tail = "; a character tokenizer's vocabulary is its alphabet" if marked else ""
+            notes.append(f"{REACHED_MARK}n: the tokenizer reached n ids, not the size requested (a size is an upper "
+                         f"bound: training stops when the text has no more to learn{tail}).")  # fmt: skip
+    unk = cells[cells["not_ranked"] == "unk"]
+    if not unk.empty:
+        shares = ", ".join(f"{tokenizer} ({_share_range(group['unk_share'])})"
+                           for tokenizer, group in unk.groupby("tokenizer", sort=True))  # fmt: skip
+        notes.append(f"{UNK_MARK} not ranked: more than {run.unk_threshold:.0%} of its tokens are <unk> on this text, "
+                     f"a degenerate row (Petrov et al. 2023 mask such pairs): {shares}.")  # fmt: skip
+    baselines = sorted(set(cells.loc[cells["not_ranked"] == "baseline", "kind"]))
+    if baselines:
+        reasons = "; ".join(f"{kind} {BOUNDARY_BASELINES[kind]}" for kind in baselines)
+        notes.append(f"{BASELINE_MARK} not ranked: a baseline on boundary metrics ({reasons}).")
     return notes
 
 
-def cell_text(cell: pd.Series | None, bold: Callable[[str], str]) -> str:
+def _share_range(shares: pd.Series) -> str:
+    low, high = shares.min(), shares.max()
+    return f"{low:.1%}" if f"{low:.1%}" == f"{high:.1%}" else f"{low:.1%}–{high:.1%}"
+
+
+def substitution_notes(cells: pd.DataFrame, target: int, match: str = "requested") -> list[str]:
+    """One sentence per tokenizer shown at another requested size than the report size."""
+    notes = []
+    shifted = cells[cells["vocab_size"].notna() & (cells["vocab_size"] != target)]
+    for (tokenizer, size), group in shifted.groupby(["tokenizer", "vocab_size"], sort=True):
+        columns = sorted(group["column"].unique())
+        where = "" if len(columns) == cells["column"].nunique() else f" ({', '.join(columns)})"
+        if match == "reached":
+            notes.append(f"{tokenizer} is shown at requested size {vocab_label(int(size))}, the run size whose reached "
+                         f"vocabulary is closest to {vocab_label(target)}{where}.")  # fmt: skip
+        else:
+            notes.append(f"{tokenizer} was not run at {vocab_label(target)}: shown at {vocab_label(int(size))}, the "
+                         f"closest size it was run at{where}.")  # fmt: skip
+    return notes
+
+
+def cell_texts(cell: pd.Series | None, bold: Callable[[str], str], escape: Callable[[str], str]) -> list[str]:
+    """A cell as printed, in three parts: the value with its markers (bold when best), the confidence
+    interval, the reached vocabulary size; escaped for the target format by ``escape``.  ``MISSING`` when
+    there is no cell; empty parts when the cell has no interval or reached the size requested."""
     if cell is None or math.isnan(cell["value"]):
-        return MISSING
+        return [escape(MISSING), "", ""]
     info = METRICS[cell["metric"]]
-    value = findings.format_value(info, cell["value"])
-    if cell["best"]:
-        value = bold(value)
+    value = escape(findings.format_value(info, cell["value"]))
+    value = bold(value) if cell["best"] else value
+    value += escape({"unk": UNK_MARK, "baseline": BASELINE_MARK}.get(cell["not_ranked"], ""))
+    reached = escape(f"{REACHED_MARK}{cell['reached_mark']}") if cell["reached_mark"] else ""
     if math.isnan(cell["ci_low"]) or math.isnan(cell["ci_high"]):
-        return value
-    return f"{value} [{findings.format_value(info, cell['ci_low'])}, {findings.format_value(info, cell['ci_high'])}]"
+        return [value, "", reached]
+    low, high = findings.format_value(info, cell["ci_low"]), findings.format_value(info, cell["ci_high"])
+    return [value, escape(f"[{low}, {high}]"), reached]
 
 
 def markdown_table(table: Table) -> str:
-    header = [md_escape(h) for h in [table.row_header, *table.tokenizers]]
-    rows = [
-        [md_escape(label), *(cell_text(table.cell(label, t), lambda v: f"**{v}**") for t in table.tokenizers)]
-        for label in table.rows
-    ]
-    return render.markdown(header, rows, "l" + "r" * len(table.tokenizers))
-
-
-def latex_table(table: Table, run: Run) -> str:
-    best = "; best per row in bold" if table.ranked else ""
-    caption = (
-        f"{latex_escape(table.title.replace('`', ''))} at vocabulary size "
-        f"{latex_escape(vocab_label(run.report_vocab_size))} ({latex_escape(run.ci_name)} in brackets{best})."
-    )
-    header = [latex_escape(h) for h in [table.row_header, *table.tokenizers]]
+    header = [md_escape(h) for h in ["tokenizer", *table.column_labels]]
     rows = []
-    for label in table.rows:
-        texts = [cell_text(table.cell(label, t), lambda v: rf"\textbf{{{v}}}") for t in table.tokenizers]
-        rows.append([latex_escape(label), *(t.replace(MISSING, "--") for t in texts)])
-    body = render.latex(header, rows, "l" + "r" * len(table.tokenizers), caption, f"tab:{table.slug}")
-    return f"% tokbench table {table.slug}\n{body}\n"
+    for tokenizer in table.tokenizers:
+        cells = [cell_texts(table.cell(tokenizer, c), lambda v: f"**{v}**", md_escape) for c in table.columns]
+        rows.append([md_escape(tokenizer), *(" ".join(part for part in parts if part) for parts in cells)])
+    return render.markdown(header, rows, "l" + "r" * len(table.columns))
+
+
+def latex_text(text: str) -> str:
+    """Plain text with `names` in backticks as LaTeX: names in typewriter type, breakable after _ and -."""
+    out = []
+    for index, part in enumerate(text.split("`")):
+        escaped = latex_escape(part)
+        if index % 2:
+            escaped = r"\texttt{" + escaped.replace(r"\_", r"\_\allowbreak{}").replace("-", r"-\allowbreak{}") + "}"
+        out.append(escaped)
+    return "".join(out)
+
+
+def latex_table(table: Table) -> str:
+    header = [latex_escape(h) for h in ["tokenizer", *table.column_labels]]
+    rows, sublines = [], []
+    for tokenizer in table.tokenizers:
+        cells = [cell_texts(table.cell(tokenizer, c), lambda v: rf"\textbf{{{v}}}", latex_escape)
+                 for c in table.columns]  # fmt: skip
+        rows.append([latex_escape(tokenizer), *(f"{value} {reached}".strip() for value, _, reached in cells)])
+        sublines.append(["", *(ci for _, ci, _ in cells)])
+    body = render.latex(header, rows, "l" + "r" * len(table.columns), latex_text(table.caption), f"tab:{table.slug}",
+                        sublines=sublines, rules_before=table.rules_before,
+                        notes=[latex_text(note) for note in table.notes])  # fmt: skip
+    return f"% tokbench table {table.slug}: needs \\usepackage{{booktabs,graphicx}}\n{render.FIT_MACRO}\n{body}\n"
 
 
 def csv_table(table: Table) -> str:
-    """The table's cells in long form, with full precision and the vocabulary size each cell used."""
-    columns = ["label", "language", "corpus", "eval_set", "reference", "metric", "tokenizer", "row_type",
-               "vocab_size", "value", "ci_low", "ci_high", "n", "best"]  # fmt: skip
+    """The table's cells in long form, with full precision, the sizes each cell used and why it is not ranked."""
+    columns = ["tokenizer", "column", "language", "corpus", "eval_set", "reference", "metric", "row_type",
+               "vocab_size", "reached", "value", "ci_low", "ci_high", "n", "unk_share", "not_ranked",
+               "best"]  # fmt: skip
     order = {t: i for i, t in enumerate(table.tokenizers)}
-    rows = {label: i for i, label in enumerate(table.rows)}
-    cells = table.cells.assign(order=table.cells["tokenizer"].map(order), row_order=table.cells["label"].map(rows))
-    cells = cells.sort_values(["row_order", "order"], kind="stable")[columns]
+    column_order = {c: i for i, c in enumerate(table.columns)}
+    cells = table.cells.assign(order=table.cells["tokenizer"].map(order),
+                               column_order=table.cells["column"].map(column_order))  # fmt: skip
+    cells = cells.sort_values(["order", "column_order"], kind="stable")[columns]
     return cells.to_csv(index=False, lineterminator="\n")
 
 
@@ -323,9 +655,9 @@ def csv_table(table: Table) -> str:
 
 @dataclass(frozen=True)
 class Plot:
-    """One plot of a group: its file, a caption, and the findings sentences under it."""
+    """One plot of a group: its file stem (written as .png, .pdf and .svg), a caption, the findings under it."""
 
-    file: str
+    stem: str
     caption: str
     sentences: list[str]
 
@@ -342,70 +674,99 @@ def plot_frame(results: pd.DataFrame, metric: str) -> pd.DataFrame:
     return add_row_labels(rows) if not rows.empty else rows.assign(row=pd.Series(dtype=str))
 
 
-def is_english(language: str) -> bool:
-    return language.startswith("eng_") or language == "eng"
+def snapshot(run: Run, metric: str) -> pd.DataFrame:
+    """The cells of one metric at the report size, every evaluation set, labelled for plots and findings."""
+    rows = run.results[(run.results["metric"] == metric) & (run.results["reference"] == "")]
+    return at_report_size(rows, run) if not rows.empty else rows
+
+
+def excluded_sentence(cells: pd.DataFrame, run: Run) -> str | None:
+    """Which tokenizers the findings leave out of comparisons, and why."""
+    reasons = {"unk": f"more than {run.unk_threshold:.0%} of its tokens are <unk>",
+               "baseline": "a baseline on boundary metrics", "unreliable": "its reference is unreliable"}  # fmt: skip
+    left_out = cells[cells["not_ranked"] != ""].drop_duplicates(["tokenizer", "not_ranked"])
+    if left_out.empty:
+        return None
+    parts = [f"{tokenizer} ({', '.join(reasons[r] for r in sorted(group['not_ranked']))})"
+             for tokenizer, group in left_out.groupby("tokenizer", sort=True)]  # fmt: skip
+    return f"Left out of these comparisons where marked in the tables: {findings.join_names(parts)}."
 
 
 def curve_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
-    info, at = METRICS[metric], vocab_label(run.report_vocab_size)
-    caption = f"{info.label} against vocabulary size, per language"
+    info = METRICS[metric]
+    caption = f"{info.label} against the vocabulary size reached, per language and evaluation set"
     frame = plot_frame(run.results, metric)
     if frame["vocab_size"].notna().sum() == 0:
         return Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
-    snapshot = at_report_size(frame, run.report_vocab_size)
-    file = f"{metric}-vs-vocab.png"
-    plots.vocab_curves(frame, info, palette, out_dir / file)
-    return Plot(file, caption, findings.pick(
-        findings.best_count(snapshot, info, at),
+    cells = snapshot(run, metric)
+    plots.vocab_curves(frame, info, palette, out_dir / f"{metric}-vs-vocab", baselines=alphabet_kinds(frame))
+    return Plot(f"{metric}-vs-vocab", caption, findings.pick(
+        findings.best_count(cells, info, run.at),
         findings.vocab_trend(frame, info),
-        findings.language_gap(snapshot, info, at),
+        findings.language_gap(cells, info, run.at),
+        excluded_sentence(cells, run),
     ))  # fmt: skip
 
 
+def alphabet_kinds(frame: pd.DataFrame) -> set[str]:
+    """Tokenizer labels whose vocabulary is their alphabet (drawn as a flat line, not against size)."""
+    kinds = frame.drop_duplicates("tokenizer").set_index("tokenizer")["kind"]
+    return {label for label, kind in kinds.items() if Capability.CHARACTER_TOKENS in capabilities_of(kind)}
+
+
 def heatmap_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
-    info, at = METRICS[metric], vocab_label(run.report_vocab_size)
-    caption = f"{info.label} at {at}: languages × tokenizers"
-    frame = plot_frame(run.results, metric)
-    if frame.empty:
+    info = METRICS[metric]
+    caption = f"{info.label} at {run.at}: tokenizers × languages"
+    cells = snapshot(run, metric)
+    if cells.empty:
         return Skipped(caption, f"this run has no `{metric}` rows")
-    snapshot = at_report_size(frame, run.report_vocab_size)
-    file = f"{metric}-heatmap.png"
-    plots.heatmap(snapshot, info, tokenizer_order(snapshot), out_dir / file)
-    return Plot(file, caption, findings.pick(
-        findings.extremes(snapshot, info, at), findings.language_gap(snapshot, info, at)
+    plots.heatmap(cells, info, tokenizer_order(cells), out_dir / f"{metric}-heatmap")
+    return Plot(f"{metric}-heatmap", caption, findings.pick(
+        findings.extremes(cells, info, run.at), findings.language_gap(cells, info, run.at),
+        excluded_sentence(cells, run),
     ))  # fmt: skip
 
 
 def morphology_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
-    info, at = METRICS["boundary_f1"], vocab_label(run.report_vocab_size)
-    caption = f"{info.label} at {at} by tokenizer and language"
-    rows = run.results[(run.results["metric"] == "boundary_f1") & (run.results["reference"] != "")]
+    info = METRICS["boundary_f1"]
+    caption = f"boundary precision against recall at {run.at}, one panel per language and reference (F1 as contours)"
+    rows = run.results[run.results["metric"].isin(["boundary_precision", "boundary_recall", "boundary_f1"])
+                       & (run.results["reference"] != "")]  # fmt: skip
     if rows.empty:
-        return Skipped(caption, "this run has no `boundary_f1` rows")
-    references = sorted(rows["reference"].unique())
-    snapshot = pd.concat([at_report_size(rows[rows["reference"] == ref], run.report_vocab_size) for ref in references])
-    snapshot["row"] = snapshot["row"] + " · " + snapshot["reference"]
-    file = "boundary_f1-bars.png"
-    plots.bars(snapshot, info, palette, out_dir / file, "language · reference")
-    return Plot(file, caption, findings.pick(
-        findings.best_count(snapshot, info, at, unit="language/reference pairs"), findings.extremes(snapshot, info, at)
+        return Skipped(caption, "this run has no boundary precision, recall and F1 rows")
+    cells = at_report_size(rows, run)
+    cells["panel"] = [f"{language} · {reference_label(run, corpus, reference)}"
+                      for language, corpus, reference in zip(cells["language"], cells["corpus"], cells["reference"],
+                                                             strict=True)]  # fmt: skip
+    plots.precision_recall(cells, palette, out_dir / "boundary-precision-recall")
+    f1 = cells[cells["metric"] == "boundary_f1"].assign(row=lambda frame: frame["panel"])
+    return Plot("boundary-precision-recall", caption, findings.pick(
+        findings.best_count(f1, info, run.at, unit="language/reference pairs"), findings.extremes(f1, info, run.at),
+        excluded_sentence(f1, run),
     ))  # fmt: skip
 
 
-def parity_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
-    info, at = METRICS["parity_vs_eng"], vocab_label(run.report_vocab_size)
-    caption = f"{info.label} at {at}, per language"
-    frame = plot_frame(run.results, "parity_vs_eng")
-    frame = frame[~frame["language"].map(is_english)]  # English against itself is 1 by definition
-    if frame.empty:
-        return Skipped(caption, "this run has no `parity_vs_eng` rows for a language other than English "
+def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info = METRICS[metric]
+    caption = f"{info.label} at {run.at}: shared published tokenizers (left), monolingual trained tokenizers (right)"
+    cells = snapshot(run, metric)
+    cells = cells[cells["language"] != ENGLISH] if not cells.empty else cells
+    if cells.empty:
+        return Skipped(caption, f"this run has no `{metric}` rows for a language other than English "
                                 "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
-    snapshot = at_report_size(frame, run.report_vocab_size)
-    file = "parity_vs_eng-bars.png"
-    plots.bars(snapshot, info, palette, out_dir / file, "language", reference_line=1.0)
-    return Plot(file, caption, findings.pick(
-        findings.extremes(snapshot, info, at), findings.best_count(snapshot, info, at)
+    plots.parity_bars(cells, info, palette, out_dir / f"{metric}-bars")
+    shared = cells[cells["vocab_size"].isna()]
+    return Plot(f"{metric}-bars", caption, findings.pick(
+        findings.best_count(shared, info, run.at), findings.extremes(shared, info, run.at),
+        excluded_sentence(shared, run),
     ))  # fmt: skip
+
+
+def group_plots(group: str) -> list[Callable[[Run, dict[str, Any], Path], Plot | Skipped]]:
+    """The plots of each report section, in order (parity: one per parity metric of the registry)."""
+    if group == "parity":
+        return [partial(parity_plot, metric) for metric, info in METRICS.items() if info.group == "parity"]
+    return GROUP_PLOTS.get(group, [])
 
 
 #: the plots of each report section, in order
@@ -415,7 +776,6 @@ GROUP_PLOTS: dict[str, list[Callable[[Run, dict[str, Any], Path], Plot | Skipped
     "fertility": [partial(curve_plot, "fertility_isolated"), partial(curve_plot, "fertility_running"),
                   partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
     "morphology": [morphology_plot],
-    "parity": [parity_plot],
 }  # fmt: skip
 
 
@@ -437,79 +797,167 @@ def run_facts(run: Run) -> list[str]:
     ):
         if value is not None:
             lines.append(f"- {name}: `{value}`")
+    matched = "closest reached size" if run.match == "reached" else "closest requested size"
     lines.append(
-        f"- report vocabulary size: {vocab_label(run.report_vocab_size)} "
-        f"(tables and snapshot plots; production rows have their own vocabularies)"
+        f"- report vocabulary size: {vocab_label(run.report_vocab_size)}, each trained tokenizer at its {matched} "
+        f"(`report.match = \"{run.match}\"`); published tokenizers have their own vocabularies"
     )
-    corpora = manifest.get("corpora")
-    if isinstance(corpora, dict) and corpora:
-        lines.append("- corpora:")
-        for corpus_id in sorted(corpora):
-            lines.append(f"  - `{corpus_id}`: {describe(corpora[corpus_id])}")
+    lines.append(f"- `<unk>` threshold: {run.unk_threshold:.0%} of tokens (`report.unk_threshold`)")
     packages = manifest.get("packages")
     if isinstance(packages, dict) and packages:
         lines.append("- packages: " + ", ".join(f"{name} {packages[name]}" for name in sorted(packages)))
-    return lines
+    return [*lines, "", *corpus_table(run), *reference_table(run)]
 
 
-def describe(value: Any) -> str:
-    """A manifest entry as short text: ``key value`` pairs, nested objects in braces, keys sorted."""
-    if isinstance(value, dict):
-        return ", ".join(f"{key} {describe(value[key])}" for key in sorted(value)) if value else "{}"
-    if isinstance(value, list):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
+def corpus_table(run: Run) -> list[str]:
+    corpora = run.manifest.get("corpora")
+    if not isinstance(corpora, dict) or not corpora:
+        return []
+    rows = []
+    for corpus_id in sorted(corpora):
+        entry = corpora[corpus_id] if isinstance(corpora[corpus_id], dict) else {}
+        documents, characters = entry.get("documents", {}), entry.get("characters", {})
+        sources = entry.get("sources", {})
+        for role in [r for r in ("train", "test", "eval") if r in documents] + sorted(set(documents) - set(EVAL_SETS)):
+            rows.append([f"`{md_escape(corpus_id)}`", md_escape(str(entry.get("language", ""))), role,
+                         _number(documents.get(role)), _number(characters.get(role)),
+                         md_escape("; ".join(sources.get(role, [])))])  # fmt: skip
+    if not rows:
+        return []
+    header = ["corpus", "language", "set", "documents", "characters", "read from"]
+    return ["Corpora:", "", render.markdown(header, rows, "lllrrl"), ""]
 
 
-def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot | Skipped]) -> list[str]:
+def _number(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "–"
+
+
+def reference_table(run: Run) -> list[str]:
+    corpora = run.manifest.get("corpora")
+    rows = []
+    for corpus_id in sorted(corpora) if isinstance(corpora, dict) else []:
+        references = corpora[corpus_id].get("references", {}) if isinstance(corpora[corpus_id], dict) else {}
+        for name in sorted(references):
+            facts = references[name]
+            agreement = facts.get("agreement_measured") or facts.get("agreement_documented") or []
+            measured = "this run" if facts.get("agreement_measured") else "documented"
+            with_gold = "; ".join(f"F1 {a['f1']:.3f} vs {a['gold']} ({measured})" for a in agreement)
+            if facts.get("kind") != "silver":
+                with_gold = "(gold)"
+            rows.append([f"`{md_escape(corpus_id)}`", f"`{md_escape(name)}`",
+                         md_escape(reference_label(run, corpus_id, name)), _number(facts.get("words")),
+                         f"{facts['share_kept']:.1%}" if isinstance(facts.get("share_kept"), float) else "–",
+                         md_escape(with_gold or "unknown"), md_escape(str(facts.get("caveat", "")))])  # fmt: skip
+    if not rows:
+        return []
+    header = ["corpus", "reference", "kind", "words", "entries kept", "agreement with gold", "caveat"]
+    return ["Morpheme references (gold: hand-made segmentations; silver: an analyzer's output, with its boundary "
+            "F1 against gold):", "", render.markdown(header, rows, "lllrrll"), ""]  # fmt: skip
+
+
+def vocabulary_warning(run: Run) -> list[str]:
+    """A warning at the top when trained tokenizers stopped far below the vocabulary size they were asked for."""
+    reached = run.results[(run.results["metric"] == "vocab_size_reached") & run.results["vocab_size"].notna()]
+    reached = reached[~reached["tokenizer"].isin(alphabet_kinds(reached))] if not reached.empty else reached
+    if reached.empty:
+        return []
+    short = reached[reached["value"] < FAR_BELOW * reached["vocab_size"].astype("float64")]
+    if short.empty:
+        return []
+    at_report = short[short["vocab_size"] == run.report_vocab_size]
+    lines = [f"> **Vocabulary sizes not reached.** {len(short)} of {len(reached)} trained tokenizers stopped below "
+             f"{FAR_BELOW:.0%} of the size requested: a size is an upper bound, and their training text had no more to "
+             f"learn. Tables print the size reached beside such cells ({REACHED_MARK}n); curves plot against the size "
+             "reached."]  # fmt: skip
+    if not at_report.empty:
+        listed = "; ".join(
+            f"{language}: " + ", ".join(f"{row.tokenizer} {int(row.value):,}" for row in group.itertuples())
+            for language, group in at_report.sort_values(["language", "tokenizer"]).groupby("language", sort=True)
+        )
+        lines[0] += f" At the report size {run.at}: {listed}."
+    by_size = short.groupby("vocab_size").size()
+    totals = reached.groupby("vocab_size").size()
+    lines[0] += " Per requested size: " + ", ".join(
+        f"{vocab_label(int(size))} {count} of {totals[size]}" for size, count in by_size.items()) + "."  # fmt: skip
+    if run.match == "requested":
+        lines[0] += ' `report.match = "reached"` compares tokenizers at matched reached sizes instead.'
+    return [*lines, ""]
+
+
+def reading_guide(run: Run) -> list[str]:
+    guide = (
+        f"How to read the tables: rows are tokenizers (trained families, sentencepiece reference rows, published "
+        f"tokenizers), columns are languages (in a morphology table: metrics); each cell is the value with its "
+        f"{run.ci_name} (bootstrap over items) in brackets, the best per column in bold (ties as printed are all bold; "
+        "descriptive metrics are not ranked). "
+        f"Markers: {REACHED_MARK}n the vocabulary size the tokenizer reached, when it differs from the size requested; "
+        f"{UNK_MARK} more than {run.unk_threshold:.0%} of its tokens are <unk> (never ranked); {BASELINE_MARK} a "
+        f"baseline on boundary metrics such as char (never ranked); {MISSING} no row for that column. "
+        "Morphology tables say whether their reference is gold or silver. Findings under each plot are generated "
+        "from the numbers and leave out the rows that are not ranked."
+    )
+    return [md_escape(guide), ""]
+
+
+def _md(text: str) -> str:
+    """Plain text with `names` as Markdown: escaped outside the backticks."""
+    return "`".join(part if index % 2 else md_escape(part) for index, part in enumerate(text.split("`")))
+
+
+def group_section(group: str, tables: list[Table], figures: list[Plot | Skipped]) -> list[str]:
     lines = [f"## {GROUPS[group]}", ""]
     if not tables:
         lines += [f"_This run has no {group} rows._", ""]
     for table in tables:
-        lines += [f"### {table.heading}", "", markdown_table(table), ""]
+        lines += [f"### {_md(table.heading)}", "", f"*{_md(table.caption)}*", "", markdown_table(table), ""]
         for note in table.notes:
-            lines.append(f"_Note: {md_escape(note)}_  ")
+            lines.append(f"_Note: {_md(note)}_  ")
         lines += [f"[LaTeX]({TABLES_DIR}/{table.slug}.tex) · [CSV]({TABLES_DIR}/{table.slug}.csv)", ""]
     for figure in figures:
         if isinstance(figure, Skipped):
             lines += [f"_Plot skipped ({md_escape(figure.caption)}): {figure.reason}._", ""]
             continue
         caption = md_escape(figure.caption)
-        lines += [f"![{caption}]({PLOTS_DIR}/{figure.file})", "", f"*{caption}.*", ""]
+        links = " · ".join(f"[{kind.upper()}]({PLOTS_DIR}/{figure.stem}.{kind})" for kind in plots.FORMATS)
+        lines += [f"![{caption}]({PLOTS_DIR}/{figure.stem}.png)", "", f"*{caption}.* {links}", ""]
         if figure.sentences:
             lines += [md_escape(" ".join(figure.sentences)), ""]
     return lines
 
 
 def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | Skipped]],
-                  sections: Sequence[str] = ()) -> str:  # fmt: skip
-    """The report's markdown; ``sections``: lines of sections drawn beside the groups (``train_chars_section``)."""
+                  training_data: Sequence[str] = ()) -> str:  # fmt: skip
+    """report.md: one section function after another (a new section is one more line here);
+    ``training_data``: the lines of ``train_chars_section`` (it draws a plot, so it runs beside the groups)."""
+    lines = title_section(run)
+    lines += vocabulary_warning(run)
+    lines += run_facts(run)
+    lines += reading_guide(run)
+    lines += metric_sections(tables, figures)
+    lines += training_data
+    lines += cost_section(run)
+    lines += paired_section(run)
+    lines += splits_section(run)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def title_section(run: Run) -> list[str]:
     config = run.manifest["config"]
     title = config.get("name") or run.manifest.get("run") or run.run_dir.name
     lines = [f"# tokbench report: {title}", ""]
-    if config.get("description"):
-        lines += [str(config["description"]), ""]
-    lines += run_facts(run)
-    lines += [
-        "",
-        f"Cells show the value with its {run.ci_name} (bootstrap over items) in brackets; the best value per "
-        "language is bold (ties as printed are all bold; descriptive metrics are not ranked). "
-        f"{MISSING} marks a tokenizer with no row for that language. "
-        "Findings under each plot are generated from the numbers.",
-        "",
-    ]
-    present = [group for group in GROUPS if any(t.group == group for t in tables)]
+    return lines + ([str(config["description"]), ""] if config.get("description") else [])
+
+
+def metric_sections(tables: list[Table], figures: dict[str, list[Plot | Skipped]]) -> list[str]:
+    """One section per metric group with rows in this run (tables, plots, findings); the groups without
+    rows are named in one line instead."""
+    present = [group for group in GROUPS if any(table.group == group for table in tables)
+               or any(isinstance(figure, Plot) for figure in figures.get(group, []))]  # fmt: skip
     absent = [group for group in GROUPS if group not in present]
-    if absent:
-        lines += ["Groups without rows in this run: " + ", ".join(absent) + ".", ""]
-    for group in GROUPS:
-        group_tables = [t for t in tables if t.group == group]
-        if group_tables or figures.get(group):
-            lines += group_section(group, run, group_tables, figures.get(group, []))
-    lines += [*sections, *cost_section(run), *paired_section(run), *splits_section(run)]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    lines = ["Groups without rows in this run: " + ", ".join(absent) + ".", ""] if absent else []
+    for group in present:
+        lines += group_section(group, [table for table in tables if table.group == group], figures.get(group, []))
+    return lines
 
 
 def code_span(text: str) -> str:
@@ -609,7 +1057,7 @@ def train_chars_section(run: Run, palette: dict[str, Any], plots_dir: Path) -> l
     amount of training text (Goldman et al. 2024, "Unpacking Tokenization"): per language and trained
     row at the report vocabulary size (the closest size), one column per ``train_chars`` value, and the
     same as a plot.  Nothing for a run without the axis."""
-    results = read_results(run.run_dir)
+    results = with_unit_facts(read_results(run.run_dir))
     values = results["options"].map(train_chars_of)
     axis = results[values.notna()].assign(train_chars=values[values.notna()])
     metric = next((name for name in TRAIN_CHARS_METRICS if name in set(axis["metric"])), None)
@@ -617,7 +1065,7 @@ def train_chars_section(run: Run, palette: dict[str, Any], plots_dir: Path) -> l
         return []
     info, at = METRICS[metric], vocab_label(run.report_vocab_size)
     rows = axis[(axis["metric"] == metric) & (axis["reference"] == "")]
-    cells = pd.concat([at_report_size(group, run.report_vocab_size) for _, group in rows.groupby("train_chars")],
+    cells = pd.concat([at_report_size(group, run) for _, group in rows.groupby("train_chars")],
                       ignore_index=True).astype({"train_chars": "int64"})  # fmt: skip
     amounts = sorted(cells["train_chars"].unique())
     table = cells.pivot(index=["row", "tokenizer"], columns="train_chars", values="value")
@@ -626,8 +1074,8 @@ def train_chars_section(run: Run, palette: dict[str, Any], plots_dir: Path) -> l
     body = [[md_escape(row), md_escape(tokenizer), *(_formatted(info, table.loc[(row, tokenizer), amount])
                                                       for amount in amounts)]
             for row, tokenizer in keys]  # fmt: skip
-    file = f"{metric}-vs-train-chars.png"
-    plots.vocab_curves(cells, info, palette, plots_dir / file, x="train_chars", x_label="training characters")
+    stem = f"{metric}-vs-train-chars"
+    plots.vocab_curves(cells, info, palette, plots_dir / stem, x="train_chars", x_label="training characters")
     caption = f"{info.label} against training characters, at {at}"
     better = {True: "higher is better", False: "lower is better", None: "descriptive"}[info.higher_is_better]
     intro = (f"{info.label} ({better}) of every trained row at {at} (or the closest size it has), each trained on "
@@ -635,7 +1083,7 @@ def train_chars_section(run: Run, palette: dict[str, Any], plots_dir: Path) -> l
              "stream). The other sections show the rows trained on the most text.")
     header = ["language", "tokenizer", *(f"{amount:,} chars" for amount in amounts)]
     return ["## Training data", "", intro, "", render.markdown(header, body, "ll" + "r" * len(amounts)), "",
-            f"![{md_escape(caption)}]({PLOTS_DIR}/{file})", "", f"*{md_escape(caption)}.*", ""]  # fmt: skip
+            f"![{md_escape(caption)}]({PLOTS_DIR}/{stem}.png)", "", f"*{md_escape(caption)}.*", ""]  # fmt: skip
 
 
 def _formatted(info: Metric, value: float) -> str:
@@ -693,12 +1141,10 @@ def paired_section(run: Run) -> list[str]:
 
 
 def build_tables(run: Run) -> list[Table]:
-    """Metric tables in registry order; morphology tables per reference (sorted) after the group's metric tables."""
-    results, target = run.results, run.report_vocab_size
-    present = set(results.loc[results["reference"] == "", "metric"])
-    tables = [metric_table(results, metric, target) for metric in METRICS if metric in present]
-    references = sorted(set(results["reference"]) - {""})
-    tables += [reference_table(results, reference, target) for reference in references]
+    """Metric tables in registry order, then per group the morphology tables (by language, gold first)."""
+    present = set(run.results.loc[run.results["reference"] == "", "metric"])
+    tables = [table for metric in METRICS if metric in present for table in metric_tables(run, metric)]
+    tables += reference_tables(run)
     group_rank = {group: i for i, group in enumerate(GROUPS)}
     return sorted(tables, key=lambda table: group_rank[table.group])  # stable: keeps the order above per group
 
@@ -717,10 +1163,10 @@ def write_report(run_dir: Path) -> Path:
         plots_dir.mkdir()
         tables = build_tables(run)
         for table in tables:
-            (tables_dir / f"{table.slug}.tex").write_text(latex_table(table, run), encoding="utf-8")
+            (tables_dir / f"{table.slug}.tex").write_text(latex_table(table), encoding="utf-8")
             (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
         palette = plots.tokenizer_palette(tokenizer_order(run.results))
-        figures = {group: [draw(run, palette, plots_dir) for draw in GROUP_PLOTS.get(group, [])] for group in GROUPS}
+        figures = {group: [draw(run, palette, plots_dir) for draw in group_plots(group)] for group in GROUPS}
         report_text = render_report(run, tables, figures, train_chars_section(run, palette, plots_dir))
         publish(staging, run.run_dir, report_text)
     finally:

@@ -69,7 +69,7 @@ from benchmarks.pretrained import PretrainedRow, resolve_pretrained
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus
 from corpora.loader import cache_home
-from corpora.stats import reference_coverage
+from corpora.stats import reference_coverage, role_sources
 
 RUN_MARKER = "run.json"
 #: held (an OS file lock) while a run or a report writes the run folder, and who holds it
@@ -303,7 +303,7 @@ def run_unit(unit: Unit, context: RunContext) -> str:
     if unit.row_type != "production":
         tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size,
                                               unit.train_chars))  # fmt: skip
-    metrics = select_metrics(context.config.metrics)
+    metrics = select_metrics(context.config.metrics, context.config.extra_metrics)
     result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config,
                                 context.joined_texts.get(unit.corpus, {}))  # fmt: skip
     result.costs["train_seconds"] = train_seconds
@@ -376,7 +376,7 @@ def run_experiment(
         _run_units(context, pending, jobs, start_method, progress)
         results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
         rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-        rows += cross_unit_rows(results, select_metrics(config.metrics), config, parallel)
+        rows += cross_unit_rows(results, select_metrics(config.metrics, config.extra_metrics), config, parallel)
         write_results(out_dir, rows)
         write_costs(out_dir, results)
         atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
@@ -481,7 +481,8 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
     manifest = {
         "run": config.name,
         "config": dict(config.to_json(), source=display_path(config.source),
-                       report={"vocab_size": config.report_vocab_size}),
+                       report={"vocab_size": config.report_vocab_size, "match": config.report.match,
+                               "unk_threshold": config.report.unk_threshold}),
         "config_fingerprint": config.fingerprint(),
         "corpora": {
             corpus_id: {
@@ -490,7 +491,8 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
                 "fingerprint": corpus.fingerprint,
                 "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
                 "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
-                "references": reference_coverage(corpus),
+                "sources": role_sources(corpus),
+                "references": reference_coverage(corpus, agreement=True),
                 "leaks": corpus.leaks,
             }
             for corpus_id, corpus in corpora.items()

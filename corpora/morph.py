@@ -56,7 +56,11 @@ class MorphReference:
     analyses: dict[str, tuple[frozenset[int], ...]]
     coverage: Coverage
     source: str
-    notes: str = ""
+    notes: str = ""  # a caveat a reader of any result on this reference must see (e.g. "unreliable: ...")
+    citation: str = ""  # what the reference is, for headings: "Tikhonov 2002", "pymorphy3 stem|ending"
+    #: MorphScore only: every row of the file as listed, (word, boundary or None when pt1 or rest is empty or
+    #: they do not make the word); upstream MorphScore scores these rows, duplicates and all
+    rows: tuple[tuple[str, int | None], ...] = ()
 
     @property
     def is_morphscore(self) -> bool:
@@ -140,6 +144,7 @@ class _Collector:
             coverage=Coverage(self.total, self.kept, dict(sorted(self.dropped.items()))),
             source=", ".join(str(p) for p in paths),
             notes=notes,
+            citation=CITATIONS[reader],
         )
 
 
@@ -287,12 +292,14 @@ MORPHSCORE_KOREAN_NOTE = (
 def read_morphscore(paths: list[Path], language: str) -> MorphReference:
     """MorphScore v1 CSV (Arnett & Bergen): ``,full_word,pt1,rest`` -> one boundary at ``len(pt1)``.
 
-    Items with an empty ``pt1`` or ``rest`` have no inner boundary and are dropped (7 Turkish items;
-    upstream they can never score 1).  The Korean file is flagged unreliable in ``notes``.
+    Items with an empty ``pt1`` or ``rest`` have no inner boundary and are dropped from ``analyses`` (7
+    Turkish items; upstream they can never score 1); ``rows`` keeps every row as listed, for the
+    upstream-compatible score.  The Korean file is flagged unreliable in ``notes``.
     """
     if not paths:
         raise CorpusError("morpheme reader 'morphscore' needs at least one file")
     collected = _Collector()
+    listed: list[tuple[str, int | None]] = []
     for path in paths:
         rows = csv.DictReader(io.StringIO(_read_text(path, "morphscore"), newline=""))
         missing = {"full_word", "pt1", "rest"} - set(rows.fieldnames or ())
@@ -306,12 +313,16 @@ def read_morphscore(paths: list[Path], language: str) -> MorphReference:
             word, pt1, rest = nfc(row["full_word"]), nfc(row["pt1"]), nfc(row["rest"])
             if not pt1 or not rest:
                 collected.drop("no inner boundary (empty pt1 or rest)")
+                listed.append((word, None))
             elif pt1 + rest != word:
                 collected.drop("pt1 + rest differ from the word")
+                listed.append((word, None))
             else:
                 collected.keep(word, [frozenset({len(pt1)})])
+                listed.append((word, len(pt1)))
     notes = MORPHSCORE_KOREAN_NOTE if language == "ko" else ""
-    return collected.reference("morphscore", language, "morphscore", paths, notes)
+    reference = collected.reference("morphscore", language, "morphscore", paths, notes)
+    return dataclasses.replace(reference, rows=tuple(listed))
 
 
 Reader = Callable[[list[Path], str], MorphReference]
@@ -324,6 +335,16 @@ READERS: dict[str, Reader] = {
     "tikhonov": read_tikhonov,
     "ud-korean-lemma": read_ud_korean_lemma,
     "morphscore": read_morphscore,
+}
+
+
+#: reader name -> what its reference is, as headings and captions cite it
+CITATIONS: dict[str, str] = {
+    "sigmorphon2022-word": "SIGMORPHON 2022 word segmentation (Batsuren et al. 2022)",
+    "morphochallenge2010": "Morpho Challenge 2010 (Kurimo et al. 2010)",
+    "tikhonov": "Tikhonov 2002",
+    "ud-korean-lemma": "UD Korean-Kaist lemmas",
+    "morphscore": "MorphScore v1 (Arnett & Bergen 2025)",
 }
 
 

@@ -8,11 +8,14 @@ letters (\\p{L}) written in the spec's ISO 15924 script (composite codes such as
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import regex
 
 from corpora.loader import Corpus, Document
+from corpora.morph import CITATIONS, MorphReference
+from corpora.silver import SILVER, agreement_with_golds
 
 _SENTENCE_END = regex.compile(r"[.!?…。！？]+(?=\s|$)")
 _LETTER = regex.compile(r"\p{L}")
@@ -69,17 +72,78 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
     }
 
 
-def reference_coverage(corpus: Corpus) -> dict[str, dict[str, Any]]:
-    """Coverage of every morpheme reference the spec declares (builds them: silver analyzers take seconds)."""
-    return {
-        name: {
+def role_sources(corpus: Corpus) -> dict[str, list[str]]:
+    """What each role's documents were read from: files under the data root or in a package, or a hub split
+    (a ``path`` source read from the hub when there is no data root).  Role ``all`` feeds train and test."""
+    sources: dict[str, list[str]] = {}
+    for source in corpus.spec.sources:
+        if source.kind == "package":
+            text = f"package {source.package}: {', '.join(source.files)}"
+        elif source.kind == "path" and (corpus.data_dir is not None or not source.hub):
+            text = ", ".join(source.files)
+        else:
+            text = "hub " + ", ".join(hub.describe() for hub in source.hub)
+        roles = ("train", "test") if source.role == "all" else (source.role,)
+        for role in roles:
+            sources.setdefault(role, []).append(text + (" (hash split)" if source.role == "all" else ""))
+    return sources
+
+
+def reference_coverage(corpus: Corpus, agreement: bool = False) -> dict[str, dict[str, Any]]:
+    """Coverage of every morpheme reference the spec declares (builds them: silver analyzers take seconds),
+    with what a reader must know to weigh results on it: ``citation``, ``caveat`` (a warning such as the
+    Korean MorphScore file's) and, for a silver reference, its agreement with gold.
+
+    ``agreement``: score each silver analyzer against the corpus's own gold references of its language
+    (``agreement_measured``, a few seconds per reference).  Without such gold the analyzer's documented
+    figures are given instead (``agreement_documented``, measured once with ``tokbench corpora agreement``).
+    Gold file paths are given relative to the data root, so a report never names a machine's folders.
+    """
+    built = corpus.references()
+    golds = [reference for reference in built.values() if reference.kind == "gold"]
+    analyzers = {spec.name: spec.analyzer for spec in corpus.spec.references if spec.analyzer is not None}
+    coverage = {}
+    for name, reference in sorted(built.items()):
+        entry = {
             "kind": reference.kind,
-            "source": reference.source,
+            "citation": reference.citation,
+            "source": _relative_source(reference.source, corpus.data_dir),
             "words": len(reference.analyses),
             "entries_read": reference.coverage.total,
             "entries_kept": reference.coverage.kept,
             "share_kept": round(reference.coverage.share_kept, 4),
             "dropped": dict(sorted(reference.coverage.dropped.items())),
         }
-        for name, reference in sorted(corpus.references().items())
-    }
+        if reference.notes:
+            entry["caveat"] = reference.notes
+        if name in analyzers:
+            entry.update(_silver_agreement(analyzers[name], golds if agreement else []))
+        coverage[name] = entry
+    return coverage
+
+
+def _relative_source(source: str, data_dir: Path | None) -> str:
+    if data_dir is None:
+        return source
+    root = str(Path(data_dir).resolve())
+    parts = []
+    for part in source.split(", "):
+        path = str(Path(part).resolve()) if part.startswith(("/", ".")) else part
+        parts.append("data root: " + path[len(root) + 1 :] if path.startswith(root + "/") else part)
+    return ", ".join(parts)
+
+
+def _silver_agreement(analyzer: str, golds: list[MorphReference]) -> dict[str, Any]:
+    measured = agreement_with_golds(analyzer, golds)
+    if measured:
+        return {"agreement_measured": [
+            {"gold": next(g.citation for g in golds if g.name == a.gold), "words": a.words, "gold_words": a.gold_words,
+             "precision": round(a.precision, 4), "recall": round(a.recall, 4), "f1": round(a.f1, 4)}
+            for a in measured
+        ]}  # fmt: skip
+    spec = SILVER[analyzer]
+    return {"agreement_documented": [
+        {"gold": CITATIONS[m.gold], "words": m.words, "gold_words": m.gold_words, "precision": m.precision,
+         "recall": m.recall, "f1": m.f1, "measured_with": spec.measured_with}
+        for m in spec.measured
+    ]}  # fmt: skip

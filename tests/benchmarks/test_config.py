@@ -18,7 +18,7 @@ MINIMAL = {
 
 
 #: run identities, resumable runs and cached tokenizers hang on these: a change of the config code must not move them
-SHIPPED_FINGERPRINTS = {"quick": "d4423ed5d98a96df", "paper": "65e88c271f713400"}
+SHIPPED_FINGERPRINTS = {"quick": "d4423ed5d98a96df", "paper": "1e8076e04919e0ce"}
 
 
 @pytest.mark.parametrize("name", ["quick", "paper"])
@@ -33,6 +33,8 @@ def test_to_json_is_the_flat_identity_of_a_config() -> None:
         "name", "description", "seed", "corpora", "tokenizers", "production", "max_train_chars", "metrics",
         "bootstrap_resamples", "confidence", "report_vocab_size",
     ]  # fmt: skip
+    # optional metrics join the identity only when a config names them (the paper config does)
+    assert load_config("paper").to_json()["extra_metrics"] == ("boundary_f1_in_vocab", "morphscore_upstream")
     assert data["tokenizers"][3] == {
         "kind": "char-bpe",
         "label": "char-bpe-greedy",
@@ -71,6 +73,18 @@ def test_defaults() -> None:
     assert config.tokenizers[0].row_type == "family"
     assert (config.seed, config.bootstrap_resamples, config.confidence, config.metrics) == (0, 1000, 0.95, None)
     assert config.report_vocab_size == 800
+    assert (config.report.match, config.report.unk_threshold, config.extra_metrics) == ("requested", 0.1, ())
+
+
+def test_extra_metrics_join_the_identity_only_when_set() -> None:
+    plain = parse_config(dict(MINIMAL))
+    assert "extra_metrics" not in plain.to_json()
+    extra = parse_config(dict(MINIMAL, extra_metrics=["morphscore_upstream"]))
+    assert extra.to_json()["extra_metrics"] == ("morphscore_upstream",)
+    assert extra.fingerprint() != plain.fingerprint()
+    # how the report draws its tables changes no result, so no run identity
+    drawn = parse_config(dict(MINIMAL, report={"match": "reached", "unk_threshold": 0.2}))
+    assert drawn.fingerprint() == plain.fingerprint()
 
 
 @pytest.mark.parametrize(
@@ -108,6 +122,9 @@ def test_defaults() -> None:
         ({"bootstrap": {"confidence": 1.5}}, "bootstrap.confidence: must be a number in (0.5, 1), got 1.5"),
         ({"bootstrap": {"resamples": -1}}, "bootstrap.resamples: must be an integer >= 1, got -1"),
         ({"report": 4000}, "report: must be a table, got 4000"),
+        ({"report": {"match": "nearest"}}, "report.match: must be 'requested' or 'reached', got 'nearest'"),
+        ({"report": {"unk_threshold": 0}}, "report.unk_threshold: must be a number in (0, 1], got 0"),
+        ({"extra_metrics": ["uzan"]}, "extra_metrics[0]: must be 'unk_token_rate', "),
         # a family's options are checked against its declaration (bpe.options) before any training
         (
             {"tokenizers": [{"kind": "char-bpe", "vocab_sizes": [800], "options": {"min_frequency": 0}}]},

@@ -435,6 +435,57 @@ def test_morphscore_hand_case():
     assert (results["morphscore"].value, results["morphscore"].n, results["morphscore_excluded"].value) == (0.5, 2, 1)
 
 
+def test_uzan_filter_scores_only_words_whose_morphemes_are_tokens():
+    analyses = {"walked": (frozenset({4}),), "cats": (frozenset({3}),), "dog": (frozenset(),),
+                "jumped": (frozenset({4}),), "ran": (frozenset({1}), frozenset({2}))}  # fmt: skip
+    vocabulary = frozenset({b" walk", b"ed", b" cat", b"s", b" cats", b" dog", b" ra", b"n"})
+    encodings = {"walked": segment("walked", [4]), "cats": segment("cats", []), "dog": segment("dog", []),
+                 "jumped": segment("jumped", [2]), "ran": segment("ran", [1])}  # fmt: skip
+    results = M.in_vocabulary_boundary_metrics(ReferenceWords(analyses, encodings, vocabulary, b" "))
+    # walked: " walk" + "ed" are tokens, " walked" is not: scored.  cats: " cats" is a token.  dog: one morpheme.
+    # jumped: " jump" is not a token.  ran: only the alternative ra|n passes, and the split r|an misses it.
+    share = results["in_vocab_word_share"]
+    assert (share.value, share.n) == (2 / 5, 5)
+    assert results["boundary_precision_in_vocab"].value == 0.5  # TP walked, FP ran
+    assert results["boundary_recall_in_vocab"].value == 0.5  # FN ran
+    assert results["boundary_f1_in_vocab"].value == 0.5
+    assert results["boundary_f1_in_vocab"].n == 2
+    # without the word-initial space the first morphemes are not found: nothing scored, values undefined
+    bare = M.in_vocabulary_boundary_metrics(ReferenceWords(analyses, encodings, vocabulary, b""))
+    assert bare["in_vocab_word_share"].value == 0.0
+    assert math.isnan(bare["boundary_f1_in_vocab"].value) and bare["boundary_f1_in_vocab"].n == 0
+
+
+def test_morphscore_upstream_scores_rows_as_upstream_does():
+    rows = [("lighted", 5), ("lighted", 5), ("cherished", 7), ("single", 3), ("kitaplar", None), ("gözde", 3),
+            ("başka", 3)]  # fmt: skip
+    encodings = {
+        "lighted": segment("lighted", [5]),  # hit, and listed twice: counts twice
+        "cherished": segment("cherished", [3, 6]),  # miss
+        "single": segment("single", []),  # one token: not scored
+        "kitaplar": segment("kitaplar", [5]),  # empty pt1 or rest upstream: scores 0
+        "gözde": byte_encode("gözde"),  # splits ö inside its two bytes: decodes to U+FFFD upstream, scores 0
+        "başka": segment("başka", [3], prefix_marker=True),  # a bare ▁ token is a token: scored, and a hit
+    }
+    result = M.morphscore_upstream(M.MorphScoreRows(rows, encodings))
+    assert (result.value, result.n) == (3 / 6, 6)
+    # the default definition on the same words: one row per word, rows without a boundary dropped, a byte
+    # boundary at the split counts even where another token cuts a character (gözde is a hit)
+    analyses = {word: (frozenset({split}),) for word, split in rows if split is not None}
+    default = M.morphscore(ReferenceWords(analyses, encodings))
+    assert (default["morphscore"].value, default["morphscore"].n) == (3 / 4, 4)
+    with pytest.raises(BenchmarkError, match="no bare encoding"):
+        M.morphscore_upstream(M.MorphScoreRows([("absent", 2)], encodings))
+
+
+def test_morphscore_reader_keeps_every_row_for_the_upstream_score(data_root):
+    path = data_root / "morph" / "tur" / "morphscore_turkish_morph_data.csv"
+    reference = read_reference("morphscore", [path], "morphscore-tur", "tr")
+    assert len(reference.rows) == reference.coverage.total == 2000
+    assert sum(split is None for _, split in reference.rows) == 7  # the empty-rest rows upstream counts as 0
+    assert {word for word, split in reference.rows if split is not None} == set(reference.analyses)
+
+
 # --------------------------------------------------------------------------- distribution
 
 
@@ -569,9 +620,15 @@ def test_declarations_are_checked():
         declare(M.GROUPS, [dataclasses.replace(text, compute=None)])
 
 
-def test_selection_keeps_registry_order():
+def test_selection_keeps_registry_order_and_adds_what_the_report_needs():
     assert [m.name for m in M.select_metrics(["renyi_efficiency", "unk_token_rate"])] == [
         "unk_token_rate",
         "renyi_efficiency",
+        "vocab_size_reached",  # always computed: the report marks cells with it
     ]
-    assert M.select_metrics(None) == list(M.METRICS.values())
+    assert M.select_metrics(None) == [metric for metric in M.METRICS.values() if not metric.optional]
+    # an F1 never comes without its precision and recall; optional metrics only when named
+    assert [m.name for m in M.select_metrics(["boundary_f1"], ["boundary_f1_in_vocab"])] == [
+        "unk_token_rate", "boundary_precision", "boundary_recall", "boundary_f1", "boundary_precision_in_vocab",
+        "boundary_recall_in_vocab", "boundary_f1_in_vocab", "in_vocab_word_share", "vocab_size_reached",
+    ]  # fmt: skip

@@ -14,6 +14,7 @@ import tiktoken
 
 from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError, BenchmarkWarning
+from benchmarks.report import write_report
 from benchmarks.reproduce import petrov_join
 from benchmarks.runner import run_experiment
 from tests.conftest import DATA_ROOT, read_flores
@@ -43,7 +44,8 @@ def run(tmp_path: Path, corpora: list[str], root: Path) -> pd.DataFrame:
     config = parse_config({"name": "parallel", "corpora": corpora, "tokenizers": [], "pretrained": [{"name": "cl100k"}],
                            "metrics": PARITY, "bootstrap": {"resamples": 50}}, source="parallel.toml")  # fmt: skip
     out = run_experiment(config, tmp_path / "run", data_dir=root, progress=False)
-    return pd.read_csv(out / "results.csv").set_index(["corpus", "metric"])
+    results = pd.read_csv(out / "results.csv")
+    return results[results["metric"].isin(PARITY)].set_index(["corpus", "metric"])  # not the always-computed rows
 
 
 def test_partial_and_reordered_sets_pair_by_key(tmp_path, cl100k, monkeypatch):
@@ -109,6 +111,13 @@ def test_partial_and_reordered_sets_pair_by_key(tmp_path, cl100k, monkeypatch):
         row = results.loc[(corpus, "parity_mean_ratio_vs_eng")]
         assert (row["value"], row["n"]) == (pytest.approx(sum(ratios) / len(ratios), rel=1e-12), len(ratios))
     assert "eng" not in results.index.get_level_values("corpus")  # English against itself: no rows
+    # the report says how each language was paired and over how many sentences, partial overlaps included
+    text = write_report(tmp_path / "run").read_text(encoding="utf-8")
+    shared = text.split("### premium vs English (ratio of totals) (`parity_vs_eng`): shared-tokenizer premium", 1)[1]
+    shared = shared.split("\n### ", 1)[0]
+    assert ("by the key their corpus spec declares (parallel set `flores-200`, English from `eng`), never by position: "
+            f"kor_Hang {len(korean):,}, rus_Cyrl {len(chosen):,}, tur_Latn {partial:,}.") in shared
+    assert f"tur: {partial:,} of its {partial:,} flores-200 sentences and of the {total:,} of eng share" in shared
 
 
 def test_sets_without_a_common_key_are_an_error_before_any_work(tmp_path, flores_sample, monkeypatch):

@@ -13,6 +13,7 @@ items' boundaries; 95% percentile-bootstrap CIs of ratios of sums (seeded).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -33,10 +34,13 @@ from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULT_COLUMNS
 from benchmarks.metrics import METRICS
+from benchmarks.render import md_escape
+from tests.conftest import SAMPLE_DATA_ROOT
 
 LINES = 100  # FLORES lines per language (all of the sample's)
 PREFIX_SIZES = (1024, 4096, 16384)
 REPORT_SIZE = 4096
+CL100K_IDS = 100_277  # cl100k_base's n_vocab: a published row's vocabulary size reached
 CHAR_SIZE = 8000  # the char row is "run" at another size, so the report must substitute and say so
 RESAMPLES = 200
 
@@ -86,21 +90,28 @@ def morphscore_items(data_root: Path, language: str) -> list[tuple[str, str]]:
     return items
 
 
+def corpus_of(language: str) -> str:
+    return f"flores-{language[:3]}"
+
+
 def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.DataFrame:
     rows = []
 
-    def add(language, name, size, kind, row_type, metric, value, low, high, n, corpus=None, reference=""):
+    def add(language, name, size, kind, row_type, metric, value, low, high, n, reference="", eval_set="eval"):
         rows.append({
-            "corpus": corpus or f"flores-{language[:3]}", "language": language, "tokenizer": name, "kind": kind,
-            "row_type": row_type,
-            "vocab_size": size, "options": "", "eval_set": "eval", "reference": reference, "metric": metric,
-            "value": value, "ci_low": low, "ci_high": high, "n": n,
+            "corpus": corpus_of(language), "language": language, "tokenizer": name, "kind": kind,
+            "row_type": row_type, "vocab_size": size, "options": "", "eval_set": eval_set, "reference": reference,
+            "metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n,
         })  # fmt: skip
 
     for (name, size), (kind, row_type, lengths) in token_lengths_factory().items():
         tokens = {}
         for language in sorted(flores_lines):
             texts = flores_lines[language][:LINES]
+            # a rank prefix has exactly its size; the char row's vocabulary is its alphabet; cl100k has its own
+            reached = len(set("".join(texts))) if kind == "char" else size or CL100K_IDS
+            add(language, name, size, kind, row_type, "vocab_size_reached", reached, math.nan, math.nan, 1,
+                eval_set="train")  # fmt: skip
             counts = np.array([len(lengths(t)) for t in texts], dtype=float)
             tokens[language] = counts
             per_line = {
@@ -111,9 +122,12 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
                 add(language, name, size, kind, row_type, metric, *bootstrap_ratio(numerators, counts), LINES)
             words = np.array([len(t.split()) for t in texts], dtype=float)
             add(language, name, size, kind, row_type, "fertility_running", *bootstrap_ratio(counts, words), LINES)
+        joined = {language: len(lengths(" ".join(flores_lines[language][:LINES]))) for language in flores_lines}
         for language in sorted(set(flores_lines) - {"eng_Latn"}):  # paired over line indices
             add(language, name, size, kind, row_type, "parity_vs_eng",
                 *bootstrap_ratio(tokens[language], tokens["eng_Latn"]), LINES)  # fmt: skip
+            add(language, name, size, kind, row_type, "parity_joined_vs_eng", joined[language] / joined["eng_Latn"],
+                math.nan, math.nan, LINES)  # fmt: skip
         for language in ("eng_Latn", "tur_Latn"):
             items = morphscore_items(data_root, language)
             tp = np.zeros(len(items))
@@ -126,17 +140,28 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
             for metric, denominators in (("boundary_precision", tp + fp), ("boundary_recall", tp + fn),
                                          ("boundary_f1", tp + 0.5 * (fp + fn))):  # fmt: skip
                 add(language, name, size, kind, row_type, metric, *bootstrap_ratio(tp, denominators), len(items),
-                    corpus=f"morphscore-{language[:3]}", reference="morphscore")  # fmt: skip
+                    reference="morphscore", eval_set="reference")  # fmt: skip
     frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     frame["vocab_size"] = frame["vocab_size"].astype("Int64")
     return frame
+
+
+def morphscore_facts(language: str) -> dict:
+    return {"kind": "morphscore", "citation": "MorphScore v1 (Arnett & Bergen 2025)",
+            "words": len(morphscore_items(SAMPLE_DATA_ROOT, language)), "share_kept": 1.0}  # fmt: skip
 
 
 MANIFEST = {
     "run": "report-test",
     "config": {"name": "report-test", "description": "FLORES and MorphScore, cl100k rank prefixes", "seed": 0,
                "bootstrap_resamples": RESAMPLES, "confidence": 0.95, "report": {"vocab_size": REPORT_SIZE}},
-    "corpora": {"flores": {"language": "multi", "documents": {"eval": LINES}}},
+    "corpora": {corpus_of(language): {
+        "language": language, "documents": {"eval": LINES}, "sources": {"eval": [f"flores/{language}.txt"]},
+        "references": {"morphscore": morphscore_facts(language)} if language in ("eng_Latn", "tur_Latn") else {},
+    } for language in ("eng_Latn", "kor_Hang", "rus_Cyrl", "tur_Latn")},
+    "parallel": {"notes": [], "pairs": {
+        corpus_of(language): {"partner": "flores-eng", "set": "flores-200", "sentences": LINES, "dev_sentences": LINES}
+        for language in ("kor_Hang", "rus_Cyrl", "tur_Latn")}},
     "packages": {"tiktoken": "test"},
     "git_revision": "0" * 40,
     "timings": {"total_seconds": 1.5},
@@ -171,74 +196,112 @@ def snapshot(results: pd.DataFrame, metric: str, reference: str = "") -> pd.Data
     return rows[keep]
 
 
-MORPH_HEADING = "Morpheme boundaries against reference `morphscore` (eng_Latn, tur_Latn)"
+def morph_heading(language: str) -> str:
+    return f"{language}: gold: MorphScore v1 (Arnett & Bergen 2025) (`morphscore`)"
 
 
 def parse_table(markdown: str, heading: str) -> dict[str, dict[str, str]]:
-    """The markdown table under ``### <heading>``: row label -> {tokenizer: cell text}."""
+    """The markdown table under ``### <heading>``: row label (tokenizer) -> {column: cell text}."""
     section = markdown.split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("| ")]
-    header = [c.strip() for c in lines[0].strip("|").split("|")][1:]
+    header = [c.strip() for c in re.split(r"(?<!\\)\|", lines[0].strip("|"))][1:]
     table = {}
     for line in lines[1:]:
-        label, *texts = [c.strip() for c in line.strip("|").split("|")]
+        label, *texts = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))]
         table[label] = dict(zip(header, texts, strict=True))
     return table
 
 
-def expected_cell(info, cell: pd.Series, bold: bool) -> str:
+def section_of(markdown: str, heading: str) -> str:
+    return markdown.split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def expected_cell(info, cell: pd.Series, bold: bool, marker: str = "", reached: str = "") -> str:
     printed = info.fmt.format(cell["value"])
     interval = f"[{info.fmt.format(cell['ci_low'])}, {info.fmt.format(cell['ci_high'])}]"
-    return f"**{printed}** {interval}" if bold else f"{printed} {interval}"
+    text = (f"**{printed}**" if bold else printed) + marker + f" {interval}"
+    return f"{text} †{reached}" if reached else text
 
 
-@pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "parity_vs_eng", "boundary_recall"])
-def test_best_value_per_row_is_bold(built, results, metric):
+def alphabet(flores_lines: dict[str, list[str]], language: str) -> int:
+    return len(set("".join(flores_lines[language][:LINES])))
+
+
+@pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "boundary_recall", "boundary_f1"])
+def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, results, flores_sample, metric):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS[metric]
-    reference = "morphscore" if info.group == "morphology" else ""
-    heading = MORPH_HEADING if reference else f"{info.label} (`{metric}`)"
-    table = parse_table(text, heading)
-    cells = snapshot(results, metric, reference)
+    morphology = info.group == "morphology"
+    cells = snapshot(results, metric, "morphscore" if morphology else "")
     for language, group in cells.groupby("language"):
-        shown = table[f"{language}: {info.label}" if reference else language]
-        assert list(shown) == ["char", "cl100k-prefix", "cl100k"]  # families, then production
-        best = group["value"].max() if info.higher_is_better else group["value"].min()
+        table = parse_table(text, morph_heading(language) if morphology else f"{info.label} (`{metric}`)")
+        column = info.label if morphology else language
+        assert list(table) == ["char", "cl100k-prefix", "cl100k"]  # families, then production
+        # on boundary metrics char (every character a boundary) is a baseline: marked, never ranked
+        ranked = group[group["tokenizer"] != "char"] if morphology else group
+        best = ranked["value"].max() if info.higher_is_better else ranked["value"].min()
         for _, cell in group.iterrows():
-            is_best = info.fmt.format(cell["value"]) == info.fmt.format(best)
-            assert shown[cell["tokenizer"]] == expected_cell(info, cell, is_best)
-        assert sum("**" in text for text in shown.values()) >= 1
+            is_best = cell["tokenizer"] in set(ranked["tokenizer"]) and info.fmt.format(cell["value"]) == \
+                info.fmt.format(best)  # fmt: skip
+            marker = "§" if morphology and cell["tokenizer"] == "char" else ""
+            reached = f"{alphabet(flores_sample, language):,}" if cell["tokenizer"] == "char" else ""
+            assert table[cell["tokenizer"]][column] == expected_cell(info, cell, is_best, marker, reached)
+        assert sum("**" in row[column] for row in table.values()) >= 1
+    if morphology:
+        assert "§ not ranked: a baseline on boundary metrics (char splits at every character)." in text
 
 
-def test_report_states_run_facts_and_substitution(built):
+def test_report_states_run_facts_markers_and_substitution(built):
     text = (built / "report.md").read_text(encoding="utf-8")
     assert text.startswith("# tokbench report: report-test\n")
     assert "- git revision: `" + "0" * 40 + "`" in text
-    assert "report vocabulary size: 4,096" in text
+    assert "report vocabulary size: 4,096, each trained tokenizer at its closest requested size" in text
+    assert "Markers: †n the vocabulary size the tokenizer reached" in text
     assert "char was not run at 4,096: shown at 8k, the closest size it was run at._" in text
+    assert "_Note: †n: the tokenizer reached n ids, not the size requested" in text
+    assert "a character tokenizer's vocabulary is its alphabet" in text
+    assert "Vocabulary sizes not reached" not in text  # the rank prefixes have exactly their size; char is exempt
     assert "total_seconds" not in text  # timings vary between identical runs
     assert "Groups without rows in this run: oov," in text
-    # labels are escaped for markdown: a bare <unk> would be swallowed as an HTML tag
-    assert "_Plot skipped (words with \\<unk> against vocabulary size" in text
-    # morphology: one table per reference, rows = (language, metric)
-    assert list(parse_table(text, MORPH_HEADING)) == [
-        f"{language}: {METRICS[metric].label}"
-        for language in ("eng_Latn", "tur_Latn")
-        for metric in ("boundary_precision", "boundary_recall", "boundary_f1")
-    ]
+    # text is escaped for markdown: a bare <unk> would be swallowed as an HTML tag
+    assert "more than 10% of its tokens are \\<unk> (never ranked)" in text
+    # a group without rows is named once, without a section of skipped plots
+    assert "_Plot skipped (words with" not in text and "## Unknown and out-of-vocabulary words" not in text
+    # morphology: one table per (corpus, reference), tokenizers x metrics, P, R and F1 side by side
+    table = parse_table(text, morph_heading("tur_Latn"))
+    assert list(table["cl100k"]) == ["boundary precision", "boundary recall", "boundary F1"]
+    words = len(morphscore_items(SAMPLE_DATA_ROOT, "tur_Latn"))
+    assert f"*Morpheme-boundary alignment on the {words} words of the gold: MorphScore v1" in text
 
 
-def test_latex_tables_use_booktabs_and_escape(built, results):
+def test_eval_sets_are_separate_tables(built, results, tmp_path):
+    """Rows of two evaluation sets (UD test text and FLORES) never share a table."""
+    both = pd.concat([results, results[results["metric"] == "bytes_per_token"].assign(eval_set="test")])
+    run_dir = write_run(tmp_path / "two-sets", both)
+    text = report.write_report(run_dir).read_text(encoding="utf-8")
+    assert "### bytes / token (`bytes_per_token`) on `test`" in text
+    assert "### bytes / token (`bytes_per_token`) on `eval`" in text
+    assert text.index("on `test`") < text.index("on `eval`")
+    assert {p.name for p in (run_dir / "tables").glob("bytes_per_token*.tex")} == {
+        "bytes_per_token--test.tex", "bytes_per_token--eval.tex"}  # fmt: skip
+
+
+def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, results):
     tex = (built / "tables" / "bytes_per_token.tex").read_text(encoding="utf-8")
-    for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
-        assert tex.count(rule) == 1
-    assert r"\begin{tabular}{lrrr}" in tex
-    assert "eng\\_Latn & " in tex and "eng_Latn" not in tex
+    assert tex.count(r"\toprule") == tex.count(r"\bottomrule") >= 1
+    assert r"\begin{table*}" in tex and r"\providecommand{\tokbenchfit}" in tex
+    assert "eng\\_Latn" in tex and "eng_Latn" not in tex
     best = snapshot(results, "bytes_per_token").query("language == 'kor_Hang'")["value"].max()
     assert rf"\textbf{{{best:.2f}}}" in tex
-    morph = (built / "tables" / "morphology--morphscore.tex").read_text(encoding="utf-8")
-    assert r"\label{tab:morphology--morphscore}" in morph
-    assert "tur\\_Latn: boundary F1 & " in morph
+    # the caption and the notes are the Markdown ones
+    text = (built / "report.md").read_text(encoding="utf-8")
+    caption = re.search(r"\\caption\{(.+)\}\n", tex).group(1)
+    markdown_caption = section_of(text, "bytes / token (`bytes_per_token`)").split("\n\n")[0].strip().strip("*")
+    assert caption == report.latex_text(markdown_caption.replace("\\<", "<"))
+    assert "char was not run at 4,096: shown at 8k" in tex  # the substitution note is in the .tex too
+    morph = (built / "tables" / "morphology--morphscore--tur_Latn.tex").read_text(encoding="utf-8")
+    assert r"\label{tab:morphology--morphscore--tur_Latn}" in morph
+    assert r"\S{}" in morph  # the baseline marker
 
 
 def test_csv_tables_match_the_results(built, results):
@@ -249,6 +312,7 @@ def test_csv_tables_match_the_results(built, results):
     assert (merged["value"] == merged["value_expected"]).all()  # full precision survives
     assert set(merged.loc[merged["tokenizer"] == "char", "vocab_size"]) == {CHAR_SIZE}
     assert merged.groupby("language")["best"].sum().eq(1).all()
+    assert set(table["reached"].dropna().astype(int)) >= {REPORT_SIZE}
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -266,23 +330,34 @@ def png_chunk_types(data: bytes) -> list[bytes]:
     return types
 
 
-def test_plots_exist_are_valid_png_without_metadata(built):
+def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
     text = (built / "report.md").read_text(encoding="utf-8")
-    linked = re.findall(r"!\[[^\]]*\]\(plots/([^)]+)\)", text)
+    linked = re.findall(r"!\[[^\]]*\]\(plots/([^)]+)\.png\)", text)
     assert sorted(linked) == sorted(
-        ["bytes_per_token-vs-vocab.png", "fertility_running-vs-vocab.png", "fertility_running-heatmap.png",
-         "boundary_f1-bars.png", "parity_vs_eng-bars.png"]
+        ["bytes_per_token-vs-vocab", "fertility_running-vs-vocab", "fertility_running-heatmap",
+         "boundary-precision-recall", "parity_vs_eng-bars", "parity_joined_vs_eng-bars"]
     )  # fmt: skip
-    assert sorted(p.name for p in (built / "plots").iterdir()) == sorted(linked)
-    for name in linked:
-        data = (built / "plots" / name).read_bytes()
+    assert sorted(p.name for p in (built / "plots").iterdir()) == sorted(
+        f"{stem}.{kind}" for stem in linked for kind in ("png", "pdf", "svg"))  # fmt: skip
+    for stem in linked:
+        assert f"[PDF](plots/{stem}.pdf) · [SVG](plots/{stem}.svg)" in text
+        data = (built / "plots" / f"{stem}.png").read_bytes()
         assert data.startswith(PNG_SIGNATURE)
         types = png_chunk_types(data)
         assert types[0] == b"IHDR" and types[-1] == b"IEND"
         assert not {b"tEXt", b"iTXt", b"zTXt", b"tIME"} & set(types)
-        with Image.open(built / "plots" / name) as image:
+        with Image.open(built / "plots" / f"{stem}.png") as image:
             image.verify()
-    assert "_Plot skipped (fertility (isolated words) against vocabulary size" in text
+            assert image.size[0] <= 7 * 150  # at most 7 inches at 150 dpi
+        pdf = (built / "plots" / f"{stem}.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF") and b"/CreationDate" not in pdf
+        width = float(re.search(rb"/MediaBox \[ *0 0 ([0-9.]+) ", pdf).group(1))
+        assert width <= 7 * 72 + 0.01  # points
+        assert b"/FontType 3" not in pdf and b"/Subtype /Type3" not in pdf  # TrueType, not Type 3
+        svg = (built / "plots" / f"{stem}.svg").read_text(encoding="utf-8")
+        assert "<dc:date>" not in svg
+        assert float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1)) <= 7 * 72 + 0.01
+    assert "_Plot skipped (fertility (isolated words) against the vocabulary size reached" in text
 
 
 def findings_under(text: str, plot: str) -> str:
@@ -305,7 +380,7 @@ def test_findings_quote_the_table_numbers(built, results):
     quoted = re.findall(r"(\d+\.\d+) \(([\w-]+), ([^)]+)\)", text)
     assert len(quoted) >= 6
     for number, tokenizer, row in quoted:
-        assert f"{number} [" in table_line_for(text, tokenizer, row.split(" · ")[0], number)
+        assert table_cell_for(text, tokenizer, row.split(" · ")[0], number).startswith(number)
     # the leader sentence counts wins from the cells (production rows are named as such)
     bytes_cells = snapshot(results, "bytes_per_token")
     leaders = bytes_cells.loc[bytes_cells.groupby("language")["value"].idxmax(), "tokenizer"].value_counts()
@@ -316,16 +391,21 @@ def test_findings_quote_the_table_numbers(built, results):
     )
 
 
-def table_line_for(text: str, tokenizer: str, language: str, number: str) -> str:
+def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str:
     """The table cell of (language, tokenizer) in whichever table prints ``number`` there."""
-    for metric in ("fertility_running", "parity_vs_eng", "bytes_per_token", "boundary_f1"):
+    for metric in ("fertility_running", "bytes_per_token", "boundary_f1", "parity_vs_eng", "parity_joined_vs_eng"):
         info = METRICS[metric]
         if info.group == "morphology":
-            row = parse_table(text, MORPH_HEADING).get(f"{language}: {info.label}")
+            if f"### {morph_heading(language)}" not in text:
+                continue
+            cell = parse_table(text, morph_heading(language)).get(tokenizer, {}).get(info.label, "")
         else:
-            row = parse_table(text, f"{info.label} (`{metric}`)").get(language)
-        if row and row[tokenizer].replace("**", "").startswith(number + " "):
-            return row[tokenizer].replace("**", "")
+            table = "shared-tokenizer premium" if info.group == "parity" else ""
+            heading = f"{info.label} (`{metric}`)" + (f": {table}" if table else "")
+            cell = parse_table(text, heading).get(tokenizer, {}).get(language, "")
+        plain = cell.replace("**", "")
+        if plain == number or plain.startswith(number + " "):  # a value without a CI (the joined text) ends there
+            return plain
     return ""
 
 
@@ -336,6 +416,39 @@ def test_language_gap_finding_is_computed_from_the_cells(built, results):
     widest = ratios.index[0]
     expected = f"gap between languages is widest for {widest}: its fertility (running text) is {ratios.iloc[0]:.2f}×"
     assert expected in findings_under(text, "fertility_running-vs-vocab.png")
+
+
+@pytest.mark.parametrize("metric", ["parity_vs_eng", "parity_joined_vs_eng"])
+def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, results, metric):
+    """Each parity definition gets two tables: the premium of one shared tokenizer across languages
+    (Petrov et al.'s sense) and the ratio of separately trained monolingual tokenizers, never mixed."""
+    text = (built / "report.md").read_text(encoding="utf-8")
+    info = METRICS[metric]
+    shared_heading = f"{info.label} (`{metric}`): shared-tokenizer premium"
+    monolingual_heading = f"{info.label} (`{metric}`): monolingual ratio"
+    shared, monolingual = parse_table(text, shared_heading), parse_table(text, monolingual_heading)
+    assert list(shared) == ["cl100k"] and list(monolingual) == ["char", "cl100k-prefix"]
+    assert list(shared["cl100k"]) == ["kor_Hang", "rus_Cyrl", "tur_Latn"]  # English against itself is left out
+    for heading in (shared_heading, monolingual_heading):
+        section = section_of(text, heading)
+        assert f"Definition: {md_escape(info.definition)}." in section
+        # the pairing is stated: by key, with the number of pairs behind each value
+        assert ("by the key their corpus spec declares (parallel set `flores-200`, English from `flores-eng`), never "
+                f"by position: {LINES} sentences for every language") in section  # fmt: skip
+    assert "not ranked" in section_of(text, monolingual_heading)
+    assert not any("**" in cell for row in monolingual.values() for cell in row.values())
+    # one shared tokenizer: nothing to compare, nothing bold
+    assert not any("**" in cell for cell in shared["cl100k"].values())
+    # the char rows reached their alphabet, English's char its own: both sizes beside the cell
+    char = monolingual["char"]["kor_Hang"]
+    assert char.endswith(f"†{alphabet_count(results, 'kor_Hang'):,}:{alphabet_count(results, 'eng_Latn'):,}")
+    assert "†a:b: the vocabulary sizes reached by this language's tokenizer (a) and by English's (b)" in text
+
+
+def alphabet_count(results: pd.DataFrame, language: str) -> int:
+    rows = results[(results["metric"] == "vocab_size_reached") & (results["tokenizer"] == "char")
+                   & (results["language"] == language)]  # fmt: skip
+    return int(rows["value"].iloc[0])
 
 
 def all_files(run_dir: Path) -> dict[str, bytes]:
@@ -427,10 +540,12 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
 def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
     run_dir = write_run(tmp_path / "production", results[results["row_type"] == "production"])
     text = report.write_report(run_dir).read_text(encoding="utf-8")
-    assert "_Plot skipped (bytes / token against vocabulary size, per language): this run has no `bytes_per_token` " \
-           "rows with a vocabulary size._" in text  # fmt: skip
-    assert "![fertility (running text) at 4,096: languages × tokenizers](plots/fertility_running-heatmap.png)" in text
-    assert parse_table(text, "bytes / token (`bytes_per_token`)")["eng_Latn"]["cl100k"].startswith("**4.")
+    assert "_Plot skipped (bytes / token against the vocabulary size reached, per language and evaluation set): this " \
+           "run has no `bytes_per_token` rows with a vocabulary size._" in text  # fmt: skip
+    assert "![fertility (running text) at 4,096: tokenizers × languages](plots/fertility_running-heatmap.png)" in text
+    # a single tokenizer is compared with nothing: never bold, and no finding ranks it
+    assert parse_table(text, "bytes / token (`bytes_per_token`)")["cl100k"]["eng_Latn"].startswith("4.")
+    assert "has the highest" not in text and "widest for" not in text
     assert "not run at" not in text  # production rows are never substituted
 
 
@@ -543,17 +658,51 @@ def test_language_gap_and_extremes_on_hand_cells():
     )
 
 
-def test_language_gap_never_compares_different_evaluation_sets():
+def test_findings_never_call_one_tokenizer_widest_and_narrowest():
+    """The same tokenizer on two evaluation sets is no contrast: "widest for word ... narrowest for word"."""
+    info = METRICS["oov_token_rate"]
+    table = cells(
+        ("eng_Latn (test)", "word", 0.19, 0.18, 0.20), ("kor_Hang (test)", "word", 0.53, 0.52, 0.54),
+        ("eng_Latn (eval)", "word", 0.25, 0.24, 0.26), ("kor_Hang (eval)", "word", 0.55, 0.54, 0.56),
+    ).assign(eval_set=["test", "test", "eval", "eval"])  # fmt: skip
+    sentence = findings.language_gap(table, info, "8k")
+    assert sentence == (
+        "At 8k, word's OOV word tokens is 2.79× as high in kor_Hang (test) (0.5300) as in eng_Latn (test) (0.1900) "
+        "(word is the only tokenizer compared)."
+    )
+    assert "widest" not in sentence and "narrowest" not in sentence
+    # two tokenizers whose widest gaps are on different sets: the narrowest is the OTHER tokenizer's
     info = METRICS["fertility_running"]
     table = cells(
         ("eng_Latn (test)", "x", 1.00, 0.90, 1.10), ("tur_Latn (test)", "x", 1.50, 1.40, 1.60),
         ("eng_Latn (eval)", "x", 4.00, 3.90, 4.10), ("tur_Latn (eval)", "x", 5.00, 4.90, 5.10),
-    ).assign(eval_set=["test", "test", "eval", "eval"])  # fmt: skip
-    assert findings.language_gap(table, info, "4k") == (
-        "At 4k, the gap between languages is widest for x: its fertility (running text) is 1.50× as high in "
-        "tur_Latn (test) (1.50) as in eng_Latn (test) (1.00); it is narrowest for x (1.25×, tur_Latn (eval) vs "
-        "eng_Latn (eval))."
-    )
+        ("eng_Latn (test)", "y", 1.00, 0.90, 1.10), ("tur_Latn (test)", "y", 1.40, 1.30, 1.50),
+        ("eng_Latn (eval)", "y", 2.00, 1.90, 2.10), ("tur_Latn (eval)", "y", 2.70, 2.60, 2.80),
+    ).assign(eval_set=["test", "test", "eval", "eval"] * 2)  # fmt: skip
+    sentence = findings.language_gap(table, info, "4k")
+    assert sentence.startswith("At 4k, the gap between languages is widest for x: its fertility (running text) is "
+                               "1.50× as high in tur_Latn (test)")  # fmt: skip
+    assert "narrowest for y (1.35×, tur_Latn (eval) vs eng_Latn (eval))" in sentence
+    assert "narrowest for x" not in sentence
+
+
+def test_findings_never_praise_a_row_that_is_not_ranked():
+    """word with 40% <unk> has the lowest fertility; char has boundary recall 1 by construction."""
+    info = METRICS["fertility_isolated"]
+    table = cells(
+        ("eng_Latn", "word", 1.15, 1.13, 1.17), ("eng_Latn", "bpe", 1.54, 1.50, 1.58),
+        ("eng_Latn", "uni", 1.61, 1.56, 1.66), ("tur_Latn", "word", 1.23, 1.21, 1.24),
+        ("tur_Latn", "bpe", 2.31, 2.26, 2.35), ("tur_Latn", "uni", 2.33, 2.28, 2.38),
+    ).assign(not_ranked=["unk", "", "", "unk", "", ""])  # fmt: skip
+    sentences = [findings.best_count(table, info, "4k"), findings.language_gap(table, info, "4k"),
+                 findings.extremes(table, info, "4k")]  # fmt: skip
+    assert sentences[0].startswith("At 4k, bpe has the lowest fertility (isolated words) in 2 of 2 languages")
+    for sentence in sentences:
+        assert "word" not in sentence.replace("words", "")
+    recall = cells(("eng_Latn", "char", 1.0, 1.0, 1.0), ("eng_Latn", "bpe", 0.3, 0.2, 0.4)).assign(
+        not_ranked=["baseline", ""])  # fmt: skip
+    assert findings.best_count(recall, METRICS["boundary_recall"], "4k") is None  # one ranked tokenizer: no contest
+    assert "char" not in findings.extremes(recall, METRICS["boundary_recall"], "4k")
 
 
 def test_language_gap_skips_values_the_table_cannot_print_faithfully():
@@ -562,15 +711,205 @@ def test_language_gap_skips_values_the_table_cannot_print_faithfully():
     assert findings.language_gap(table, info, "4k") is None
 
 
-def test_vocab_trend_reports_the_largest_change_and_overlap():
+def test_vocab_trend_reports_the_largest_change_and_the_sizes_reached():
     info = METRICS["fertility_running"]
     frame = pd.DataFrame(
-        [("eng_Latn", "x", 1000, 2.0, 1.9, 2.1), ("eng_Latn", "x", 8000, 1.5, 1.4, 1.6),
-         ("tur_Latn", "x", 1000, 4.0, 3.0, 5.0), ("tur_Latn", "x", 8000, 3.0, 2.5, 3.5)],
-        columns=["row", "tokenizer", "vocab_size", "value", "ci_low", "ci_high"],
+        [("eng_Latn", "x", 1000, 1000, 2.0, 1.9, 2.1), ("eng_Latn", "x", 8000, 5164, 1.5, 1.4, 1.6),
+         ("tur_Latn", "x", 1000, 1000, 4.0, 3.0, 5.0), ("tur_Latn", "x", 8000, 5164, 3.0, 2.5, 3.5)],
+        columns=["row", "tokenizer", "vocab_size", "reached", "value", "ci_low", "ci_high"],
     ).astype({"vocab_size": "Int64"})  # fmt: skip
     assert findings.vocab_trend(frame, info) == (
-        "Growing the vocabulary from 1,000 to 8,000 lowers x's fertility (running text) in tur_Latn from 4.00 to "
-        "3.00, -25%, the largest absolute change of any tokenizer and language (their confidence intervals overlap, "
-        "so the difference is not clear-cut)."
+        "Growing the vocabulary from 1,000 to 5,164 (requested 8,000) lowers x's fertility (running text) in "
+        "tur_Latn from 4.00 to 3.00, -25%, the largest absolute change of any tokenizer and language (their "
+        "confidence intervals overlap, so the difference is not clear-cut)."
     )
+
+
+# -- degenerate rows, reached sizes, references: report-level behaviour on a hand-made run -----------
+
+
+def hand_run(tmp_path: Path, rows: list[tuple], manifest: dict | None = None, **report_options) -> str:
+    """A run directory of hand-made rows (corpus, language, tokenizer, kind, row_type, vocab_size, eval_set,
+    reference, metric, value); CIs around each value; returns report.md."""
+    frame = pd.DataFrame(rows, columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size",
+                                        "eval_set", "reference", "metric", "value"])  # fmt: skip
+    frame = frame.assign(options="", ci_low=frame["value"] * 0.98, ci_high=frame["value"] * 1.02, n=100)
+    frame["vocab_size"] = frame["vocab_size"].astype("Int64")
+    document = json.loads(json.dumps(manifest or MANIFEST))
+    document["config"]["report"] = {"vocab_size": 4000, **report_options}
+    run_dir = write_run(tmp_path, frame[RESULT_COLUMNS], document)
+    return report.write_report(run_dir).read_text(encoding="utf-8")
+
+
+def unit_rows(corpus, language, tokenizer, kind, size, unk, reached, **metrics) -> list[tuple]:
+    row_type = "production" if size is None else "family"
+    rows = [(corpus, language, tokenizer, kind, row_type, size, "test", "", "unk_token_rate", unk)]
+    if size is not None:
+        rows.append((corpus, language, tokenizer, kind, row_type, size, "train", "", "vocab_size_reached", reached))
+    for metric, value in metrics.items():
+        reference = "gold-ref" if METRICS[metric].group == "morphology" else ""
+        rows.append((corpus, language, tokenizer, kind, row_type, size, "reference" if reference else "test",
+                     reference, metric, value))  # fmt: skip
+    return rows
+
+
+def test_degenerate_and_baseline_rows_stay_in_the_table_marked_never_bold(tmp_path):
+    rows = []
+    for corpus, language in (("c-eng", "eng_Latn"), ("c-tur", "tur_Latn")):
+        rows += unit_rows(corpus, language, "word", "word", 4000, 0.40, 4000, fertility_isolated=1.15,
+                          boundary_precision=1.0, boundary_recall=0.02, boundary_f1=0.04)  # fmt: skip
+        rows += unit_rows(corpus, language, "char", "char", 2000, 0.0, 90, fertility_isolated=6.0,
+                          boundary_precision=0.2, boundary_recall=1.0, boundary_f1=0.33)  # fmt: skip
+        rows += unit_rows(corpus, language, "bpe", "byte-bpe", 4000, 0.0, 4000, fertility_isolated=2.0,
+                          boundary_precision=0.4, boundary_recall=0.4, boundary_f1=0.4)  # fmt: skip
+        rows += unit_rows(corpus, language, "uni", "spm-unigram", 4000, 0.0, 4000, fertility_isolated=2.2,
+                          boundary_precision=0.5, boundary_recall=0.45, boundary_f1=0.47)  # fmt: skip
+    text = hand_run(tmp_path / "run", rows)
+    fertility = parse_table(text, "fertility (isolated words) (`fertility_isolated`)")
+    assert fertility["word"]["eng_Latn"] == "1.15‡ [1.13, 1.17]"  # lowest, but 40% <unk>: marked, not bold
+    assert fertility["bpe"]["eng_Latn"].startswith("**2.00**")
+    assert "‡ not ranked: more than 10% of its tokens are \\<unk> on this text" in text
+    assert "word (40.0%)" in text
+    heading = "eng_Latn: reference: gold-ref (`gold-ref`)"
+    morphology = parse_table(text, heading)
+    assert morphology["char"]["boundary recall"].startswith("1.000§ [")  # recall 1 by construction: a baseline
+    assert morphology["word"]["boundary precision"].startswith("1.000§ [")  # never splits: a baseline too
+    assert morphology["uni"]["boundary recall"].startswith("**0.450**")
+    assert morphology["uni"]["boundary F1"].startswith("**0.470**")
+    assert "§ not ranked: a baseline on boundary metrics (char splits at every character; word never splits inside " \
+           "a word)." in text  # fmt: skip
+    # findings leave both out and say so
+    findings_text = text.split("(plots/boundary-precision-recall.png)", 1)[1].split("\n\n")[2]
+    assert "uni has the highest boundary F1 in 2 of 2 language/reference pairs" in findings_text
+    assert "Left out of these comparisons where marked in the tables: char (a baseline on boundary metrics) and " \
+           "word (a baseline on boundary metrics)." in findings_text  # fmt: skip
+    curve = text.split("(plots/fertility_isolated-vs-vocab.png)", 1)[1].split("\n\n")[2]
+    assert "bpe has the lowest fertility (isolated words) in 2 of 2 languages" in curve
+    assert "word (more than 10% of its tokens are \\<unk>)" in curve
+
+
+def test_a_run_whose_tokenizers_stop_short_says_so_and_marks_every_cell(tmp_path):
+    rows = []
+    for corpus, language, reached in (("c-eng", "eng_Latn", 5164), ("c-tur", "tur_Latn", 8000)):
+        for size, value in ((4000, 2.0), (8000, 1.8)):
+            rows += unit_rows(corpus, language, "bpe", "byte-bpe", size, 0.0, min(size, reached),
+                              fertility_isolated=value)  # fmt: skip
+            rows += unit_rows(corpus, language, "uni", "spm-unigram", size, 0.0, size, fertility_isolated=value + 0.1)
+    text = hand_run(tmp_path / "requested", rows, vocab_size=8000)
+    assert text.index("> **Vocabulary sizes not reached.** 1 of 8 trained tokenizers stopped below 90% of the size "
+                      "requested") < text.index("- run:")  # at the top  # fmt: skip
+    assert "At the report size 8k: eng_Latn: bpe 5,164." in text
+    table = parse_table(text, "fertility (isolated words) (`fertility_isolated`)")
+    assert table["bpe"]["eng_Latn"] == "**1.80** [1.76, 1.84] †5,164"  # best at the size it has, which it says
+    assert table["bpe"]["tur_Latn"] == "**1.80** [1.76, 1.84]"
+    # matched by reached size at 4,700: English bpe at 8k (5,164 reached) is closer than at 4k (4,000)
+    matched = hand_run(tmp_path / "reached", rows, vocab_size=4700, match="reached")
+    table = parse_table(matched, "fertility (isolated words) (`fertility_isolated`)")
+    assert table["bpe"]["eng_Latn"] == "**1.80** [1.76, 1.84] †5,164"  # |5164 - 4700| < |4000 - 4700|
+    assert table["bpe"]["tur_Latn"] == "**2.00** [1.96, 2.04]"  # 4,000 is closer than 8,000
+    assert "each trained tokenizer at its closest reached size" in matched
+    assert "the run size whose reached vocabulary is closest to 4,700" in matched
+
+
+def test_gold_silver_headings_agreement_and_unreliable_references(tmp_path):
+    rows = []
+    for tokenizer, kind, values in (("bpe", "byte-bpe", (0.5, 0.4)), ("uni", "spm-unigram", (0.6, 0.5))):
+        rows += unit_rows("c-kor", "kor_Hang", tokenizer, kind, 4000, 0.0, 4000)
+        for reference, value in (("lemma", values[0]), ("kiwi", values[1])):
+            rows += [("c-kor", "kor_Hang", tokenizer, kind, "family", 4000, "reference", reference, metric, value)
+                     for metric in ("boundary_precision", "boundary_recall", "boundary_f1")]  # fmt: skip
+        rows.append(("c-kor", "kor_Hang", tokenizer, kind, "family", 4000, "reference", "morphscore", "morphscore",
+                     values[0]))  # fmt: skip
+    manifest = json.loads(json.dumps(MANIFEST))
+    manifest["corpora"] = {"c-kor": {"language": "kor_Hang", "references": {
+        "lemma": {"kind": "gold", "citation": "UD Korean-Kaist lemmas", "words": 100},
+        "kiwi": {"kind": "silver", "citation": "kiwipiepy morphemes", "words": 80, "agreement_measured": [
+            {"gold": "UD Korean-Kaist lemmas", "words": 90, "gold_words": 100, "precision": 0.921, "recall": 0.969,
+             "f1": 0.945}]},
+        "morphscore": {"kind": "morphscore", "citation": "MorphScore v1 (Arnett & Bergen 2025)", "words": 50,
+                       "caveat": "unreliable: the file splits every word after its first syllable"},
+    }}}  # fmt: skip
+    text = hand_run(tmp_path / "run", rows, manifest)
+    gold = "kor_Hang: gold: UD Korean-Kaist lemmas (`lemma`)"
+    silver = "kor_Hang: silver: kiwipiepy morphemes (`kiwi`)"
+    unreliable = "kor_Hang: gold: MorphScore v1 (Arnett & Bergen 2025) (`morphscore`)"
+    assert text.index(gold) < text.index(unreliable) < text.index(silver)  # gold first, silver last
+    assert "Silver: its agreement with gold, measured in this run: UD Korean-Kaist lemmas boundary F1 0.945 (P " \
+           "0.921, R 0.969) on 90 of 100 gold words." in section_of(text, silver)  # fmt: skip
+    assert "Caveat: unreliable: the file splits every word after its first syllable." in section_of(text, unreliable)
+    assert "; not ranked (see the caveat)." in section_of(text, unreliable)
+    assert not any("**" in cell for row in parse_table(text, unreliable).values() for cell in row.values())
+    assert parse_table(text, gold)["uni"]["boundary F1"].startswith("**0.600**")
+    tex = (tmp_path / "run" / "tables" / "morphology--kiwi--kor_Hang.tex").read_text(encoding="utf-8")
+    assert "silver: kiwipiepy morphemes" in tex and "measured in this run" in tex
+    references = pipe_rows(text, "Morpheme references")
+    assert references[0] == ["corpus", "reference", "kind", "words", "entries kept", "agreement with gold", "caveat"]
+    assert ["`c-kor`", "`kiwi`", "silver: kiwipiepy morphemes", "80", "–",
+            "F1 0.945 vs UD Korean-Kaist lemmas (this run)", ""] in references  # fmt: skip
+
+
+# -- the LaTeX compiles in a one- and a two-column article --------------------------------------------
+
+PDFLATEX = shutil.which("pdflatex")
+LAYOUTS = {"one-column": r"\documentclass{article}", "two-column": r"\documentclass[twocolumn]{article}"}
+
+
+def compile_tables(tables: list[Path], work: Path, layout: str, *, trust_estimates: bool) -> str:
+    """pdflatex on a document that inputs every table (one per page); returns the log.  With
+    ``trust_estimates`` the document defines ``\\tokbenchfit`` as the identity, so a block wider than the
+    line is NOT shrunk and shows up as an overfull box: the width estimates themselves are checked."""
+    work.mkdir(parents=True, exist_ok=True)
+    body = "\n".join(rf"\input{{{path.resolve().as_posix()}}}\clearpage" for path in tables)
+    fit = r"\newcommand{\tokbenchfit}[1]{#1}" if trust_estimates else ""
+    document = (f"{LAYOUTS[layout]}\n\\usepackage[T1]{{fontenc}}\n\\usepackage{{booktabs,graphicx}}\n{fit}\n"
+                f"\\begin{{document}}\n{body}\n\\end{{document}}\n")  # fmt: skip
+    (work / "tables.tex").write_text(document, encoding="utf-8")
+    result = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", "tables.tex"], cwd=work,
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    log = (work / "tables.log").read_text(encoding="latin-1")
+    assert result.returncode == 0, log[-3000:]
+    return log
+
+
+def assert_fits(log: str) -> None:
+    problems = [line for line in log.splitlines() if "Overfull" in line or "Float too large" in line]
+    assert not problems, problems
+
+
+@pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_every_table_of_a_report_compiles_without_overfull_boxes(built, tmp_path, layout):
+    tables = sorted((built / "tables").glob("*.tex"))
+    for trust in (False, True):
+        assert_fits(compile_tables(tables, tmp_path / f"{layout}-{trust}", layout, trust_estimates=trust))
+
+
+# -- the committed quick report ------------------------------------------------------------------------
+
+QUICK_REPORT = Path(__file__).resolve().parents[2] / "reports" / "quick"
+
+
+def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
+    """reports/quick/report.md and its tables are ``write_report`` of the committed results and manifest:
+    the committed report can be reproduced, and it was written by the current code."""
+    run_dir = tmp_path / "quick"
+    run_dir.mkdir()
+    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv"):
+        shutil.copy(QUICK_REPORT / name, run_dir / name)
+    report.write_report(run_dir)
+    written = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert written == (QUICK_REPORT / "report.md").read_text(encoding="utf-8")
+    committed = {p.name: p.read_bytes() for p in (QUICK_REPORT / "tables").iterdir()}
+    assert {p.name: p.read_bytes() for p in (run_dir / "tables").iterdir()} == committed
+    # plots: the same files (their pixels depend on the machine's font rasterizer)
+    plots = sorted(p.name for p in (QUICK_REPORT / "plots").iterdir())
+    assert sorted(p.name for p in (run_dir / "plots").iterdir()) == plots
+
+
+@pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_every_table_of_the_committed_quick_report_compiles_without_overfull_boxes(tmp_path, layout):
+    tables = sorted((QUICK_REPORT / "tables").glob("*.tex"))
+    assert len(tables) >= 20
+    for trust in (False, True):
+        assert_fits(compile_tables(tables, tmp_path / f"{layout}-{trust}", layout, trust_estimates=trust))

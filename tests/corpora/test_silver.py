@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from corpora.errors import CorpusError
-from corpora.morph import Coverage, MorphReference, read_reference
+from corpora.morph import CITATIONS, Coverage, MorphReference, read_reference
 from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
-from corpora.spec import parse_spec
+from corpora.spec import list_corpora, parse_spec
 from tests.conftest import DATA_ROOT, by_data
 
 MC = "morph/{0}/morphochallenge2010_goldstd_combined.segmentation.{0}"
@@ -179,3 +179,32 @@ def test_gold_references_need_a_data_root(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("TOKBENCH_DATA", raising=False)
     with pytest.raises(CorpusError, match=r"needs a data root.*--data-dir"):
         gold_references(None, [])
+
+
+# -- the documented agreement figures a run without gold prints ---------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shipped_golds(data_root: Path) -> dict[tuple[str, str], MorphReference]:
+    """The gold references of the shipped corpus specs, by (reader name, language)."""
+    golds, _ = gold_references(data_root)
+    readers = {reference.name: reference.reader for spec in list_corpora() for reference in spec.references}
+    return {(readers[gold.name], gold.language): gold for gold in golds}
+
+
+@pytest.mark.parametrize(
+    ("analyzer", "measured"),
+    [(name, figure) for name, analyzer in SILVER.items() for figure in analyzer.measured],
+    ids=lambda value: value if isinstance(value, str) else value.gold,
+)
+def test_documented_agreement_is_what_the_analyzer_measures_now(shipped_golds, analyzer, measured) -> None:
+    """A run on the embedded corpora (no gold) prints these figures beside each silver reference: they
+    must be what `tokbench corpora agreement` measures with the installed analyzer."""
+    spec = SILVER[analyzer]
+    assert spec.version() in spec.measured_with, "the analyzer changed: measure again and update `measured`"
+    gold = shipped_golds[measured.gold, spec.language]
+    result = agreement(analyze(analyzer, gold.analyses, spec.language), gold)
+    assert (result.words, result.gold_words) == (measured.words, measured.gold_words)
+    assert [round(x, 3) for x in (result.precision, result.recall, result.f1)] == [
+        measured.precision, measured.recall, measured.f1]  # fmt: skip
+    assert CITATIONS[measured.gold]  # the report cites the gold reference by this name
