@@ -17,13 +17,12 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.bytes_unicode import BYTE_TO_CHAR
-from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
+from bpe.merge_tokenizer import MergeTokenizer, check_dropout, check_encode_mode, check_seed
+from bpe.normalizers import get_normalizer, normalized_texts
 from bpe.options import (
-    body_field,
     check_training_options,
     check_vocab_minimum,
     read_common_body,
-    require_choice,
     special_tokens_with,
 )
 from bpe.pretokenizers import get_pretokenizer
@@ -40,8 +39,11 @@ class ByteBPETokenizer(MergeTokenizer):
         merges: Iterable[tuple[int, int]] = (),
         *,
         pretokenizer: str = "gpt2",
+        normalizer: str = "none",
         special_tokens: Iterable[str] = (),
         encode_mode: str = "merges",
+        dropout: float = 0.0,
+        seed: int = 0,
         min_frequency: int = 2,
     ) -> None:
         """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``."""
@@ -51,7 +53,10 @@ class ByteBPETokenizer(MergeTokenizer):
             base_bytes=_BYTES,
             merges=merges,
             pretokenizer=pretokenizer,
+            normalizer=normalizer,
             encode_mode=encode_mode,
+            dropout=dropout,
+            seed=seed,
             min_frequency=min_frequency,
         )
 
@@ -62,9 +67,12 @@ class ByteBPETokenizer(MergeTokenizer):
         vocab_size: int,
         *,
         pretokenizer: str = "gpt2",
+        normalizer: str = "none",
         min_frequency: int = 2,
         special_tokens: Iterable[str] = (),
         encode_mode: str = "merges",
+        dropout: float = 0.0,
+        seed: int = 0,
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
         **unknown: Any,
@@ -74,18 +82,26 @@ class ByteBPETokenizer(MergeTokenizer):
 
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        ``normalizer`` rewrites the text before training and encoding (``bpe.normalizers``);
+        ``encode_mode``, ``dropout`` and ``seed`` only change encoding (``bpe.merge_tokenizer``).
         """
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        require_choice("encode_mode", encode_mode, ENCODE_MODES)
+        encode_mode = check_encode_mode(encode_mode)
+        check_dropout(dropout, encode_mode)
+        check_seed(seed)
         get_pretokenizer(pretokenizer)
+        get_normalizer(normalizer)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
 
-        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        counts = count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
         options = {
             "pretokenizer": pretokenizer,
+            "normalizer": normalizer,
             "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
             "encode_mode": encode_mode,
+            "dropout": dropout,
+            "seed": seed,
             "min_frequency": min_frequency,
         }
         with progress_callback(progress, "byte-bpe merges") as callback:
@@ -100,13 +116,6 @@ class ByteBPETokenizer(MergeTokenizer):
         data = pretoken.encode("utf-8")
         return [first + value for value in data], [1] * len(data)
 
-    def config(self) -> dict[str, Any]:
-        return {
-            "pretokenizer": self.pretokenizer.name,
-            "min_frequency": self.min_frequency,
-            "encode_mode": self.encode_mode,
-        }
-
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:
         config, specials, vocab = read_common_body(body)
@@ -117,10 +126,8 @@ class ByteBPETokenizer(MergeTokenizer):
             )
         tokenizer = cls(
             cls._read_merges(body),
-            pretokenizer=body_field(config, "pretokenizer", str, "config"),
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            encode_mode=body_field(config, "encode_mode", str, "config"),
-            min_frequency=body_field(config, "min_frequency", int, "config"),
+            **cls._read_options(config),
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer

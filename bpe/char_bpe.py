@@ -29,7 +29,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.merge_tokenizer import ENCODE_MODES, MergeTokenizer
+from bpe.merge_tokenizer import MergeTokenizer, check_dropout, check_encode_mode, check_seed
+from bpe.normalizers import get_normalizer, normalized_texts
 from bpe.options import (
     body_field,
     check_training_options,
@@ -57,8 +58,11 @@ class CharBPETokenizer(MergeTokenizer):
         *,
         end_of_word: str = "separate",
         pretokenizer: str = "unicode",
+        normalizer: str = "none",
         special_tokens: Iterable[str] = (),
         encode_mode: str = "merges",
+        dropout: float = 0.0,
+        seed: int = 0,
         min_frequency: int = 2,
         limit_alphabet: int | None = None,
     ) -> None:
@@ -74,7 +78,10 @@ class CharBPETokenizer(MergeTokenizer):
             base_bytes=[piece.removesuffix(END_OF_WORD).encode("utf-8") for piece in base_pieces],
             merges=merges,
             pretokenizer=pretokenizer,
+            normalizer=normalizer,
             encode_mode=encode_mode,
+            dropout=dropout,
+            seed=seed,
             min_frequency=min_frequency,
         )
         first_base = len(self.special_tokens)
@@ -107,11 +114,14 @@ class CharBPETokenizer(MergeTokenizer):
         vocab_size: int,
         *,
         pretokenizer: str = "unicode",
+        normalizer: str = "none",
         end_of_word: str = "separate",
         min_frequency: int = 2,
         limit_alphabet: int | None = None,
         special_tokens: Iterable[str] = (),
         encode_mode: str = "merges",
+        dropout: float = 0.0,
+        seed: int = 0,
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
         **unknown: Any,
@@ -121,16 +131,21 @@ class CharBPETokenizer(MergeTokenizer):
 
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        ``normalizer`` rewrites the text before training and encoding (``bpe.normalizers``);
+        ``encode_mode``, ``dropout`` and ``seed`` only change encoding (``bpe.merge_tokenizer``).
         """
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         if limit_alphabet is not None:
             require_int("limit_alphabet", limit_alphabet, 1)
         require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
-        require_choice("encode_mode", encode_mode, ENCODE_MODES)
+        encode_mode = check_encode_mode(encode_mode)
+        check_dropout(dropout, encode_mode)
+        check_seed(seed)
         get_pretokenizer(pretokenizer)
+        get_normalizer(normalizer)
         specials = special_tokens_with(special_tokens)
 
-        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        counts = count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
         base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
         check_vocab_minimum(
             cls.family,
@@ -143,8 +158,11 @@ class CharBPETokenizer(MergeTokenizer):
         options = {
             "end_of_word": end_of_word,
             "pretokenizer": pretokenizer,
+            "normalizer": normalizer,
             "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
             "encode_mode": encode_mode,
+            "dropout": dropout,
+            "seed": seed,
             "min_frequency": min_frequency,
             "limit_alphabet": limit_alphabet,
         }
@@ -169,13 +187,7 @@ class CharBPETokenizer(MergeTokenizer):
 
     # -- persistence ------------------------------------------------------
     def config(self) -> dict[str, Any]:
-        return {
-            "pretokenizer": self.pretokenizer.name,
-            "end_of_word": self.end_of_word,
-            "min_frequency": self.min_frequency,
-            "limit_alphabet": self.limit_alphabet,
-            "encode_mode": self.encode_mode,
-        }
+        return {**super().config(), "end_of_word": self.end_of_word, "limit_alphabet": self.limit_alphabet}
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> CharBPETokenizer:
@@ -191,11 +203,9 @@ class CharBPETokenizer(MergeTokenizer):
             vocab[len(specials) : len(specials) + base_count],
             merges,
             end_of_word=body_field(config, "end_of_word", str, "config"),
-            pretokenizer=body_field(config, "pretokenizer", str, "config"),
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            encode_mode=body_field(config, "encode_mode", str, "config"),
-            min_frequency=body_field(config, "min_frequency", int, "config"),
             limit_alphabet=limit_alphabet,
+            **cls._read_options(config),
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer

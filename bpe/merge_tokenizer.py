@@ -5,33 +5,70 @@ learned (merge ``k`` creates id ``first_merge_id + k``, so a merge's id is
 also its rank).  A family only says how a pre-token maps to base symbol ids
 (``_base_symbols``) and what each base symbol is.
 
-Encoding modes:
+Encoding modes (``encode_mode``), each applied to one pre-token's base symbols:
 
 ``merges`` (default)
-    Per pre-token, repeatedly merge the adjacent pair with the lowest rank,
-    every occurrence left to right.  This equals applying all merges in
-    training order (seed 000's ``encode``): a merge can only create pairs
-    involving its new token, and those all rank later.
-``greedy``
-    Seed 004's ablation: greedy longest match of the pre-token's base symbols
-    against the whole vocabulary, left to right.
+    Repeatedly merge the adjacent pair with the lowest rank, every occurrence
+    left to right.  This equals applying all merges in training order
+    (Sennrich et al. 2016): a merge can only create pairs involving its new
+    token, and those all rank later.
+``longest-prefix``, ``longest-suffix``, ``longest-token``, ``fewest-tokens``
+    The vocabulary-only inference methods of Uzan et al. 2024 over the same
+    vocabulary (``bpe.inference``); symbols are base symbol ids, so an
+    end-of-word marker is matched like any symbol and ``<unk>`` stands alone.
+    ``greedy``, this mode's earlier name, is read as ``longest-prefix``.
+
+BPE-dropout (Provilkov et al. 2020, "BPE-Dropout: Simple and Effective
+Subword Regularization"), off unless ``dropout`` > 0, stochastic ``merges``
+encoding with the vocabulary and training unchanged: at every merge step each
+applicable pair occurrence is dropped with probability ``dropout``, the
+lowest-ranked remaining one (leftmost on ties) is merged, and the word is
+finished when every occurrence was dropped (``dropout = 1`` leaves base
+symbols).  Each encode call draws from its own random stream, seeded by
+``seed`` and the text, so the same text, seed and tokenizer always give the
+same tokens, in any order and process; the occurrences of a pre-token inside
+one text are sampled independently; another ``seed`` gives another sample.
 """
 
 from __future__ import annotations
 
+import random
 from abc import abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from bpe.base import TokenizerError
-from bpe.options import body_field, require_choice
+from bpe.base import UNK, TokenizerError
+from bpe.inference import INFERENCE_METHODS, VocabularyTrie
+from bpe.options import body_field, require_choice, require_int
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, train_merges
 
-ENCODE_MODES = ("merges", "greedy")
+ENCODE_MODES = ("merges", *INFERENCE_METHODS)
+#: earlier names of encode modes, still accepted (saved files, configs)
+ENCODE_MODE_ALIASES = {"greedy": "longest-prefix"}
 _NO_RANK = 1 << 62
+
+
+def check_encode_mode(encode_mode: Any) -> str:
+    """``encode_mode`` checked, with an earlier name replaced by the current one."""
+    if isinstance(encode_mode, str):
+        encode_mode = ENCODE_MODE_ALIASES.get(encode_mode, encode_mode)
+    return require_choice("encode_mode", encode_mode, ENCODE_MODES)
+
+
+def check_dropout(dropout: Any, encode_mode: str) -> float:
+    """A BPE-dropout probability in [0, 1]; only the ``merges`` mode has merges to drop."""
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
+        raise TokenizerError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+    if dropout and encode_mode != "merges":
+        raise TokenizerError(f"dropout applies to encode_mode 'merges' only, not {encode_mode!r}")
+    return float(dropout)
+
+
+def check_seed(seed: Any) -> int:
+    return require_int("seed", seed, 0)
 
 
 class MergeTokenizer(TrainedTokenizer):
@@ -43,7 +80,10 @@ class MergeTokenizer(TrainedTokenizer):
         base_bytes: Sequence[bytes],
         merges: Iterable[tuple[int, int]],
         pretokenizer: str,
+        normalizer: str,
         encode_mode: str,
+        dropout: float,
+        seed: int,
         min_frequency: int,
     ) -> None:
         pieces = [*special_tokens, *base_pieces]
@@ -61,11 +101,12 @@ class MergeTokenizer(TrainedTokenizer):
             pieces.append(pieces[left] + pieces[right])
             token_bytes.append(token_bytes[left] + token_bytes[right])
             self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
-        super().__init__(pieces, token_bytes, special_tokens, pretokenizer)
-        self.encode_mode = require_choice("encode_mode", encode_mode, ENCODE_MODES)
+        super().__init__(pieces, token_bytes, special_tokens, pretokenizer, normalizer)
+        self.encode_mode = check_encode_mode(encode_mode)
+        self.dropout = check_dropout(dropout, self.encode_mode)
+        self.seed = check_seed(seed)
         self.min_frequency = min_frequency
-        self._greedy_table: dict[tuple[int, ...], int] | None = None
-        self._greedy_longest = 0
+        self._trie: VocabularyTrie | None = None
 
     def _check_merge(self, index: int, left: Any, right: Any, first_base: int, new_id: int) -> None:
         for part in (left, right):
@@ -82,11 +123,19 @@ class MergeTokenizer(TrainedTokenizer):
         """The merges as (left id, right id), in the order learned."""
         return list(self._merge_pairs)
 
-    def with_encode_mode(self, encode_mode: str) -> MergeTokenizer:
-        """The same vocabulary and merges, encoding in ``encode_mode`` ("merges" or "greedy")."""
+    def with_encode_options(
+        self, *, encode_mode: str | None = None, dropout: float | None = None, seed: int | None = None
+    ) -> MergeTokenizer:
+        """The same vocabulary and merges with other encode-time options (None keeps the current one)."""
         clone = self._fresh_copy()
-        clone.encode_mode = require_choice("encode_mode", encode_mode, ENCODE_MODES)
+        clone.encode_mode = check_encode_mode(self.encode_mode if encode_mode is None else encode_mode)
+        clone.dropout = check_dropout(self.dropout if dropout is None else dropout, clone.encode_mode)
+        clone.seed = check_seed(self.seed if seed is None else seed)
         return clone
+
+    def encode_options(self) -> dict[str, Any]:
+        """The encode-time options, as ``with_encode_options`` and ``train`` take them."""
+        return {"encode_mode": self.encode_mode, "dropout": self.dropout, "seed": self.seed}
 
     # -- training ---------------------------------------------------------
     def _learn_merges(
@@ -131,16 +180,20 @@ class MergeTokenizer(TrainedTokenizer):
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         symbols, byte_lengths = self._base_symbols(pretoken)
-        tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._greedy(symbols)
+        tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._segment(symbols)
+        return tokens, self._token_byte_lengths(tokens, byte_lengths)
+
+    def _token_byte_lengths(self, tokens: list[int], byte_lengths: list[int]) -> list[int]:
+        """The byte length of each token, from the byte lengths of the base symbols it covers."""
         if len(tokens) == len(byte_lengths):  # nothing merged
-            return tokens, byte_lengths
+            return byte_lengths
         lengths: list[int] = []
         position = 0
         for token in tokens:
             count = self._symbol_counts[token]
             lengths.append(sum(byte_lengths[position : position + count]))
             position += count
-        return tokens, lengths
+        return lengths
 
     def _apply_merges(self, symbols: list[int]) -> list[int]:
         """Merge the lowest-ranked adjacent pair, leftmost first, until none has a rank.
@@ -165,38 +218,69 @@ class MergeTokenizer(TrainedTokenizer):
                 pair_ranks[i] = ranks.get((best, symbols[i + 1]), _NO_RANK)
         return symbols
 
-    def _greedy(self, symbols: list[int]) -> list[int]:
-        if self._greedy_table is None:
-            self._greedy_table, self._greedy_longest = self._build_greedy_table()
-        table, longest = self._greedy_table, self._greedy_longest
-        tokens: list[int] = []
-        i, length = 0, len(symbols)
-        while i < length:
-            for end in range(min(length, i + longest), i, -1):
-                token = table.get(tuple(symbols[i:end]))
-                if token is not None:
-                    tokens.append(token)
-                    i = end
-                    break
-            else:  # <unk>: in no vocabulary entry
-                tokens.append(symbols[i])
-                i += 1
-        return tokens
+    def _segment(self, symbols: list[int]) -> list[int]:
+        """One of the vocabulary-only inference methods (``bpe.inference``) over base symbol ids."""
+        if self._trie is None:
+            self._trie = self._build_trie()
+        # <unk> is in the trie as a one-symbol entry, so no segment is ever UNMATCHED
+        return [token for token, _ in self._trie.segment(symbols, self.encode_mode)]
 
-    def _build_greedy_table(self) -> tuple[dict[tuple[int, ...], int], int]:
-        """Base-symbol sequence -> id for every non-special token (lowest id if two spell the same)."""
-        first_base = len(self.special_tokens)
+    def _build_trie(self) -> VocabularyTrie:
+        """Base-symbol sequence -> id for every non-special token and ``<unk>`` (lowest id if two spell the same)."""
         expansions: list[tuple[int, ...]] = [(i,) for i in range(self.first_merge_id)]
         for left, right in self._merge_pairs:
             expansions.append(expansions[left] + expansions[right])
-        table: dict[tuple[int, ...], int] = {}
-        for token_id in range(first_base, len(expansions)):
-            table.setdefault(expansions[token_id], token_id)
-        return table, max(map(len, expansions))
+        unk = self._special_ids[UNK]
+        first_base = len(self.special_tokens)
+        return VocabularyTrie([((unk,), unk), *((expansions[i], i) for i in range(first_base, len(expansions)))])
+
+    # -- BPE-dropout ------------------------------------------------------
+    @property
+    def samples(self) -> bool:
+        return self.dropout > 0
+
+    def _sampling_stream(self, text: str) -> random.Random | None:
+        # a str seed is hashed with SHA-512 by `random`: the same on every platform and run
+        return random.Random(f"{self.seed}\x00{text}") if self.dropout > 0 else None
+
+    def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
+        symbols, byte_lengths = self._base_symbols(pretoken)
+        ranks, dropout = self._ranks, self.dropout
+        while len(symbols) > 1:
+            best, best_index = _NO_RANK, -1
+            for i, pair in enumerate(pairwise(symbols)):
+                rank = ranks.get(pair, _NO_RANK)
+                # every applicable occurrence draws once per step, whether or not it could win
+                if rank != _NO_RANK and stream.random() >= dropout and rank < best:
+                    best, best_index = rank, i
+            if best_index < 0:
+                break
+            symbols[best_index : best_index + 2] = [best]
+        return symbols, self._token_byte_lengths(symbols, byte_lengths)
 
     # -- persistence ------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        return {
+            "pretokenizer": self.pretokenizer.name,
+            "normalizer": self.normalizer.name,
+            "min_frequency": self.min_frequency,
+            **self.encode_options(),
+        }
+
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "merges": [list(pair) for pair in self._merge_pairs]}
+
+    @staticmethod
+    def _read_options(config: Mapping[str, Any]) -> dict[str, Any]:
+        """The options every merge family saves in ``config``; fields added later are optional."""
+        return {
+            "pretokenizer": body_field(config, "pretokenizer", str, "config"),
+            "normalizer": config.get("normalizer", "none"),
+            "encode_mode": body_field(config, "encode_mode", str, "config"),
+            "dropout": config.get("dropout", 0.0),
+            "seed": config.get("seed", 0),
+            "min_frequency": body_field(config, "min_frequency", int, "config"),
+        }
 
     @staticmethod
     def _read_merges(body: Mapping[str, Any]) -> list[tuple[int, int]]:

@@ -197,9 +197,9 @@ def test_byte_bpe_pieces_and_cut_characters(small_byte_bpe: ByteBPETokenizer) ->
     assert small_byte_bpe.unk_id not in small_byte_bpe.encode("\x00\U0010ffff 漢字 🙂")
 
 
-def test_greedy_mode_is_longest_match(small_byte_bpe: ByteBPETokenizer, eval_lines: list[str]) -> None:
-    greedy = small_byte_bpe.with_encode_mode("greedy")
-    assert greedy.encode_mode == "greedy" and small_byte_bpe.encode_mode == "merges"
+def test_longest_prefix_mode_is_longest_match(small_byte_bpe: ByteBPETokenizer, eval_lines: list[str]) -> None:
+    greedy = small_byte_bpe.with_encode_options(encode_mode="greedy")  # the mode's earlier name
+    assert greedy.encode_mode == "longest-prefix" and small_byte_bpe.encode_mode == "merges"
     table = {piece: token_id for token_id, piece in reversed(list(enumerate(greedy.vocab)))}
     for line in eval_lines[::10]:
         ids = check_spans(greedy, line)
@@ -248,7 +248,7 @@ def test_duplicate_special_token_is_an_error() -> None:
         ("char-bpe", 300, {"limit_alphabet": "50"}, "limit_alphabet must be an integer"),
         ("char-bpe", 300, {"pretokenizer": "bert"}, "unknown pre-tokenizer 'bert'"),
         ("char-bpe", 300, {"end_of_word": "suffix"}, "unknown end_of_word 'suffix'; choose one of: separate, attached"),
-        ("byte-bpe", 300, {"encode_mode": "fast"}, "unknown encode_mode 'fast'; choose one of: merges, greedy"),
+        ("byte-bpe", 300, {"encode_mode": "fast"}, "unknown encode_mode 'fast'; choose one of: merges, longest-prefix, longest-suffix"),
         ("byte-bpe", 300, {"end_of_word": "none"}, "byte-bpe does not take option\\(s\\): end_of_word"),
     ],
 )
