@@ -17,6 +17,36 @@ four deliberate choices:
   below specials + 256 byte pieces + the covered characters is a TokenizerError
   naming that minimum.
 
+Encode-time options (saved in ``config``; training is unchanged by them):
+
+``encode_mode``
+    ``merges`` for spm-bpe and ``likelihood`` (the Viterbi segmentation) for
+    spm-unigram are sentencepiece's own encoding (the default).  The
+    vocabulary-only inference methods of Uzan et al. 2024 (``bpe.inference``:
+    ``longest-prefix``, ``longest-suffix``, ``longest-token``,
+    ``fewest-tokens``) run over the model's pieces instead, in the text
+    sentencepiece itself segments: a dummy-prefix ``▁`` before the text and
+    every space as ``▁`` (identity normalization, as trained).  Each ``▁``
+    starts a new unit no piece crosses (sentencepiece's whitespace split); a
+    character in no piece is spelled with its byte-fallback pieces.  Without
+    this the one unigram vocabulary of the benchmark could not be compared
+    under the same inference methods as the BPE vocabularies.
+``alpha``, ``nbest`` (spm-unigram)
+    Subword regularization (Kudo 2018, "Subword Regularization: Improving
+    Neural Network Translation Models with Multiple Subword Candidates"), on
+    only when ``alpha`` is given: sample a segmentation with probability
+    proportional to P(x)^alpha, among the ``nbest`` best (default -1: among
+    all, by forward-filtering backward-sampling), with sentencepiece's own
+    sampler.
+``dropout`` (spm-bpe)
+    sentencepiece's BPE-dropout (Provilkov et al. 2020) with this probability;
+    off when 0 (the default).
+``seed``
+    Sampling draws from sentencepiece's generator, re-seeded before every
+    encode call from ``seed`` and the text, so the same text, seed and model
+    give the same tokens in any order (the seed is process-wide sentencepiece
+    state: do not sample from several threads at once).
+
 ``SentencePieceBacked`` is shared with the production row ``mistral-v1``
 (bpe.production), which is a sentencepiece model too.
 """
@@ -26,6 +56,7 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import random
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NoReturn
@@ -34,8 +65,9 @@ import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
-from bpe.options import check_vocab_minimum, reject_unknown_options, require_int
-from bpe.trainer import checked_texts
+from bpe.inference import INFERENCE_METHODS, UNMATCHED, VocabularyTrie
+from bpe.options import check_vocab_minimum, reject_unknown_options, require_choice, require_int
+from bpe.trainer import check_encodable, checked_texts
 
 #: sentencepiece's own default: characters covering 99.95% of the text get a
 #: piece; the rarest 0.05% are spelled with byte-fallback pieces.
@@ -44,6 +76,9 @@ DEFAULT_CHARACTER_COVERAGE = 0.9995
 WHITESPACE_MARK = "▁"
 _BYTE_PIECES = 256
 _MODEL_TYPE_IDS = {"unigram": 1, "bpe": 2}  # sentencepiece_model.proto TrainerSpec.ModelType
+
+#: encode-time options, kept in the saved ``config`` beside the training settings
+ENCODE_OPTIONS = ("encode_mode", "alpha", "nbest", "dropout", "seed")
 
 _TOO_SMALL = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)")
 
@@ -76,12 +111,16 @@ class SentencePieceBacked(Tokenizer):
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         cursor = 0  # end of the text covered so far
-        for piece in processor.encode(text, out_type="proto").pieces:
+        for piece in self._encode_proto(text).pieces:
             span = (cursor, cursor + 1) if processor.is_byte(piece.id) else (piece.begin, piece.end)
             ids.append(piece.id)
             spans.append(span)
             cursor = span[1]
         return Encoding(ids=ids, spans=spans)
+
+    def _encode_proto(self, text: str) -> Any:
+        """sentencepiece's own encoding of ``text`` (a SentencePieceText proto)."""
+        return self._processor.encode(text, out_type="proto")
 
     def encode_word(self, word: str) -> Encoding:
         """The dummy prefix already gives a word its mid-sentence form (``▁word``)."""
@@ -121,14 +160,136 @@ class SentencePieceBacked(Tokenizer):
 
 
 class SentencePieceTokenizer(SentencePieceBacked):
-    """A trained sentencepiece model; subclasses fix the model type."""
+    """A trained sentencepiece model; subclasses fix the model type and its own encode mode."""
 
     model_type: ClassVar[str]
+    #: sentencepiece's own encoding, the default ``encode_mode``
+    native_mode: ClassVar[str]
+    #: the sampling options this model type takes, besides ``seed``
+    sampling_options: ClassVar[tuple[str, ...]]
 
-    def __init__(self, model_proto: bytes, config: dict[str, Any], source: str = "<memory>") -> None:
+    def __init__(
+        self,
+        model_proto: bytes,
+        config: dict[str, Any],
+        source: str = "<memory>",
+        *,
+        encode_mode: str | None = None,
+        alpha: float | None = None,
+        nbest: int | None = None,
+        dropout: float | None = None,
+        seed: int | None = None,
+    ) -> None:
         self._model_proto = model_proto
         self._processor = load_processor(model_proto, source)
         self.config = config
+        options = self.checked_encode_options(encode_mode, alpha, nbest, dropout, seed)
+        self.encode_mode: str = options["encode_mode"]
+        self.alpha: float | None = options.get("alpha")
+        self.nbest: int | None = options.get("nbest")
+        self.dropout: float = options.get("dropout", 0.0)
+        self.seed: int = options["seed"]
+        self._trie: VocabularyTrie | None = None
+
+    @classmethod
+    def encode_modes(cls) -> tuple[str, ...]:
+        return (cls.native_mode, *INFERENCE_METHODS)
+
+    @classmethod
+    def checked_encode_options(
+        cls, encode_mode: Any = None, alpha: Any = None, nbest: Any = None, dropout: Any = None, seed: Any = None
+    ) -> dict[str, Any]:
+        """The encode-time options this model type takes, defaults filled in; a TokenizerError for a bad one."""
+        given = {"alpha": alpha, "nbest": nbest, "dropout": dropout}
+        reject_unknown_options(cls.family, {name: given[name] for name in given if name not in cls.sampling_options})
+        if encode_mode is None:
+            encode_mode = cls.native_mode
+        encode_mode = require_choice("encode_mode", encode_mode, cls.encode_modes())
+        if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or alpha < 0):
+            raise TokenizerError(f"{cls.family}: alpha must be a number >= 0, got {alpha!r}")
+        if nbest is not None:
+            if alpha is None:
+                raise TokenizerError(f"{cls.family}: nbest only applies to sampling: give alpha too")
+            if isinstance(nbest, bool) or not isinstance(nbest, int) or not (nbest == -1 or nbest >= 2):
+                raise TokenizerError(f"{cls.family}: nbest must be -1 (all segmentations) or >= 2, got {nbest!r}")
+        if dropout is not None and (
+            isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1
+        ):
+            raise TokenizerError(f"{cls.family}: dropout must be a probability between 0 and 1, got {dropout!r}")
+        if (alpha is not None or dropout) and encode_mode != cls.native_mode:
+            raise TokenizerError(f"{cls.family}: sampling applies to encode_mode {cls.native_mode!r} only")
+        options = {
+            "encode_mode": encode_mode,
+            "alpha": None if alpha is None else float(alpha),
+            "nbest": nbest,
+            "dropout": float(dropout or 0.0),
+            "seed": require_int("seed", 0 if seed is None else seed, 0),
+        }
+        return {name: options[name] for name in ("encode_mode", *cls.sampling_options, "seed")}
+
+    @property
+    def samples(self) -> bool:
+        """True when encoding samples (alpha given, or dropout > 0)."""
+        return self.alpha is not None or self.dropout > 0
+
+    def encode_options(self) -> dict[str, Any]:
+        """The encode-time options this model type takes, as ``with_encode_options`` and ``train`` take them."""
+        return {name: getattr(self, name) for name in ("encode_mode", *self.sampling_options, "seed")}
+
+    def with_encode_options(self, **options: Any) -> SentencePieceTokenizer:
+        """The same model with other encode-time options (an option not given keeps its value)."""
+        return type(self)(self._model_proto, self.config, **{**self.encode_options(), **options})
+
+    # -- encoding ---------------------------------------------------------
+    def _encode_proto(self, text: str) -> Any:
+        if not self.samples:
+            return super()._encode_proto(text)
+        sentencepiece.set_random_generator_seed(random.Random(f"{self.seed}\x00{text}").getrandbits(32))
+        if self.alpha is not None:
+            nbest = -1 if self.nbest is None else self.nbest
+            return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.alpha, nbest_size=nbest)
+        return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.dropout)
+
+    def encode_with_spans(self, text: str) -> Encoding:
+        if self.encode_mode == self.native_mode:
+            return super().encode_with_spans(text)
+        if not isinstance(text, str):
+            raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
+        check_encodable(text, "the text to encode")
+        if self._trie is None:
+            self._trie = self._build_trie()
+        # the text as sentencepiece segments it: dummy prefix, spaces as the whitespace mark
+        symbols = [WHITESPACE_MARK, *(WHITESPACE_MARK if char == " " else char for char in text)] if text else []
+        widths = [0, *(len(char.encode("utf-8")) for char in text)] if text else []
+        starts = [i for i, symbol in enumerate(symbols) if symbol == WHITESPACE_MARK or i == 0]
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        position = 0
+        for low, high in zip(starts, [*starts[1:], len(symbols)], strict=True):
+            offset = low
+            for token, length in self._trie.segment(symbols[low:high], self.encode_mode):
+                if token == UNMATCHED:  # a character in no piece: its byte-fallback pieces
+                    for value in text[offset - 1].encode("utf-8") if offset else b"":
+                        ids.append(self._processor.piece_to_id(f"<0x{value:02X}>"))
+                        spans.append((position, position + 1))
+                        position += 1
+                else:
+                    end = position + sum(widths[offset : offset + length])
+                    ids.append(token)
+                    spans.append((position, end))
+                    position = end
+                offset += length
+        return Encoding(ids=ids, spans=spans)
+
+    def _build_trie(self) -> VocabularyTrie:
+        processor = self._processor
+        ordinary = (
+            token
+            for token in range(processor.get_piece_size())
+            if not (processor.is_byte(token) or processor.is_control(token) or processor.is_unknown(token)
+                    or processor.is_unused(token))
+        )  # fmt: skip
+        return VocabularyTrie((tuple(processor.id_to_piece(token)), token) for token in ordinary)
 
     @classmethod
     def train(
@@ -143,6 +304,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
         """Options other than ``character_coverage`` (e.g. a pre-tokenizer) must be None:
         sentencepiece splits text its own way.  None means the default.  ``progress`` is
         accepted for a uniform interface; sentencepiece reports none."""
+        encode_options = cls.checked_encode_options(*(options.pop(name, None) for name in ENCODE_OPTIONS))
         reject_unknown_options(cls.family, options)
         require_int("vocab_size", vocab_size, 1)
         if character_coverage is None:
@@ -188,7 +350,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
             )
         except RuntimeError as exc:
             cls._raise_training_error(str(exc), vocab_size, character_coverage)
-        return cls(model.getvalue(), config)
+        return cls(model.getvalue(), config, **encode_options)
 
     @classmethod
     def _raise_training_error(cls, message: str, vocab_size: int, character_coverage: float) -> NoReturn:
@@ -207,7 +369,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
     def to_dict(self) -> dict[str, Any]:
         processor = self._processor
         return {
-            "config": self.config,
+            "config": {**self.config, **self.encode_options()},
             "vocab": [[processor.id_to_piece(i), processor.get_score(i)] for i in range(self.vocab_size)],
             "model": base64.b64encode(self._model_proto).decode("ascii"),
         }
@@ -221,7 +383,9 @@ class SentencePieceTokenizer(SentencePieceBacked):
             model_proto = base64.b64decode(encoded, validate=True)
         except binascii.Error:
             raise TokenizerError(f'{cls.family}: field "model" is not base64') from None
-        tokenizer = cls(model_proto, config, source=f'{cls.family} field "model"')
+        training = {name: value for name, value in config.items() if name not in ENCODE_OPTIONS}
+        encode_options = {name: value for name, value in config.items() if name in ENCODE_OPTIONS}
+        tokenizer = cls(model_proto, training, source=f'{cls.family} field "model"', **encode_options)
         proto = sentencepiece_model_pb2.ModelProto.FromString(model_proto)
         if proto.trainer_spec.model_type != _MODEL_TYPE_IDS[cls.model_type]:
             raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type')
@@ -233,8 +397,12 @@ class SentencePieceTokenizer(SentencePieceBacked):
 class SentencePieceBPETokenizer(SentencePieceTokenizer):
     family = "spm-bpe"
     model_type = "bpe"
+    native_mode = "merges"
+    sampling_options = ("dropout",)
 
 
 class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
+    native_mode = "likelihood"
+    sampling_options = ("alpha", "nbest")

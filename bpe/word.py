@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.normalizers import get_normalizer, normalized_texts
 from bpe.options import (
     body_field,
     check_training_options,
@@ -36,6 +37,7 @@ class WordTokenizer(TrainedTokenizer):
         words: Sequence[str],
         *,
         pretokenizer: str = "unicode",
+        normalizer: str = "none",
         special_tokens: Iterable[str] = (),
         min_frequency: int = 1,
     ) -> None:
@@ -46,7 +48,7 @@ class WordTokenizer(TrainedTokenizer):
         if len(set(words)) != len(words) or set(words) & set(specials):
             raise TokenizerError("word vocabulary entries must be distinct and differ from the special tokens")
         pieces = [*specials, *words]
-        super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, pretokenizer)
+        super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, pretokenizer, normalizer)
         self.min_frequency = min_frequency
         self._word_ids = {word: len(specials) + index for index, word in enumerate(words)}
 
@@ -57,6 +59,7 @@ class WordTokenizer(TrainedTokenizer):
         vocab_size: int,
         *,
         pretokenizer: str = "unicode",
+        normalizer: str = "none",
         min_frequency: int = 1,
         special_tokens: Iterable[str] = (),
         progress: bool | ProgressCallback = False,
@@ -67,22 +70,33 @@ class WordTokenizer(TrainedTokenizer):
         ``progress`` is accepted for a uniform interface; counting shows none."""
         check_training_options(cls.family, vocab_size, min_frequency, unknown)
         get_pretokenizer(pretokenizer)
+        get_normalizer(normalizer)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 word")
 
-        counts = count_pretokens(texts, pretokenizer, workers=workers)
+        counts = count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         # a pre-token spelling a special (a literal "<s>" in the text) is not a word: it stays unknown
         words = [word for word, count in ranked if count >= min_frequency and word not in specials]
         words = words[: vocab_size - len(specials)]
         extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
-        return cls(words, pretokenizer=pretokenizer, special_tokens=extra_specials, min_frequency=min_frequency)
+        return cls(
+            words,
+            pretokenizer=pretokenizer,
+            normalizer=normalizer,
+            special_tokens=extra_specials,
+            min_frequency=min_frequency,
+        )
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         return [self._word_ids.get(pretoken, self.unk_id)], [len(pretoken.encode("utf-8"))]
 
     def config(self) -> dict[str, Any]:
-        return {"pretokenizer": self.pretokenizer.name, "min_frequency": self.min_frequency}
+        return {
+            "pretokenizer": self.pretokenizer.name,
+            "normalizer": self.normalizer.name,
+            "min_frequency": self.min_frequency,
+        }
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> WordTokenizer:
@@ -90,6 +104,7 @@ class WordTokenizer(TrainedTokenizer):
         return cls(
             vocab[len(specials) :],
             pretokenizer=body_field(config, "pretokenizer", str, "config"),
+            normalizer=config.get("normalizer", "none"),
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
             min_frequency=body_field(config, "min_frequency", int, "config"),
         )

@@ -248,7 +248,7 @@ def test_duplicate_special_token_is_an_error() -> None:
         ("char-bpe", 300, {"limit_alphabet": "50"}, "limit_alphabet must be an integer"),
         ("char-bpe", 300, {"pretokenizer": "bert"}, "unknown pre-tokenizer 'bert'"),
         ("char-bpe", 300, {"end_of_word": "suffix"}, "unknown end_of_word 'suffix'; choose one of: separate, attached"),
-        ("byte-bpe", 300, {"encode_mode": "fast"}, "unknown encode_mode 'fast'; choose one of: merges, longest-prefix, longest-suffix"),
+        ("byte-bpe", 300, {"encode_mode": "fast"}, "unknown encode_mode 'fast'; choose one of: merges, longest-prefix"),
         ("byte-bpe", 300, {"end_of_word": "none"}, "byte-bpe does not take option\\(s\\): end_of_word"),
     ],
 )
