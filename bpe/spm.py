@@ -245,10 +245,10 @@ class SentencePieceTokenizer(SentencePieceBacked):
         if not self.samples:
             return super()._encode_proto(text)
         sentencepiece.set_random_generator_seed(random.Random(f"{self.seed}\x00{text}").getrandbits(32))
-        if self.alpha is not None:
-            nbest = -1 if self.nbest is None else self.nbest
-            return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.alpha, nbest_size=nbest)
-        return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.dropout)
+        if self.alpha is None:  # spm-bpe: sentencepiece takes the dropout probability as its alpha
+            return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.dropout)
+        nbest = -1 if self.nbest is None else self.nbest
+        return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.alpha, nbest_size=nbest)
 
     def encode_with_spans(self, text: str) -> Encoding:
         if self.encode_mode == self.native_mode:
