@@ -71,6 +71,20 @@ def check_seed(seed: Any) -> int:
     return require_int("seed", seed, 0)
 
 
+def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts: Sequence[int]) -> list[int]:
+    """The byte length of each token, from the byte lengths of the base symbols it covers
+    (``symbol_counts[token]`` of them)."""
+    if len(tokens) == len(byte_lengths):  # nothing merged
+        return byte_lengths
+    lengths: list[int] = []
+    position = 0
+    for token in tokens:
+        count = symbol_counts[token]
+        lengths.append(sum(byte_lengths[position : position + count]))
+        position += count
+    return lengths
+
+
 class MergeTokenizer(TrainedTokenizer):
     def __init__(
         self,
@@ -181,34 +195,27 @@ class MergeTokenizer(TrainedTokenizer):
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         symbols, byte_lengths = self._base_symbols(pretoken)
         tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._segment(symbols)
-        return tokens, self._token_byte_lengths(tokens, byte_lengths)
+        return tokens, token_byte_lengths(tokens, byte_lengths, self._symbol_counts)
 
-    def _token_byte_lengths(self, tokens: list[int], byte_lengths: list[int]) -> list[int]:
-        """The byte length of each token, from the byte lengths of the base symbols it covers."""
-        if len(tokens) == len(byte_lengths):  # nothing merged
-            return byte_lengths
-        lengths: list[int] = []
-        position = 0
-        for token in tokens:
-            count = self._symbol_counts[token]
-            lengths.append(sum(byte_lengths[position : position + count]))
-            position += count
-        return lengths
-
-    def _apply_merges(self, symbols: list[int]) -> list[int]:
+    def _apply_merges(self, symbols: list[int], junctions: list[tuple[int, int]] | None = None) -> list[int]:
         """Merge the lowest-ranked adjacent pair, leftmost first, until none has a rank.
 
         Merging one occurrence at a time equals merging all occurrences left to
         right: the pairs a merge creates rank later than it, and an overlapping
-        occurrence (``a a a``) is destroyed by the merge on its left.
+        occurrence (``a a a``) is destroyed by the merge on its left.  With
+        ``junctions``, every merge appends (new id, index of the base symbol
+        where its right part starts) to it.
         """
         ranks = self._ranks
         pair_ranks = [ranks.get(pair, _NO_RANK) for pair in pairwise(symbols)]
+        starts = list(range(len(symbols))) if junctions is not None else []
         while pair_ranks:
             best = min(pair_ranks)
             if best == _NO_RANK:
                 break
             i = pair_ranks.index(best)
+            if junctions is not None:
+                junctions.append((best, starts.pop(i + 1)))
             symbols[i] = best
             del symbols[i + 1]
             del pair_ranks[i]
@@ -256,7 +263,7 @@ class MergeTokenizer(TrainedTokenizer):
             if best_index < 0:
                 break
             symbols[best_index : best_index + 2] = [best]
-        return symbols, self._token_byte_lengths(symbols, byte_lengths)
+        return symbols, token_byte_lengths(symbols, byte_lengths, self._symbol_counts)
 
     # -- persistence ------------------------------------------------------
     def config(self) -> dict[str, Any]:
