@@ -258,9 +258,11 @@ class SentencePieceTokenizer(SentencePieceBacked):
         check_encodable(text, "the text to encode")
         if self._trie is None:
             self._trie = self._build_trie()
+        if not text:
+            return Encoding(ids=[], spans=[])
         # the text as sentencepiece segments it: dummy prefix, spaces as the whitespace mark
-        symbols = [WHITESPACE_MARK, *(WHITESPACE_MARK if char == " " else char for char in text)] if text else []
-        widths = [0, *(len(char.encode("utf-8")) for char in text)] if text else []
+        symbols = [WHITESPACE_MARK, *(WHITESPACE_MARK if char == " " else char for char in text)]
+        widths = [0, *(len(char.encode("utf-8")) for char in text)]
         starts = [i for i, symbol in enumerate(symbols) if symbol == WHITESPACE_MARK or i == 0]
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
