@@ -27,7 +27,8 @@ to the syllable's byte 1, after the second to byte 2.  A token boundary between
 two jamo of one syllable therefore lies *inside* the syllable's bytes, where
 it matches no character boundary of a reference, just like a byte-level
 token that ends inside a multi-byte character; spans still tile the original
-text in order, and a token holding a whole jamo never has an empty span.
+text in order, and a token holding a whole jamo never has an empty span (a
+byte-level token holding only part of one jamo's three bytes may).
 """
 
 from __future__ import annotations
