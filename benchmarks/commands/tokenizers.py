@@ -23,6 +23,7 @@ import bpe
 from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer, TokenizerError, atomic_write_text
 from bpe.hf_export import EXPORTABLE, to_hf_json
+from bpe.normalizers import NORMALIZERS
 from bpe.pretokenizers import PRETOKENIZERS
 
 INVALID_UTF8_POLICY = (
@@ -123,14 +124,22 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         "train",
         "Train a tokenizer on text files and save it as one JSON file.",
         "Options that a family does not use are an error (e.g. --pretokenizer for spm-*).\n"
-        "Families: word, char, char-bpe, byte-bpe (written from scratch); spm-bpe, spm-unigram (sentencepiece).\n\n"
-        "example:\n"
-        "  tokbench train --kind byte-bpe --vocab-size 8000 --input train.txt --out byte-bpe-8k.json",
+        "Families: word, char, char-bpe, byte-bpe (written from scratch); spm-bpe, spm-unigram (sentencepiece);\n"
+        "morfessor (Morfessor Baseline); bpe-knockout (BPE pruned with gold morphemes: needs --references).\n"
+        "Encode options (--encode-mode, --dropout, --alpha, --nbest, --seed) are saved with the tokenizer.\n\n"
+        "examples:\n"
+        "  tokbench train --kind byte-bpe --vocab-size 8000 --input train.txt --out byte-bpe-8k.json\n"
+        "  tokbench train --kind char-bpe --vocab-size 8000 --normalizer jamo --pretokenizer morpheme \\\n"
+        "      --input ko.txt --out ko-jamo-morpheme.json\n"
+        "  tokbench train --kind bpe-knockout --vocab-size 8000 --references gold.tsv --input tr.txt --out tr-ko.json",
     )
     parser.add_argument("--kind", required=True, choices=list(bpe.FAMILIES), help="tokenizer family")
     parser.add_argument("--vocab-size", required=True, type=int, metavar="N", help="vocabulary size, specials included")
-    parser.add_argument("--min-frequency", type=int, metavar="F", help="stop merging below this pair count")
+    parser.add_argument(
+        "--min-frequency", type=int, metavar="F", help="stop merging below this pair count (morfessor: rarer words)"
+    )
     parser.add_argument("--pretokenizer", metavar="P", help=f"pre-tokenizer: {', '.join(PRETOKENIZERS)}")
+    parser.add_argument("--normalizer", choices=list(NORMALIZERS), help="rewrite text first (jamo: Hangul jamo)")
     parser.add_argument(
         "--end-of-word", choices=["separate", "attached", "none"], help="char-bpe end-of-word marker </w>"
     )
@@ -141,6 +150,17 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         metavar="C",
         help="spm-*: share of the text whose characters get a piece (default 0.9995; the rest use byte pieces)",
     )
+    _add_encode_options(parser)
+    parser.add_argument("--dampening", choices=["ones", "log", "none"], help="morfessor: word counts (default: ones)")
+    parser.add_argument("--corpus-weight", type=float, metavar="A", help="morfessor: corpus weight alpha (default 1)")
+    parser.add_argument("--max-epochs", type=int, metavar="N", help="morfessor: training epochs at most")
+    parser.add_argument(
+        "--references",
+        metavar="FILE",
+        help="bpe-knockout: gold morphemes, one 'word<TAB>morph morph ...' per line (the morphs spell the word)",
+    )
+    parser.add_argument("--base", choices=["char-bpe", "byte-bpe"], help="bpe-knockout: the BPE family (char-bpe)")
+    parser.add_argument("--threshold", type=float, metavar="T", help="bpe-knockout: blame ratio to remove (0.5)")
     parser.add_argument("--input", required=True, nargs="+", metavar="FILE", help="training text, one text per line")
     parser.add_argument("--out", required=True, metavar="PATH", help="tokenizer JSON file to write")
     parser.set_defaults(handler=run_train)
@@ -156,6 +176,14 @@ def run_train(args: argparse.Namespace) -> int:
         "end_of_word": args.end_of_word,
         "limit_alphabet": args.limit_alphabet,
         "character_coverage": args.character_coverage,
+        "normalizer": args.normalizer,
+        **_encode_options(args),
+        "dampening": args.dampening,
+        "corpus_weight": args.corpus_weight,
+        "max_epochs": args.max_epochs,
+        "references": read_references(args.references) if args.references else None,
+        "base": args.base,
+        "threshold": args.threshold,
         # a merge progress bar where someone watches (the families draw it on stderr)
         "progress": sys.stderr.isatty(),
     }
@@ -209,11 +237,55 @@ def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
     parser.add_argument("--pieces", action="store_true", help="print pieces (strings) instead of ids")
+    _add_encode_options(parser, " (default: as saved)")
     parser.set_defaults(handler=run_encode)
+
+
+def _add_encode_options(parser: argparse.ArgumentParser, default: str = "") -> None:
+    parser.add_argument(
+        "--encode-mode",
+        metavar="M",
+        help="inference method: merges (spm-unigram: likelihood), longest-prefix, longest-suffix, longest-token, "
+        f"fewest-tokens{default}",
+    )
+    parser.add_argument("--dropout", type=float, metavar="P", help=f"BPE-dropout probability (*-bpe){default}")
+    parser.add_argument("--alpha", type=float, metavar="A", help=f"spm-unigram: sample with this smoothing{default}")
+    parser.add_argument("--nbest", type=int, metavar="N", help=f"spm-unigram: sample among N best (-1: all){default}")
+    parser.add_argument("--seed", type=int, metavar="S", help=f"seed of sampling{default}")
+
+
+def _encode_options(args: argparse.Namespace) -> dict[str, Any]:
+    given = {"encode_mode": args.encode_mode, "dropout": args.dropout, "alpha": args.alpha, "nbest": args.nbest,
+             "seed": args.seed}  # fmt: skip
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def read_references(path: str) -> dict[str, list[int]]:
+    """Gold morphemes for bpe-knockout: ``word<TAB>morph morph ...`` per line -> word -> inner boundaries."""
+    references: dict[str, list[int]] = {}
+    with open_input(path) as handle:
+        for number, line in enumerate(read_lines(handle, path), start=1):
+            if not line.strip():
+                continue
+            word, _, segmentation = line.partition("\t")
+            morphs = segmentation.split()
+            if not morphs or "".join(morphs) != word:
+                raise BenchmarkError(
+                    f"{path} line {number}: expected 'word<TAB>morph morph ...' (the morphs spelling the word), "
+                    f"got {line!r}"
+                )
+            ends = [sum(map(len, morphs[: i + 1])) for i in range(len(morphs) - 1)]
+            references[word] = ends
+    return references
 
 
 def run_encode(args: argparse.Namespace) -> int:
     tokenizer = bpe.load(args.tokenizer)
+    options = _encode_options(args)
+    if options:
+        if not hasattr(tokenizer, "with_encode_options"):
+            raise BenchmarkError(f"{args.tokenizer}: {tokenizer.family} has no encode options ({', '.join(options)})")
+        tokenizer = tokenizer.with_encode_options(**options)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
 

@@ -219,12 +219,47 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
         (["--kind", "char-bpe", "--vocab-size", "900", "--pretokenizer", "bogus"], "unknown pre-tokenizer 'bogus'"),
         (["--kind", "spm-bpe", "--vocab-size", "900", "--pretokenizer", "gpt2"], "does not take option(s): pretok"),
         (["--kind", "byte-bpe", "--vocab-size", "900", "--limit-alphabet", "10"], "does not take option(s): limit"),
+        (["--kind", "char-bpe", "--vocab-size", "900", "--encode-mode", "shortest"], "unknown encode_mode 'shortest'"),
+        (["--kind", "spm-bpe", "--vocab-size", "900", "--alpha", "0.1"], "does not take option(s): alpha"),
+        (["--kind", "bpe-knockout", "--vocab-size", "900"], "bpe-knockout needs references"),
+        (["--kind", "word", "--vocab-size", "900", "--dropout", "0.1"], "does not take option(s): dropout"),
     ],
 )
 def test_bad_training_options(tokbench, korean: Path, tmp_path: Path, argv: list[str], message: str) -> None:
     out = tmp_path / "tokenizer.json"
     assert message in tokbench("train", *argv, "--input", korean, "--out", out).error()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_encode_options_override_the_saved_ones(tokbench, trained: dict[str, Path], korean: Path) -> None:
+    lines = korean_lines(korean)[:40]
+    text = ("\n".join(lines) + "\n").encode()
+    counts = {}
+    for mode in ("merges", "longest-prefix", "longest-suffix", "longest-token", "fewest-tokens"):
+        result = tokbench("encode", "--tokenizer", trained["byte-bpe"], "--encode-mode", mode, stdin=text)
+        assert result.status == 0
+        counts[mode] = sum(len(json.loads(line)) for line in result.out.splitlines())
+    assert counts["fewest-tokens"] == min(counts.values()) < max(counts.values())
+    byte_bpe, unigram = ("--tokenizer", trained["byte-bpe"]), ("--tokenizer", trained["spm-unigram"])
+    sampled = tokbench("encode", *byte_bpe, "--dropout", "0.2", "--seed", "3", stdin=text).out
+    assert sampled != tokbench("encode", *byte_bpe, stdin=text).out
+    assert tokbench("encode", *byte_bpe, "--dropout", "0.2", "--seed", "3", stdin=text).out == sampled
+    result = tokbench("encode", *unigram, "--alpha", "0.1", "--nbest", "4", stdin=text)
+    assert result.status == 0 and result.out != tokbench("encode", *unigram, stdin=text).out
+    word = tokbench("encode", "--tokenizer", trained["word"], "--encode-mode", "fewest-tokens", stdin=text)
+    assert "word has no encode options (encode_mode)" in word.error()
+
+
+def test_knockout_reads_references(tokbench, english: Path, tmp_path: Path) -> None:
+    references = tmp_path / "gold.tsv"
+    references.write_text("walked\twalk ed\nhouses\thouse s\n\nreplayed\tre play ed\n", encoding="utf-8")
+    out = tmp_path / "knockout.json"
+    argv = ["--kind", "bpe-knockout", "--vocab-size", "800", "--references", references, "--base", "byte-bpe"]
+    assert tokbench("train", *argv, "--input", english, "--out", out).status == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["base"]["family"] == "byte-bpe"
+    references.write_text("walked\twalk ing\n", encoding="utf-8")
+    message = tokbench("train", *argv, "--input", english, "--out", tmp_path / "other.json").error()
+    assert f"{references} line 1: expected 'word<TAB>morph morph ...'" in message
 
 
 def test_unknown_kind_is_an_argparse_error(korean: Path, tmp_path: Path, capsys) -> None:
