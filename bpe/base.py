@@ -1,14 +1,19 @@
 """The interface every tokenizer family shares: train / encode / decode / save / load.
 
-A tokenizer is a pipeline of three swappable pieces (as in HF ``tokenizers``):
+A tokenizer is a pipeline of swappable pieces (as in HF ``tokenizers``; the
+from-scratch families compose them in ``bpe.trained``):
 
+* a **normalizer** (``bpe.normalizers``) rewrites the text and keeps an
+  alignment back to it (default: the text as given);
 * a **pre-tokenizer** (``bpe.pretokenizers``) cuts text into pre-tokens that
   merges never cross;
 * a **model** (the family: word, char, char-bpe, byte-bpe, ...) maps each
-  pre-token to ids;
-* a **decoder** maps ids back to text through an id -> bytes table.
+  pre-token to ids, with its inference method (``bpe.inference``);
+* a **decoder** maps ids back to text through an id -> bytes table and undoes
+  the normalization.
 
-Every encoding carries UTF-8 *byte* spans into the input text, so metrics can
+Every encoding carries UTF-8 *byte* spans into the input text (the original
+text, before any normalization), so metrics can
 compute boundaries on the original text whatever markers (``</w>``, ``Ġ``,
 ``▁``) a family prints in its pieces.  Byte spans (not character spans) are
 used because byte-level tokens may end inside a multi-byte character; such a

@@ -40,8 +40,10 @@ Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
     morpheme.  Only offsets are used, never kiwi's morpheme forms (었 is not
     in the text), so the pre-tokens still tile the text and decoding restores
     it.  Pre-tokens without Hangul are left whole; a text without Hangul
-    never reaches kiwi.  Kiwi runs single-threaded with its default model, and
-    its analysis may change with the installed kiwipiepy version.
+    never reaches kiwi.  Text in conjoining jamo (after the ``jamo``
+    normalizer) is analyzed in its composed form, the cuts mapped back.
+    Kiwi runs single-threaded with its default model, and its analysis may
+    change with the installed kiwipiepy version.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from typing import Any
 import regex
 
 from bpe.base import TokenizerError
+from bpe.normalizers import JamoNormalizer
 
 _WORD = r"[\p{L}\p{M}\p{N}]"
 _OTHER = r"[^\s\p{L}\p{M}\p{N}]"
@@ -121,6 +124,7 @@ class PreTokenizer:
 
 
 _HANGUL = regex.compile(r"\p{Hangul}")
+JAMO = JamoNormalizer()
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,7 @@ class MorphemePreTokenizer(PreTokenizer):
         words = super().split(text)
         if not _HANGUL.search(text):
             return words
-        cuts = morpheme_cuts((token.start, token.len) for token in _kiwi().tokenize(text))
+        cuts = _morpheme_cuts_in(text)
         pieces: list[str] = []
         start = 0
         for word in words:
@@ -156,6 +160,17 @@ class MorphemePreTokenizer(PreTokenizer):
             pieces.append(text[position:end])
             start = end
         return pieces
+
+
+def _morpheme_cuts_in(text: str) -> list[int]:
+    """kiwi's morpheme cuts of ``text`` (character offsets), analyzing jamo text in its composed form."""
+    composed = JAMO.denormalize(text)
+    cuts = morpheme_cuts((token.start, token.len) for token in _kiwi().tokenize(composed))
+    if composed == text:
+        return cuts
+    # a composed syllable stands for as many characters of `text` as its decomposition has
+    offsets = list(accumulate((len(JAMO.normalize_text(char)) for char in composed), initial=0))
+    return [offsets[cut] for cut in cuts]
 
 
 def morpheme_cuts(morphemes: Iterable[tuple[int, int]]) -> list[int]:

@@ -161,3 +161,12 @@ def test_morpheme_bpe_round_trips_korean(ud_text: dict[str, list[str]], flores_l
         spans = tokenizer.encode_with_spans(line).spans
         assert not [cut for start, end in spans for cut in cuts if start < cut < end]
     assert sum(len(tokenizer.encode(line)) for line in lines) > sum(len(plain.encode(line)) for line in lines)
+
+
+def test_morpheme_cuts_jamo_text_where_it_cuts_the_composed_text() -> None:
+    from bpe.normalizers import get_normalizer
+
+    jamo = get_normalizer("jamo")
+    text = "나는 계란밥을 먹었다. 했다 가셨어요"
+    decomposed = split("morpheme", jamo.normalize_text(text))
+    assert [jamo.denormalize(piece) for piece in decomposed] == split("morpheme", text)
