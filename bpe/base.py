@@ -106,6 +106,22 @@ class Tokenizer(ABC):
             spans.append((max(start - 1, 0), max(end - 1, 0)))
         return Encoding(ids=ids, spans=spans)
 
+    # -- encode-time options (inference method, sampling) -----------------
+    @property
+    def samples(self) -> bool:
+        """True when encoding is stochastic (BPE-dropout, unigram sampling); never by default."""
+        return False
+
+    def encode_options(self) -> dict[str, Any]:
+        """The encode-time options this tokenizer takes and their values (none for most families)."""
+        return {}
+
+    def with_encode_options(self, **options: Any) -> Tokenizer:
+        """The same tokenizer with other encode-time options; families that have some override this."""
+        if options:
+            raise TokenizerError(f"{self.family} has no encode options (given: {', '.join(sorted(options))})")
+        return self
+
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
         return [self.encode(t) for t in texts]
 

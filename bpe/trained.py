@@ -124,12 +124,7 @@ class TrainedTokenizer(Tokenizer):
                 position += length
         return position
 
-    # -- sampling (families that can sample override these) -----------------
-    @property
-    def samples(self) -> bool:
-        """True when encoding is stochastic (e.g. BPE-dropout on); False by default."""
-        return False
-
+    # -- sampling (families that can sample override these and ``samples``) ---
     def _sampling_stream(self, text: str) -> random.Random | None:
         """The random stream of one encode call of ``text``, or None when encoding is deterministic."""
         return None

@@ -281,11 +281,7 @@ def read_references(path: str) -> dict[str, list[int]]:
 
 def run_encode(args: argparse.Namespace) -> int:
     tokenizer = bpe.load(args.tokenizer)
-    options = _encode_options(args)
-    if options:
-        if not hasattr(tokenizer, "with_encode_options"):
-            raise BenchmarkError(f"{args.tokenizer}: {tokenizer.family} has no encode options ({', '.join(options)})")
-        tokenizer = tokenizer.with_encode_options(**options)
+    tokenizer = tokenizer.with_encode_options(**_encode_options(args))
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
 

@@ -247,7 +247,7 @@ def test_encode_options_override_the_saved_ones(tokbench, trained: dict[str, Pat
     result = tokbench("encode", *unigram, "--alpha", "0.1", "--nbest", "4", stdin=text)
     assert result.status == 0 and result.out != tokbench("encode", *unigram, stdin=text).out
     word = tokbench("encode", "--tokenizer", trained["word"], "--encode-mode", "fewest-tokens", stdin=text)
-    assert "word has no encode options (encode_mode)" in word.error()
+    assert "word has no encode options (given: encode_mode)" in word.error()
 
 
 def test_knockout_reads_references(tokbench, english: Path, tmp_path: Path) -> None:
