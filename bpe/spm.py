@@ -183,13 +183,15 @@ class SentencePieceTokenizer(SentencePieceBacked):
         self._model_proto = model_proto
         self._processor = load_processor(model_proto, source)
         self.config = config
-        options = self.checked_encode_options(encode_mode, alpha, nbest, dropout, seed)
+        self._set_encode_options(self.checked_encode_options(encode_mode, alpha, nbest, dropout, seed))
+        self._trie: VocabularyTrie | None = None
+
+    def _set_encode_options(self, options: dict[str, Any]) -> None:
         self.encode_mode: str = options["encode_mode"]
         self.alpha: float | None = options.get("alpha")
         self.nbest: int | None = options.get("nbest")
         self.dropout: float = options.get("dropout", 0.0)
         self.seed: int = options["seed"]
-        self._trie: VocabularyTrie | None = None
 
     @classmethod
     def encode_modes(cls) -> tuple[str, ...]:
@@ -387,10 +389,11 @@ class SentencePieceTokenizer(SentencePieceBacked):
             raise TokenizerError(f'{cls.family}: field "model" is not base64') from None
         training = {name: value for name, value in config.items() if name not in ENCODE_OPTIONS}
         encode_options = {name: value for name, value in config.items() if name in ENCODE_OPTIONS}
-        tokenizer = cls(model_proto, training, source=f'{cls.family} field "model"', **encode_options)
+        tokenizer = cls(model_proto, training, source=f'{cls.family} field "model"')
         proto = sentencepiece_model_pb2.ModelProto.FromString(model_proto)
         if proto.trainer_spec.model_type != _MODEL_TYPE_IDS[cls.model_type]:
             raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type')
+        tokenizer._set_encode_options(cls.checked_encode_options(**encode_options))
         if tokenizer.to_dict()["vocab"] != vocab:
             raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"')
         return tokenizer
