@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchmarks import render
 from benchmarks.catalog import METRICS
 from benchmarks.errors import BenchmarkError
 from bpe.base import atomic_write_text
@@ -130,19 +131,18 @@ def compare(run_dir: Path, baseline: dict[str, Any]) -> list[Change]:
 
 
 def format_changes(changes: list[Change]) -> str:
+    """One line per change: status, corpus, tokenizer (+options), vocabulary size, metric (with its morpheme
+    reference in brackets and a non-test evaluation set after @), baseline and new value."""
     if not changes:
         return "no metric moved beyond tolerance"
-    header = f"{'status':<11} {'corpus':<14} {'tokenizer':<14} {'vocab':>6} {'metric':<24} {'baseline':>10} {'now':>10}"
-    lines = [header, "-" * len(header)]
+    rows = []
     for change in changes:
         corpus, tokenizer, size, options, eval_set, reference, metric = change.key
         name = metric + (f"[{reference}]" if reference else "") + (f"@{eval_set}" if eval_set != "test" else "")
-        fmt = (lambda v: "-" if v is None else f"{v:.5g}")  # noqa: E731
-        lines.append(
-            f"{change.status:<11} {corpus:<14} {tokenizer + ('+' + options if options else ''):<14} "
-            f"{'-' if size is None else size:>6} {name:<24} {fmt(change.old):>10} {fmt(change.new):>10}"
-        )
-    return "\n".join(lines)
+        values = ["-" if v is None else f"{v:.5g}" for v in (change.old, change.new)]
+        label = tokenizer + (f"+{options}" if options else "")
+        rows.append([change.status, corpus, label, "-" if size is None else str(size), name, *values])
+    return render.text(["status", "corpus", "tokenizer", "vocab", "metric", "baseline", "now"], rows, "lllrlrr")
 
 
 def is_failure(changes: list[Change]) -> bool:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 # modules that add subcommands, in the order `--help` lists them
 COMMAND_MODULES = [
     "benchmarks.commands.tokenizers",  # train, encode, decode, export
+    "benchmarks.commands.show",  # show
+    "benchmarks.commands.reproduce",  # reproduce
     "benchmarks.commands.corpora",  # corpora list/show/stats/validate/agreement
     "benchmarks.commands.experiments",  # run, report, check
     "benchmarks.commands.bench",  # bench (performance harness)

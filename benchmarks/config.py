@@ -2,11 +2,11 @@
 corpora × tokenizer kinds × vocabulary sizes × options, plus reference and
 production rows, bootstrap settings and the seed.
 
-Format (every key is checked; unknown keys are errors)::
+Format (declared by the models below: unknown keys, types and ranges are errors naming the key)::
 
     name = "quick"                      # run name; default output dir is runs/<name>
     description = "..."
-    seed = 0                            # bootstrap and sentencepiece seed
+    seed = 0                            # bootstrap resampling seed (training is deterministic and takes no seed)
     corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
     production = ["cl100k"]             # encode-only production rows (optional)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
@@ -16,7 +16,7 @@ Format (every key is checked; unknown keys are errors)::
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
     label = "char-bpe"                  # row name in tables (default: kind); must be unique
     vocab_sizes = [1000, 4000]
-    options = { end_of_word = "separate", min_frequency = 2 }   # passed to bpe.train / encode
+    options = { end_of_word = "separate", min_frequency = 2 }   # the family's options (bpe.options)
 
     [bootstrap]
     resamples = 1000                    # scipy.stats.bootstrap n_resamples
@@ -31,77 +31,129 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
+import bpe
 from benchmarks.catalog import METRICS
 from benchmarks.errors import BenchmarkError
+from bpe.options import FAMILY_OPTIONS
+from bpe.validation import PositiveInt, Problem, Table, in_interval, table_rule, validate
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG = "quick"
 
-#: kinds trained from scratch by tokbench vs. trained through sentencepiece (reference rows)
-SCRATCH_KINDS = ("word", "char", "char-bpe", "byte-bpe")
+#: kinds trained through sentencepiece: reference rows rather than tokbench's own families
 REFERENCE_KINDS = ("spm-bpe", "spm-unigram")
-#: options the runner understands; anything else is passed through to the family, which validates it
-ENCODE_OPTIONS = ("encode_mode",)
+
+Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
+ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
+MetricName = Literal[tuple(METRICS)]  # type: ignore[valid-type]
 
 
-@dataclass(frozen=True)
-class TokenizerEntry:
-    kind: str
-    label: str
-    vocab_sizes: tuple[int, ...]
-    options: dict[str, Any] = field(default_factory=dict)
+class TokenizerEntry(Table):
+    """One ``[[tokenizers]]`` table: a family trained at each vocabulary size with the same options."""
+
+    kind: Kind
+    label: str = Field(default_factory=lambda validated: validated.get("kind", ""))
+    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1)]
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("options")
+    @classmethod
+    def _options_of_the_family(cls, options: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """Checked against the family's declaration, before any training; kept as written (they are
+        part of the config fingerprint and of each row's identity)."""
+        if "kind" in info.data:
+            FAMILY_OPTIONS[info.data["kind"]].parse(info.data["kind"], options)
+        return options
 
     @property
     def row_type(self) -> str:
         return "reference" if self.kind in REFERENCE_KINDS else "family"
 
-    def options_string(self) -> str:
-        """Canonical, sorted ``key=value`` list: part of the tidy row identity."""
-        return ",".join(f"{key}={self.options[key]}" for key in sorted(self.options))
+
+class Bootstrap(Table):
+    resamples: PositiveInt = 1000
+    confidence: in_interval(0.5, 1) = 0.95  # type: ignore[valid-type]
 
 
-@dataclass(frozen=True)
-class ExperimentConfig:
+class Report(Table):
+    vocab_size: PositiveInt | None = None  # default: the middle one of all vocabulary sizes
+
+
+class ExperimentConfig(Table):
+    """A validated experiment config; ``source`` is the file it came from."""
+
     name: str
-    description: str
-    seed: int
-    corpora: tuple[str, ...]
-    tokenizers: tuple[TokenizerEntry, ...]
-    production: tuple[str, ...]
-    max_train_chars: int | None
-    metrics: tuple[str, ...] | None  # None: every metric
-    bootstrap_resamples: int
-    confidence: float
-    report_vocab_size: int
-    source: str  # file the config came from
+    description: str = ""
+    seed: int = 0
+    corpora: Annotated[tuple[str, ...], Strict(False), Field(min_length=1)]
+    tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)]
+    production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
+    max_train_chars: PositiveInt | None = None
+    metrics: Annotated[tuple[MetricName, ...], Strict(False)] | None = None  # None: every metric
+    bootstrap: Bootstrap = Bootstrap()
+    report: Report = Report()
+    _source: str = PrivateAttr("<config>")
+
+    @model_validator(mode="after")
+    def _rows_with_distinct_labels(self) -> ExperimentConfig:
+        if not self.tokenizers and not self.production:
+            raise table_rule("tokenizers: expected at least one tokenizer or production row")
+        labels = [entry.label for entry in self.tokenizers] + list(self.production)
+        duplicates = sorted({label for label in labels if labels.count(label) > 1})
+        if duplicates:
+            raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`")
+        return self
+
+    @property
+    def source(self) -> str:
+        return self._source
+
+    @property
+    def bootstrap_resamples(self) -> int:
+        return self.bootstrap.resamples
+
+    @property
+    def confidence(self) -> float:
+        return self.bootstrap.confidence
+
+    @property
+    def report_vocab_size(self) -> int:
+        if self.report.vocab_size is not None:
+            return self.report.vocab_size
+        sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
+        return sizes[len(sizes) // 2] if sizes else 1
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("source")
-        return data
+        """Everything that determines the results, as one flat object: the input of ``fingerprint``
+        and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "seed": self.seed,
+            "corpora": self.corpora,
+            "tokenizers": [entry.model_dump() for entry in self.tokenizers],
+            "production": self.production,
+            "max_train_chars": self.max_train_chars,
+            "metrics": self.metrics,
+            "bootstrap_resamples": self.bootstrap_resamples,
+            "confidence": self.confidence,
+            "report_vocab_size": self.report_vocab_size,
+        }
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the results (not where the file lives)."""
         blob = json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
-
-
-_TOP_KEYS = {
-    "name", "description", "seed", "corpora", "tokenizers", "production",
-    "max_train_chars", "metrics", "bootstrap", "report",
-}  # fmt: skip
-_ENTRY_KEYS = {"kind", "label", "vocab_sizes", "options"}
-_BOOTSTRAP_KEYS = {"resamples", "confidence"}
-_REPORT_KEYS = {"vocab_size"}
 
 
 def resolve_config_path(name_or_path: str | None) -> Path:
@@ -131,95 +183,13 @@ def load_config(name_or_path: str | None = None) -> ExperimentConfig:
 
 
 def parse_config(raw: dict[str, Any], source: str = "<config>") -> ExperimentConfig:
-    import bpe
+    """Validate a parsed TOML document; ``source`` names it in messages."""
 
-    def fail(where: str, message: str) -> BenchmarkError:
-        return BenchmarkError(f"{source}: {where}: {message}")
+    def fail(problem: Problem) -> BenchmarkError:
+        return BenchmarkError(
+            f"{source}: {problem.path}: {problem.message}" if problem.path else f"{source}: {problem.message}"
+        )
 
-    def check_keys(table: dict[str, Any], allowed: set[str], where: str) -> None:
-        unknown = sorted(set(table) - allowed)
-        if unknown:
-            raise fail(where, f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
-
-    def typed(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any = ...) -> Any:
-        if key not in table:
-            if default is ...:
-                raise fail(where, f"missing required key {key!r}")
-            return default
-        value = table[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise fail(f"{where}.{key}" if where != "top level" else key, f"expected {names}, got {value!r}")
-        return value
-
-    def positive_int(value: Any, where: str) -> int:
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise fail(where, f"expected a positive integer, got {value!r}")
-        return value
-
-    check_keys(raw, _TOP_KEYS, "top level")
-    name = typed(raw, "name", str, "top level")
-    corpora = typed(raw, "corpora", list, "top level")
-    if not corpora or not all(isinstance(c, str) for c in corpora):
-        raise fail("corpora", "expected a non-empty list of corpus ids or spec paths")
-    production = typed(raw, "production", list, "top level", [])
-    for item in production:
-        if item not in bpe.PRODUCTION:
-            raise fail("production", f"unknown production tokenizer {item!r} (known: {', '.join(bpe.PRODUCTION)})")
-
-    entries: list[TokenizerEntry] = []
-    for index, table in enumerate(typed(raw, "tokenizers", list, "top level")):
-        where = f"tokenizers[{index}]"
-        if not isinstance(table, dict):
-            raise fail(where, "expected a table")
-        check_keys(table, _ENTRY_KEYS, where)
-        kind = typed(table, "kind", str, where)
-        if kind not in bpe.FAMILIES:
-            raise fail(f"{where}.kind", f"unknown tokenizer kind {kind!r} (known: {', '.join(bpe.FAMILIES)})")
-        sizes = typed(table, "vocab_sizes", list, where)
-        if not sizes:
-            raise fail(f"{where}.vocab_sizes", "expected at least one vocabulary size")
-        sizes = tuple(positive_int(size, f"{where}.vocab_sizes") for size in sizes)
-        options = typed(table, "options", dict, where, {})
-        entries.append(TokenizerEntry(kind, typed(table, "label", str, where, kind), sizes, dict(options)))
-    if not entries and not production:
-        raise fail("tokenizers", "expected at least one tokenizer or production row")
-    labels = [entry.label for entry in entries] + list(production)
-    duplicates = sorted({label for label in labels if labels.count(label) > 1})
-    if duplicates:
-        raise fail("tokenizers", f"label {duplicates[0]!r} is used twice: give each entry a distinct `label`")
-
-    bootstrap = typed(raw, "bootstrap", dict, "top level", {})
-    check_keys(bootstrap, _BOOTSTRAP_KEYS, "bootstrap")
-    confidence = typed(bootstrap, "confidence", float, "bootstrap", 0.95)
-    if not 0.5 < confidence < 1:
-        raise fail("bootstrap.confidence", f"expected a level between 0.5 and 1, got {confidence}")
-    report = typed(raw, "report", dict, "top level", {})
-    check_keys(report, _REPORT_KEYS, "report")
-    all_sizes = sorted({size for entry in entries for size in entry.vocab_sizes})
-    report_size = positive_int(report.get("vocab_size", all_sizes[len(all_sizes) // 2] if all_sizes else 1),
-                               "report.vocab_size")  # fmt: skip
-    metric_names = typed(raw, "metrics", list, "top level", None)
-    if metric_names is not None:
-        for metric in metric_names:
-            if metric not in METRICS:
-                raise fail("metrics", f"unknown metric {metric!r} (known: {', '.join(METRICS)})")
-        metric_names = tuple(metric_names)
-    max_chars = raw.get("max_train_chars")
-    if max_chars is not None:
-        positive_int(max_chars, "max_train_chars")
-
-    return ExperimentConfig(
-        name=name,
-        description=typed(raw, "description", str, "top level", ""),
-        seed=typed(raw, "seed", int, "top level", 0),
-        corpora=tuple(corpora),
-        tokenizers=tuple(entries),
-        production=tuple(production),
-        max_train_chars=max_chars,
-        metrics=metric_names,
-        bootstrap_resamples=positive_int(bootstrap.get("resamples", 1000), "bootstrap.resamples"),
-        confidence=confidence,
-        report_vocab_size=report_size,
-        source=source,
-    )
+    config = validate(ExperimentConfig, raw, fail)
+    config._source = source
+    return config

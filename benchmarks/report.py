@@ -46,10 +46,11 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks import findings, plots
+from benchmarks import findings, plots, render
 from benchmarks.catalog import METRICS, RESULT_COLUMNS
 from benchmarks.errors import BenchmarkError
 from benchmarks.findings import vocab_label
+from benchmarks.render import latex_escape, md_escape
 from bpe.base import atomic_write_text
 
 REPORT_FILE = "report.md"
@@ -322,31 +323,12 @@ def cell_text(cell: pd.Series | None, bold: Callable[[str], str]) -> str:
 
 
 def markdown_table(table: Table) -> str:
-    header = [table.row_header, *table.tokenizers]
-    lines = [
-        "| " + " | ".join(md_escape(h) for h in header) + " |",
-        "|" + "|".join([":--", *["--:"] * len(table.tokenizers)]) + "|",
+    header = [md_escape(h) for h in [table.row_header, *table.tokenizers]]
+    rows = [
+        [md_escape(label), *(cell_text(table.cell(label, t), lambda v: f"**{v}**") for t in table.tokenizers)]
+        for label in table.rows
     ]
-    for label in table.rows:
-        texts = [cell_text(table.cell(label, t), lambda v: f"**{v}**") for t in table.tokenizers]
-        lines.append("| " + " | ".join([md_escape(label), *texts]) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def md_escape(text: str) -> str:
-    """Label text for markdown: `|` would split a table cell, `<unk>` would be swallowed as an HTML tag."""
-    return text.replace("|", "\\|").replace("<", "\\<")
-
-
-LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-    "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
-    ">": r"\textgreater{}", "α": r"$\alpha$",
-}  # fmt: skip
-
-
-def latex_escape(text: str) -> str:
-    return "".join(LATEX_SPECIALS.get(char, char) for char in text)
+    return render.markdown(header, rows, "l" + "r" * len(table.tokenizers))
 
 
 def latex_table(table: Table, run: Run) -> str:
@@ -355,22 +337,13 @@ def latex_table(table: Table, run: Run) -> str:
         f"{latex_escape(table.title.replace('`', ''))} at vocabulary size "
         f"{latex_escape(vocab_label(run.report_vocab_size))} ({latex_escape(run.ci_name)} in brackets{best})."
     )
-    lines = [
-        f"% tokbench table {table.slug}",
-        r"\begin{table}[t]",
-        r"\centering",
-        rf"\caption{{{caption}}}",
-        rf"\label{{tab:{table.slug}}}",
-        r"\begin{tabular}{l" + "r" * len(table.tokenizers) + "}",
-        r"\toprule",
-        " & ".join([latex_escape(table.row_header), *(latex_escape(t) for t in table.tokenizers)]) + r" \\",
-        r"\midrule",
-    ]
+    header = [latex_escape(h) for h in [table.row_header, *table.tokenizers]]
+    rows = []
     for label in table.rows:
         texts = [cell_text(table.cell(label, t), lambda v: rf"\textbf{{{v}}}") for t in table.tokenizers]
-        lines.append(" & ".join([latex_escape(label), *(t.replace(MISSING, "--") for t in texts)]) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+        rows.append([latex_escape(label), *(t.replace(MISSING, "--") for t in texts)])
+    body = render.latex(header, rows, "l" + "r" * len(table.tokenizers), caption, f"tab:{table.slug}")
+    return f"% tokbench table {table.slug}\n{body}\n"
 
 
 def csv_table(table: Table) -> str:
@@ -534,7 +507,7 @@ def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot 
     if not tables:
         lines += [f"_This run has no {group} rows._", ""]
     for table in tables:
-        lines += [f"### {table.heading}", "", markdown_table(table)]
+        lines += [f"### {table.heading}", "", markdown_table(table), ""]
         for note in table.notes:
             lines.append(f"_Note: {md_escape(note)}_  ")
         lines += [f"[LaTeX]({TABLES_DIR}/{table.slug}.tex) · [CSV]({TABLES_DIR}/{table.slug}.csv)", ""]
@@ -590,12 +563,12 @@ def cost_section(run: Run) -> list[str]:
              f"At {run.report_vocab_size:,} (production rows: their own vocabulary). Training seconds are "
              "those measured when the tokenizer was trained (a cached tokenizer keeps its time); encoding "
              "throughput is MB of UTF-8 test text per second, one process, documents one by one. "
-             "These figures vary between runs and are never compared by `tokbench check`.", "",
-             "| corpus | tokenizer | training (s) | encode (MB/s) |", "|:--|:--|--:|--:|"]  # fmt: skip
-    for row in rows.sort_values(["corpus", "tokenizer"]).itertuples():
-        lines.append(f"| {row.corpus} | {md_escape(row.tokenizer)} | {row.train_seconds:.2f} | "
-                     f"{row.encode_mb_per_s:.2f} |")  # fmt: skip
-    return [*lines, ""]
+             "These figures vary between runs and are never compared by `tokbench check`.", ""]  # fmt: skip
+    cells = [
+        [md_escape(row.corpus), md_escape(row.tokenizer), f"{row.train_seconds:.2f}", f"{row.encode_mb_per_s:.2f}"]
+        for row in rows.sort_values(["corpus", "tokenizer"]).itertuples()
+    ]
+    return [*lines, render.markdown(["corpus", "tokenizer", "training (s)", "encode (MB/s)"], cells, "llrr"), ""]
 
 
 def paired_section(run: Run) -> list[str]:
@@ -613,12 +586,13 @@ def paired_section(run: Run) -> list[str]:
     for corpus, group in paired.groupby("corpus", sort=True):
         significant = group[group["p_value"] < 0.05]
         lines.append(f"- `{corpus}`: {len(significant)} of {len(group)} pairs differ at p < 0.05.")
-    lines += ["", "<details><summary>all pairs</summary>", "",
-              "| corpus | A | B | A − B | CI | p |", "|:--|:--|:--|--:|:--|--:|"]  # fmt: skip
-    for row in paired.itertuples():
-        lines.append(f"| {row.corpus} | {md_escape(row.tokenizer_a)} | {md_escape(row.tokenizer_b)} | "
-                     f"{row.difference:.1f} | [{row.ci_low:.1f}, {row.ci_high:.1f}] | {row.p_value:.3g} |")
-    return [*lines, "", "</details>", ""]
+    cells = [
+        [md_escape(row.corpus), md_escape(row.tokenizer_a), md_escape(row.tokenizer_b), f"{row.difference:.1f}",
+         f"[{row.ci_low:.1f}, {row.ci_high:.1f}]", f"{row.p_value:.3g}"]
+        for row in paired.itertuples()
+    ]  # fmt: skip
+    table = render.markdown(["corpus", "A", "B", "A − B", "CI", "p"], cells, "lllrlr")
+    return [*lines, "", "<details><summary>all pairs</summary>", "", table, "", "</details>", ""]
 
 
 # --------------------------------------------------------------------------- orchestration

@@ -3,8 +3,11 @@
 The library knows nothing about corpora or experiments.  Entry points:
 
 * ``train(kind, texts, vocab_size, **options)`` - train a family by name;
-* ``load(path_or_name)`` - a saved JSON tokenizer, or a production tokenizer by name;
-* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept.
+* ``load(source, format=None, pattern=None)`` - a tokenizer by name (``PRODUCTION``) or from a
+  file of any accepted format (``bpe.pretrained``: tokbench JSON, Hugging Face tokenizer.json,
+  sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
+* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept;
+* ``bpe.render`` - the text each token covers, for people to read.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bpe.base import Encoding, Tokenizer, TokenizerError, read_tokenizer_document
+from bpe.base import Encoding, Tokenizer, TokenizerError, check_tokenizer_document
+from bpe.pretrained import load_file
+from bpe.production import PRODUCTION
 
 __version__ = "0.1.0"
 
@@ -29,12 +34,6 @@ FAMILIES: dict[str, str] = {
     "spm-unigram": "bpe.spm:SentencePieceUnigramTokenizer",
     "morfessor": "bpe.morfessor:MorfessorTokenizer",
     "bpe-knockout": "bpe.knockout:KnockoutTokenizer",
-}
-
-# encode-only production tokenizers, by name
-PRODUCTION: dict[str, str] = {
-    "cl100k": "bpe.production:Cl100kTokenizer",
-    "mistral-v1": "bpe.production:MistralV1Tokenizer",
 }
 
 __all__ = ["FAMILIES", "PRODUCTION", "Encoding", "Tokenizer", "TokenizerError", "family_class", "load", "train"]
@@ -57,12 +56,30 @@ def train(kind: str, texts: Iterable[str], vocab_size: int, **options: Any) -> T
     return family_class(kind).train(texts, vocab_size, **options)
 
 
-def load(path_or_name: str | Path) -> Tokenizer:
-    """Load a saved tokenizer JSON, or a production tokenizer by name (``cl100k``, ``mistral-v1``)."""
-    if isinstance(path_or_name, str) and path_or_name in PRODUCTION:
-        return _resolve(PRODUCTION[path_or_name])()
-    document = read_tokenizer_document(path_or_name)
+def load(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+    """A tokenizer by name (``PRODUCTION``: ``cl100k``, ``mistral-v1``, ``bytes``, ...) or from a file.
+
+    A file's format is detected from its content; ``format`` (``tokbench``, ``hf``,
+    ``sentencepiece``, ``tiktoken``, ``tekken``) makes it an error for the file to be anything
+    else.  ``pattern`` is the pre-tokenizer of a tiktoken rank file: ``gpt2``/``r50k``, ``cl100k``,
+    ``o200k`` or a regular expression.  A registry name wins over a file of the same name.
+    """
+    if isinstance(source, str) and source in PRODUCTION:
+        if format is not None or pattern is not None:
+            raise TokenizerError(f"{source} is a tokenizer name: it takes no format or pattern")
+        return PRODUCTION[source].load()
+    path = Path(source)
+    if not path.exists() and isinstance(source, str) and not any(sep in source for sep in "/\\"):
+        raise TokenizerError(
+            f"{source!r} is neither a file nor a known tokenizer name; known names: {', '.join(PRODUCTION)}"
+        )
+    return load_file(path, format=format, pattern=pattern)
+
+
+def tokenizer_from_document(document: dict[str, Any], path: str | Path) -> Tokenizer:
+    """A tokenizer of a trainable family from a saved JSON document (checked envelope first)."""
+    document = check_tokenizer_document(document, path)
     family = document["family"]
     if family not in FAMILIES:
-        raise TokenizerError(f"{path_or_name}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
+        raise TokenizerError(f"{path}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
     return _resolve(FAMILIES[family]).from_dict(document)

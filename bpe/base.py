@@ -69,8 +69,13 @@ class Tokenizer(ABC):
     abstract methods; ``save``/``load`` and batch helpers are shared."""
 
     family: ClassVar[str]
-    #: False for encode-only production tokenizers, which cannot be trained or saved.
+    #: False for encode-only pretrained tokenizers, which cannot be trained or saved.
     trainable: ClassVar[bool] = True
+
+    @property
+    def name(self) -> str:
+        """How messages refer to this tokenizer: its family (a pretrained tokenizer: its name or file)."""
+        return self.family
 
     # -- training ---------------------------------------------------------
     @classmethod
@@ -113,13 +118,16 @@ class Tokenizer(ABC):
         return False
 
     def encode_options(self) -> dict[str, Any]:
-        """The encode-time options this tokenizer takes and their values (none for most families)."""
+        """The encode-time options this tokenizer takes and their values (``bpe.options``; none for a
+        pretrained tokenizer)."""
         return {}
 
     def with_encode_options(self, **options: Any) -> Tokenizer:
-        """The same tokenizer with other encode-time options; families that have some override this."""
-        if options:
-            raise TokenizerError(f"{self.family} has no encode options (given: {', '.join(sorted(options))})")
+        """The same vocabulary with other encode-time options (an option not given keeps its value);
+        families that have some override this."""
+        given = sorted(name for name, value in options.items() if value is not None)
+        if given:
+            raise TokenizerError(f"{self.name} does not take encode option(s): {', '.join(given)} (it takes: none)")
         return self
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
@@ -191,19 +199,8 @@ def _umask() -> int:
     return mask
 
 
-def read_tokenizer_document(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check the envelope of a saved tokenizer; clear errors for foreign files."""
-    path = Path(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TokenizerError(f"{path}: no such tokenizer file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TokenizerError(f"{path}: cannot read tokenizer file ({exc})") from None
-    try:
-        document = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise TokenizerError(f"{path}: not a JSON file (line {exc.lineno}: {exc.msg})") from None
+def check_tokenizer_document(document: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check the envelope of a saved tokenizer read from ``path``; clear errors for foreign files."""
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise TokenizerError(f'{path}: not a tokbench tokenizer (expected "format": "{FORMAT_NAME}")')
     version = document.get("format_version")

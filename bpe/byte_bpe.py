@@ -17,15 +17,9 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
 from bpe.bytes_unicode import BYTE_TO_CHAR
-from bpe.merge_tokenizer import MergeTokenizer, check_dropout, check_encode_mode, check_seed
-from bpe.normalizers import get_normalizer, normalized_texts
-from bpe.options import (
-    check_training_options,
-    check_vocab_minimum,
-    read_common_body,
-    special_tokens_with,
-)
-from bpe.pretokenizers import get_pretokenizer
+from bpe.merge_tokenizer import MergeTokenizer
+from bpe.normalizers import normalized_texts
+from bpe.options import ByteBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
@@ -35,29 +29,16 @@ class ByteBPETokenizer(MergeTokenizer):
     family = "byte-bpe"
 
     def __init__(
-        self,
-        merges: Iterable[tuple[int, int]] = (),
-        *,
-        pretokenizer: str = "gpt2",
-        normalizer: str = "none",
-        special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
-        dropout: float = 0.0,
-        seed: int = 0,
-        min_frequency: int = 2,
+        self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any
     ) -> None:
-        """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``."""
+        """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``;
+        ``options``: see ``bpe.options.ByteBPEOptions``."""
         super().__init__(
             special_tokens=special_tokens_with(special_tokens),
             base_pieces=BYTE_TO_CHAR,
             base_bytes=_BYTES,
             merges=merges,
-            pretokenizer=pretokenizer,
-            normalizer=normalizer,
-            encode_mode=encode_mode,
-            dropout=dropout,
-            seed=seed,
-            min_frequency=min_frequency,
+            options=ByteBPEOptions.parse(self.family, options),
         )
 
     @classmethod
@@ -66,47 +47,30 @@ class ByteBPETokenizer(MergeTokenizer):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        pretokenizer: str = "gpt2",
-        normalizer: str = "none",
-        min_frequency: int = 2,
         special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
-        dropout: float = 0.0,
-        seed: int = 0,
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
-        **unknown: Any,
+        **options: Any,
     ) -> ByteBPETokenizer:
         """Learn merges until the vocabulary (specials + 256 bytes + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
 
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
-        ``normalizer`` rewrites the text before training and encoding (``bpe.normalizers``);
-        ``encode_mode``, ``dropout`` and ``seed`` only change encoding (``bpe.merge_tokenizer``).
+        ``options``: see ``bpe.options.ByteBPEOptions``; ``normalizer`` rewrites the text before
+        training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
+        ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        encode_mode = check_encode_mode(encode_mode)
-        check_dropout(dropout, encode_mode)
-        check_seed(seed)
-        get_pretokenizer(pretokenizer)
-        get_normalizer(normalizer)
+        settings = ByteBPEOptions.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
 
-        counts = count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
-        options = {
-            "pretokenizer": pretokenizer,
-            "normalizer": normalizer,
-            "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            "encode_mode": encode_mode,
-            "dropout": dropout,
-            "seed": seed,
-            "min_frequency": min_frequency,
-        }
+        counts = count_pretokens(normalized_texts(texts, settings.normalizer), settings.pretokenizer, workers=workers)
+        arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "byte-bpe merges") as callback:
-            merges = cls(**options)._learn_merges(counts, vocab_size, callback)
-        return cls(merges, **options)
+            merges = cls(**arguments)._learn_merges(counts, vocab_size, callback)
+        return cls(merges, **arguments)
 
     def _merge_keys(self) -> list[bytes]:
         return list(self._bytes)
@@ -124,10 +88,9 @@ class ByteBPETokenizer(MergeTokenizer):
                 'tokenizer file: field "vocab" must list the 256 byte symbols (GPT-2 aliases, byte order) '
                 "right after the specials"
             )
+        options = ByteBPEOptions.read_saved(config)
         tokenizer = cls(
-            cls._read_merges(body),
-            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            **cls._read_options(config),
+            cls._read_merges(body), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer

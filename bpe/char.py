@@ -14,14 +14,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.normalizers import get_normalizer, normalized_texts
-from bpe.options import (
-    body_field,
-    check_training_options,
-    check_vocab_minimum,
-    read_common_body,
-    special_tokens_with,
-)
+from bpe.normalizers import normalized_texts
+from bpe.options import CharOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
 
@@ -33,14 +27,9 @@ _CACHE_PRETOKENIZER = "unicode"
 class CharTokenizer(TrainedTokenizer):
     family = "char"
 
-    def __init__(
-        self,
-        alphabet: Sequence[str],
-        *,
-        normalizer: str = "none",
-        special_tokens: Iterable[str] = (),
-        min_frequency: int = 1,
-    ) -> None:
+    def __init__(self, alphabet: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
+        """``options``: see ``bpe.options.CharOptions``."""
+        self.options = CharOptions.parse(self.family, options)
         specials = special_tokens_with(special_tokens)
         for index, char in enumerate(alphabet):
             if not isinstance(char, str) or len(char) != 1:
@@ -48,8 +37,9 @@ class CharTokenizer(TrainedTokenizer):
         if len(set(alphabet)) != len(alphabet):
             raise TokenizerError("char vocabulary entries must be distinct")
         pieces = [*specials, *alphabet]
-        super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, _CACHE_PRETOKENIZER, normalizer)
-        self.min_frequency = min_frequency
+        super().__init__(
+            pieces, [piece.encode("utf-8") for piece in pieces], specials, _CACHE_PRETOKENIZER, self.options.normalizer
+        )
         self._char_ids = {char: len(specials) + index for index, char in enumerate(alphabet)}
 
     @classmethod
@@ -58,41 +48,33 @@ class CharTokenizer(TrainedTokenizer):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        normalizer: str = "none",
-        min_frequency: int = 1,
         special_tokens: Iterable[str] = (),
         progress: bool | ProgressCallback = False,
-        **unknown: Any,
+        **options: Any,
     ) -> CharTokenizer:
         """Keep up to ``vocab_size - len(specials)`` characters, most frequent first.
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        get_normalizer(normalizer)
+        settings = CharOptions.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
         check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character")
 
         counts: Counter[str] = Counter()
-        for text in checked_texts(normalized_texts(texts, normalizer)):
+        for text in checked_texts(normalized_texts(texts, settings.normalizer)):
             counts.update(text)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= min_frequency]
-        extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
-        return cls(sorted(alphabet), normalizer=normalizer, special_tokens=extra_specials, min_frequency=min_frequency)
+        alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
+        return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         char_ids, unk = self._char_ids, self.unk_id
         ids = [char_ids.get(char, unk) for char in pretoken]
         return ids, ([1] * len(pretoken) if pretoken.isascii() else [len(char.encode("utf-8")) for char in pretoken])
 
-    def config(self) -> dict[str, Any]:
-        return {"normalizer": self.normalizer.name, "min_frequency": self.min_frequency}
-
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> CharTokenizer:
         config, specials, vocab = read_common_body(body)
+        options = CharOptions.read_saved(config)
         return cls(
-            vocab[len(specials) :],
-            normalizer=config.get("normalizer", "none"),
-            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            min_frequency=body_field(config, "min_frequency", int, "config"),
+            vocab[len(specials) :], special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
         )

@@ -29,64 +29,47 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.merge_tokenizer import MergeTokenizer, check_dropout, check_encode_mode, check_seed
-from bpe.normalizers import get_normalizer, normalized_texts
-from bpe.options import (
-    body_field,
-    check_training_options,
-    check_vocab_minimum,
-    read_common_body,
-    require_choice,
-    require_int,
-    special_tokens_with,
-)
-from bpe.pretokenizers import get_pretokenizer
+from bpe.merge_tokenizer import MergeTokenizer
+from bpe.normalizers import normalized_texts
+from bpe.options import CharBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
 
 END_OF_WORD = "</w>"
-END_OF_WORD_MODES = ("separate", "attached", "none")
 _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, plain or with </w>", "none": "characters"}
 
 
 class CharBPETokenizer(MergeTokenizer):
     family = "char-bpe"
 
+    options: CharBPEOptions
+
     def __init__(
         self,
         base_pieces: Sequence[str],
         merges: Iterable[tuple[int, int]] = (),
         *,
-        end_of_word: str = "separate",
-        pretokenizer: str = "unicode",
-        normalizer: str = "none",
         special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
-        dropout: float = 0.0,
-        seed: int = 0,
-        min_frequency: int = 2,
-        limit_alphabet: int | None = None,
+        **options: Any,
     ) -> None:
         """``base_pieces``: the base symbols (characters, ``</w>`` or ``c</w>`` per
         ``end_of_word``); ``merges``: id pairs; ``special_tokens``: extra specials
-        after ``<pad> <unk> <s> </s>``."""
-        self.end_of_word = require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
-        _check_base_pieces(base_pieces, end_of_word)
-        self.limit_alphabet = limit_alphabet
+        after ``<pad> <unk> <s> </s>``; ``options``: see ``bpe.options.CharBPEOptions``."""
+        settings = CharBPEOptions.parse(self.family, options)
+        _check_base_pieces(base_pieces, settings.end_of_word)
         super().__init__(
             special_tokens=special_tokens_with(special_tokens),
             base_pieces=base_pieces,
             base_bytes=[piece.removesuffix(END_OF_WORD).encode("utf-8") for piece in base_pieces],
             merges=merges,
-            pretokenizer=pretokenizer,
-            normalizer=normalizer,
-            encode_mode=encode_mode,
-            dropout=dropout,
-            seed=seed,
-            min_frequency=min_frequency,
+            options=settings,
         )
         first_base = len(self.special_tokens)
         self._symbol_ids = {piece: first_base + index for index, piece in enumerate(base_pieces)}
         self._end_of_word_id = self._symbol_ids.get(END_OF_WORD)
+
+    @property
+    def end_of_word(self) -> str:
+        return self.options.end_of_word
 
     @classmethod
     def from_piece_merges(
@@ -113,62 +96,38 @@ class CharBPETokenizer(MergeTokenizer):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        pretokenizer: str = "unicode",
-        normalizer: str = "none",
-        end_of_word: str = "separate",
-        min_frequency: int = 2,
-        limit_alphabet: int | None = None,
         special_tokens: Iterable[str] = (),
-        encode_mode: str = "merges",
-        dropout: float = 0.0,
-        seed: int = 0,
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
-        **unknown: Any,
+        **options: Any,
     ) -> CharBPETokenizer:
         """Learn merges until the vocabulary (specials + base symbols + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
 
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
-        ``normalizer`` rewrites the text before training and encoding (``bpe.normalizers``);
-        ``encode_mode``, ``dropout`` and ``seed`` only change encoding (``bpe.merge_tokenizer``).
+        ``options``: see ``bpe.options.CharBPEOptions``; ``normalizer`` rewrites the text before
+        training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
+        ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        if limit_alphabet is not None:
-            require_int("limit_alphabet", limit_alphabet, 1)
-        require_choice("end_of_word", end_of_word, END_OF_WORD_MODES)
-        encode_mode = check_encode_mode(encode_mode)
-        check_dropout(dropout, encode_mode)
-        check_seed(seed)
-        get_pretokenizer(pretokenizer)
-        get_normalizer(normalizer)
+        settings = CharBPEOptions.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
 
-        counts = count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
-        base_pieces = _alphabet(counts, end_of_word, limit_alphabet)
+        counts = count_pretokens(normalized_texts(texts, settings.normalizer), settings.pretokenizer, workers=workers)
+        base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
         check_vocab_minimum(
             cls.family,
             vocab_size,
             len(specials) + len(base_pieces),
             f"{len(specials)} special tokens + {len(base_pieces)} base symbols: "
-            f"{_BASE_SYMBOLS[end_of_word]} of the training text",
-            "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
+            f"{_BASE_SYMBOLS[settings.end_of_word]} of the training text",
+            "" if settings.limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
         )
-        options = {
-            "end_of_word": end_of_word,
-            "pretokenizer": pretokenizer,
-            "normalizer": normalizer,
-            "special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            "encode_mode": encode_mode,
-            "dropout": dropout,
-            "seed": seed,
-            "min_frequency": min_frequency,
-            "limit_alphabet": limit_alphabet,
-        }
+        arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "char-bpe merges") as callback:
-            merges = cls(base_pieces, **options)._learn_merges(counts, vocab_size, callback)
-        return cls(base_pieces, merges, **options)
+            merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
+        return cls(base_pieces, merges, **arguments)
 
     def _merge_keys(self) -> list[str]:
         return list(self._pieces)
@@ -186,9 +145,6 @@ class CharBPETokenizer(MergeTokenizer):
         return symbols, byte_lengths
 
     # -- persistence ------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "end_of_word": self.end_of_word, "limit_alphabet": self.limit_alphabet}
-
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> CharBPETokenizer:
         config, specials, vocab = read_common_body(body)
@@ -196,16 +152,12 @@ class CharBPETokenizer(MergeTokenizer):
         base_count = len(vocab) - len(specials) - len(merges)
         if base_count < 0:
             raise TokenizerError('tokenizer file: field "vocab" is shorter than the specials plus one entry per merge')
-        limit_alphabet = config.get("limit_alphabet")
-        if limit_alphabet is not None:
-            require_int("config.limit_alphabet", limit_alphabet, 1)
+        options = CharBPEOptions.read_saved(config)
         tokenizer = cls(
             vocab[len(specials) : len(specials) + base_count],
             merges,
-            end_of_word=body_field(config, "end_of_word", str, "config"),
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            limit_alphabet=limit_alphabet,
-            **cls._read_options(config),
+            **options.model_dump(),
         )
         tokenizer._check_saved_vocab(vocab)
         return tokenizer

@@ -68,7 +68,7 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     settings = {
         "encode_mode": (tokenizer.encode_mode, tokenizer.encode_mode == "merges"),
         # HF's BPE dropout skips merges popped from a queue, not per step as ours does
-        "dropout": (tokenizer.dropout, tokenizer.dropout == 0),
+        "dropout": (tokenizer.options.dropout, tokenizer.options.dropout == 0),
         "normalizer": (tokenizer.normalizer.name, tokenizer.normalizer.name == "none"),
         "pretokenizer": (tokenizer.pretokenizer.name, tokenizer.pretokenizer.is_regex),
     }

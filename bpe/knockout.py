@@ -40,22 +40,29 @@ from typing import Any
 
 from bpe.base import TokenizerError
 from bpe.merge_tokenizer import MergeTokenizer, token_byte_lengths
+from bpe.options import KnockoutOptions, body_field
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback
 
 BASES = ("char-bpe", "byte-bpe")
-DEFAULT_THRESHOLD = 0.5
 
 
 class KnockoutTokenizer(TrainedTokenizer):
     family = "bpe-knockout"
 
-    def __init__(self, base: MergeTokenizer, knocked_out: Iterable[int], threshold: float = DEFAULT_THRESHOLD) -> None:
-        """``base``: the BPE tokenizer before knockout; ``knocked_out``: ids of its merged tokens to remove."""
+    options: KnockoutOptions
+
+    def __init__(self, base: MergeTokenizer, knocked_out: Iterable[int], threshold: float | None = None) -> None:
+        """``base``: the BPE tokenizer before knockout; ``knocked_out``: ids of its merged tokens to remove;
+        ``threshold``: the blame ratio they were removed at (``bpe.options.KnockoutOptions``)."""
         if not isinstance(base, MergeTokenizer) or base.family not in BASES:
             raise TokenizerError(f"bpe-knockout needs a base tokenizer of family {' or '.join(BASES)}")
         if base.encode_mode != "merges" or base.samples or base.normalizer.name != "none":
             raise TokenizerError("bpe-knockout needs a base encoding by merges, without dropout or normalizer")
+        # the base's training options, as declared for bpe-knockout
+        inherited = {name: value for name, value in base.options.training_options().items()
+                     if name in KnockoutOptions.model_fields}  # fmt: skip
+        self.options = KnockoutOptions.parse(self.family, {"base": base.family, "threshold": threshold, **inherited})
         knocked_out = list(knocked_out)
         merged = range(base.first_merge_id, base.vocab_size)
         for token in knocked_out:
@@ -63,7 +70,6 @@ class KnockoutTokenizer(TrainedTokenizer):
                 raise TokenizerError(f"bpe-knockout can only remove merged tokens of the base, not id {token!r}")
         removed = sorted(set(knocked_out))
         self.base = base
-        self.threshold = threshold
         self.knocked_out = removed
         gone = set(removed)
         kept = [token for token in range(base.vocab_size) if token not in gone]
@@ -103,26 +109,21 @@ class KnockoutTokenizer(TrainedTokenizer):
         vocab_size: int,
         *,
         references: Mapping[str, Collection[int]] | None = None,
-        base: str = "char-bpe",
-        threshold: float = DEFAULT_THRESHOLD,
         progress: bool | ProgressCallback = False,
-        **base_options: Any,
+        workers: int | None = None,
+        **options: Any,
     ) -> KnockoutTokenizer:
-        """Train ``base`` BPE (``vocab_size`` and ``base_options`` are its own), then knock out the merges
-        that ``references`` (word -> inner character boundaries) blame."""
+        """Train the base BPE (``vocab_size`` is its own), then knock out the merges that
+        ``references`` (word -> inner character boundaries) blame.  ``options``: see
+        ``bpe.options.KnockoutOptions``; ``workers``: processes counting pre-tokens."""
         import bpe
 
-        if base not in BASES:
-            raise TokenizerError(f"unknown base {base!r} for bpe-knockout; choose one of: {', '.join(BASES)}")
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-            raise TokenizerError(f"threshold must be a blame ratio in (0, 1], got {threshold!r}")
-        for name in ("encode_mode", "dropout", "normalizer"):
-            if base_options.get(name) not in (None, *(("merges",) if name == "encode_mode" else ())):
-                raise TokenizerError(f"bpe-knockout does not take option {name} (it encodes with its own merges)")
+        settings = KnockoutOptions.parse(cls.family, options)
         words = _checked_references(references)
-        trained = bpe.train(base, texts, vocab_size, progress=progress, **base_options)
+        trained = bpe.train(settings.base, texts, vocab_size, progress=progress, workers=workers,
+                            **settings.base_options())  # fmt: skip
         assert isinstance(trained, MergeTokenizer)
-        return cls(trained, blamed_merges(trained, words, threshold), threshold)
+        return cls(trained, blamed_merges(trained, words, settings.threshold), settings.threshold)
 
     # -- encoding ---------------------------------------------------------
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -144,9 +145,6 @@ class KnockoutTokenizer(TrainedTokenizer):
         return symbols, token_byte_lengths(symbols, byte_lengths, self._symbol_counts)
 
     # -- persistence ------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {"base": self.base.family, "threshold": self.threshold, "pretokenizer": self.pretokenizer.name}
-
     def to_dict(self) -> dict[str, Any]:
         base = {"family": self.base.family, **self.base.to_dict()}
         return {**super().to_dict(), "knocked_out": list(self.knocked_out), "base": base}
@@ -162,8 +160,11 @@ class KnockoutTokenizer(TrainedTokenizer):
         knocked_out = body.get("knocked_out")
         if not isinstance(knocked_out, list):
             raise TokenizerError('tokenizer file: field "knocked_out" must be a list of ids')
-        config = body.get("config") if isinstance(body.get("config"), dict) else {}
-        tokenizer = cls(base, knocked_out, config.get("threshold", DEFAULT_THRESHOLD))
+        config = body_field(body, "config", dict)
+        options = KnockoutOptions.read_saved(config)
+        tokenizer = cls(base, knocked_out, options.threshold)
+        if tokenizer.options != options:
+            raise TokenizerError('tokenizer file: field "config" does not match the options of field "base"')
         if body.get("vocab") != tokenizer.vocab:
             raise TokenizerError('tokenizer file: field "vocab" does not match the base without the knocked-out ids')
         return tokenizer

@@ -40,35 +40,12 @@ from itertools import pairwise
 from typing import Any
 
 from bpe.base import UNK, TokenizerError
-from bpe.inference import INFERENCE_METHODS, VocabularyTrie
-from bpe.options import body_field, require_choice, require_int
+from bpe.inference import VocabularyTrie
+from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, train_merges
 
-ENCODE_MODES = ("merges", *INFERENCE_METHODS)
-#: earlier names of encode modes, still accepted (saved files, configs)
-ENCODE_MODE_ALIASES = {"greedy": "longest-prefix"}
 _NO_RANK = 1 << 62
-
-
-def check_encode_mode(encode_mode: Any) -> str:
-    """``encode_mode`` checked, with an earlier name replaced by the current one."""
-    if isinstance(encode_mode, str):
-        encode_mode = ENCODE_MODE_ALIASES.get(encode_mode, encode_mode)
-    return require_choice("encode_mode", encode_mode, ENCODE_MODES)
-
-
-def check_dropout(dropout: Any, encode_mode: str) -> float:
-    """A BPE-dropout probability in [0, 1]; only the ``merges`` mode has merges to drop."""
-    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
-        raise TokenizerError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
-    if dropout and encode_mode != "merges":
-        raise TokenizerError(f"dropout applies to encode_mode 'merges' only, not {encode_mode!r}")
-    return float(dropout)
-
-
-def check_seed(seed: Any) -> int:
-    return require_int("seed", seed, 0)
 
 
 def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts: Sequence[int]) -> list[int]:
@@ -86,6 +63,8 @@ def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts
 
 
 class MergeTokenizer(TrainedTokenizer):
+    options: CharBPEOptions | ByteBPEOptions
+
     def __init__(
         self,
         *,
@@ -93,13 +72,9 @@ class MergeTokenizer(TrainedTokenizer):
         base_pieces: Sequence[str],
         base_bytes: Sequence[bytes],
         merges: Iterable[tuple[int, int]],
-        pretokenizer: str,
-        normalizer: str,
-        encode_mode: str,
-        dropout: float,
-        seed: int,
-        min_frequency: int,
+        options: CharBPEOptions | ByteBPEOptions,
     ) -> None:
+        self.options = options
         pieces = [*special_tokens, *base_pieces]
         token_bytes = [*(token.encode("utf-8") for token in special_tokens), *base_bytes]
         self.first_merge_id = len(pieces)
@@ -115,11 +90,7 @@ class MergeTokenizer(TrainedTokenizer):
             pieces.append(pieces[left] + pieces[right])
             token_bytes.append(token_bytes[left] + token_bytes[right])
             self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
-        super().__init__(pieces, token_bytes, special_tokens, pretokenizer, normalizer)
-        self.encode_mode = check_encode_mode(encode_mode)
-        self.dropout = check_dropout(dropout, self.encode_mode)
-        self.seed = check_seed(seed)
-        self.min_frequency = min_frequency
+        super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer, options.normalizer)
         self._trie: VocabularyTrie | None = None
 
     def _check_merge(self, index: int, left: Any, right: Any, first_base: int, new_id: int) -> None:
@@ -137,19 +108,9 @@ class MergeTokenizer(TrainedTokenizer):
         """The merges as (left id, right id), in the order learned."""
         return list(self._merge_pairs)
 
-    def with_encode_options(
-        self, *, encode_mode: str | None = None, dropout: float | None = None, seed: int | None = None
-    ) -> MergeTokenizer:
-        """The same vocabulary and merges with other encode-time options (None keeps the current one)."""
-        clone = self._fresh_copy()
-        clone.encode_mode = check_encode_mode(self.encode_mode if encode_mode is None else encode_mode)
-        clone.dropout = check_dropout(self.dropout if dropout is None else dropout, clone.encode_mode)
-        clone.seed = check_seed(self.seed if seed is None else seed)
-        return clone
-
-    def encode_options(self) -> dict[str, Any]:
-        """The encode-time options, as ``with_encode_options`` and ``train`` take them."""
-        return {"encode_mode": self.encode_mode, "dropout": self.dropout, "seed": self.seed}
+    @property
+    def encode_mode(self) -> str:
+        return self.options.encode_mode
 
     # -- training ---------------------------------------------------------
     def _learn_merges(
@@ -178,7 +139,7 @@ class MergeTokenizer(TrainedTokenizer):
             word_counts,
             self._merge_keys(),
             vocab_size - self.vocab_size,
-            min_frequency=self.min_frequency,
+            min_frequency=self.options.min_frequency,
             progress=progress,
         )
         return [(merge.left, merge.right) for merge in merges]
@@ -242,17 +203,13 @@ class MergeTokenizer(TrainedTokenizer):
         return VocabularyTrie([((unk,), unk), *((expansions[i], i) for i in range(first_base, len(expansions)))])
 
     # -- BPE-dropout ------------------------------------------------------
-    @property
-    def samples(self) -> bool:
-        return self.dropout > 0
-
     def _sampling_stream(self, text: str) -> random.Random | None:
         # a str seed is hashed with SHA-512 by `random`: the same on every platform and run
-        return random.Random(f"{self.seed}\x00{text}") if self.dropout > 0 else None
+        return random.Random(f"{self.options.seed}\x00{text}") if self.samples else None
 
     def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
         symbols, byte_lengths = self._base_symbols(pretoken)
-        ranks, dropout = self._ranks, self.dropout
+        ranks, dropout = self._ranks, self.options.dropout
         while len(symbols) > 1:
             best, best_index = _NO_RANK, -1
             for i, pair in enumerate(pairwise(symbols)):
@@ -266,28 +223,8 @@ class MergeTokenizer(TrainedTokenizer):
         return symbols, token_byte_lengths(symbols, byte_lengths, self._symbol_counts)
 
     # -- persistence ------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {
-            "pretokenizer": self.pretokenizer.name,
-            "normalizer": self.normalizer.name,
-            "min_frequency": self.min_frequency,
-            **self.encode_options(),
-        }
-
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "merges": [list(pair) for pair in self._merge_pairs]}
-
-    @staticmethod
-    def _read_options(config: Mapping[str, Any]) -> dict[str, Any]:
-        """The options every merge family saves in ``config``; fields added later are optional."""
-        return {
-            "pretokenizer": body_field(config, "pretokenizer", str, "config"),
-            "normalizer": config.get("normalizer", "none"),
-            "encode_mode": body_field(config, "encode_mode", str, "config"),
-            "dropout": config.get("dropout", 0.0),
-            "seed": config.get("seed", 0),
-            "min_frequency": body_field(config, "min_frequency", int, "config"),
-        }
 
     @staticmethod
     def _read_merges(body: Mapping[str, Any]) -> list[tuple[int, int]]:

@@ -43,23 +43,20 @@ from contextlib import contextmanager
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.normalizers import get_normalizer, normalized_texts
+from bpe.normalizers import normalized_texts
 from bpe.options import (
+    MorfessorOptions,
     body_field,
-    check_training_options,
     check_vocab_minimum,
+    checked_vocab_size,
     read_common_body,
-    require_choice,
-    require_int,
     special_tokens_with,
 )
-from bpe.pretokenizers import get_pretokenizer
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, count_pretokens
 
+#: Morfessor's count modifiers, by the name of ``MorfessorOptions.dampening``
 DAMPENINGS = {"ones": lambda count: 1, "log": lambda count: round(math.log(count + 1, 2)), "none": None}
-#: saved under ``config`` for the record (encoding does not use them)
-TRAINING_OPTIONS = ("dampening", "corpus_weight", "max_epochs", "min_frequency", "seed")
 #: Morfessor's default longest morph considered by the Viterbi search
 MAX_MORPH_LENGTH = 30
 
@@ -108,20 +105,21 @@ class MorphLexicon:
 class MorfessorTokenizer(TrainedTokenizer):
     family = "morfessor"
 
+    options: MorfessorOptions
+
     def __init__(
         self,
         alphabet: Sequence[str],
         morph_pieces: Sequence[str],
         lexicon: MorphLexicon,
         *,
-        pretokenizer: str = "unicode",
-        normalizer: str = "none",
         special_tokens: Iterable[str] = (),
-        training: Mapping[str, Any] | None = None,
+        **options: Any,
     ) -> None:
         """``alphabet``: single characters; ``morph_pieces``: longer pieces (a morph, or a space plus a morph);
-        ``lexicon``: the morph counts the Viterbi search uses; ``training``: the training options, kept for
-        the saved file."""
+        ``lexicon``: the morph counts the Viterbi search uses; ``options``: see ``bpe.options.MorfessorOptions``
+        (only the pre-tokenizer and normalizer matter to encoding; the others record the training)."""
+        self.options = MorfessorOptions.parse(self.family, options)
         specials = special_tokens_with(special_tokens)
         for index, char in enumerate(alphabet):
             if not isinstance(char, str) or len(char) != 1:
@@ -132,10 +130,10 @@ class MorfessorTokenizer(TrainedTokenizer):
         pieces = [*specials, *alphabet, *morph_pieces]
         if len(set(pieces)) != len(pieces):
             raise TokenizerError("morfessor vocabulary entries must be distinct")
-        super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, pretokenizer, normalizer)
+        token_bytes = [piece.encode("utf-8") for piece in pieces]
+        super().__init__(pieces, token_bytes, specials, self.options.pretokenizer, self.options.normalizer)
         self._piece_ids = {piece: index for index, piece in enumerate(pieces) if index >= len(specials)}
         self.lexicon = lexicon
-        self.training = dict(training or {})
 
     # -- training ---------------------------------------------------------
     @classmethod
@@ -144,35 +142,20 @@ class MorfessorTokenizer(TrainedTokenizer):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        pretokenizer: str = "unicode",
-        normalizer: str = "none",
-        dampening: str = "ones",
-        corpus_weight: float | None = None,
-        max_epochs: int | None = None,
-        min_frequency: int = 1,
-        seed: int = 0,
         special_tokens: Iterable[str] = (),
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
-        **unknown: Any,
+        **options: Any,
     ) -> MorfessorTokenizer:
         """Train Morfessor Baseline on the words of ``texts`` and keep up to ``vocab_size`` pieces.
-        ``progress`` is accepted for a uniform interface (Morfessor's own dots are silenced);
-        ``workers``: processes counting pre-tokens."""
-        check_training_options(cls.family, vocab_size, min_frequency, unknown)
-        require_choice("dampening", dampening, tuple(DAMPENINGS))
-        if corpus_weight is not None and (
-            isinstance(corpus_weight, bool) or not isinstance(corpus_weight, (int, float)) or corpus_weight <= 0
-        ):
-            raise TokenizerError(f"corpus_weight must be a number > 0, got {corpus_weight!r}")
-        if max_epochs is not None:
-            require_int("max_epochs", max_epochs, 1)
-        require_int("seed", seed, 0)
-        get_pretokenizer(pretokenizer)
-        get_normalizer(normalizer)
+        ``options``: see ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform
+        interface (Morfessor's own dots are silenced); ``workers``: processes counting pre-tokens."""
+        settings = MorfessorOptions.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
 
-        pretoken_counts = count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
+        texts = normalized_texts(texts, settings.normalizer)
+        pretoken_counts = count_pretokens(texts, settings.pretokenizer, workers=workers)
         alphabet = sorted({char for pretoken in pretoken_counts for char in pretoken})
         check_vocab_minimum(
             cls.family,
@@ -185,7 +168,7 @@ class MorfessorTokenizer(TrainedTokenizer):
             word = split_word(pretoken)[1]
             if not word.isspace():
                 word_counts[word] += count
-        lexicon = _train_lexicon(word_counts, dampening, corpus_weight, max_epochs, min_frequency, seed)
+        lexicon = _train_lexicon(word_counts, settings)
 
         # rank the pieces by how often the training text uses them
         usage: Counter[str] = Counter()
@@ -200,16 +183,8 @@ class MorfessorTokenizer(TrainedTokenizer):
                     usage[morph] += count
         ranked = sorted(usage, key=lambda piece: (-usage[piece], piece))
         morph_pieces = ranked[: vocab_size - len(specials) - len(alphabet)]
-        training = dict(zip(TRAINING_OPTIONS, (dampening, corpus_weight, max_epochs, min_frequency, seed), strict=True))
-        return cls(
-            alphabet,
-            morph_pieces,
-            lexicon,
-            pretokenizer=pretokenizer,
-            normalizer=normalizer,
-            special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            training=training,
-        )
+        extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
+        return cls(alphabet, morph_pieces, lexicon, special_tokens=extra_specials, **settings.model_dump())
 
     # -- encoding ---------------------------------------------------------
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -232,9 +207,6 @@ class MorfessorTokenizer(TrainedTokenizer):
         return ids, lengths
 
     # -- persistence ------------------------------------------------------
-    def config(self) -> dict[str, Any]:
-        return {"pretokenizer": self.pretokenizer.name, "normalizer": self.normalizer.name, **self.training}
-
     def to_dict(self) -> dict[str, Any]:
         alphabet_size = sum(1 for piece in self._pieces[len(self.special_tokens) :] if len(piece) == 1)
         return {
@@ -252,40 +224,32 @@ class MorfessorTokenizer(TrainedTokenizer):
         for morph, count in counts.items():
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
                 raise TokenizerError(f'tokenizer file: field "morph_counts[{morph!r}]" must be a positive integer')
-        training = {name: config.get(name) for name in TRAINING_OPTIONS}
+        options = MorfessorOptions.read_saved(config)
         pieces = vocab[len(specials) :]
         return cls(
             pieces[:alphabet_size],
             pieces[alphabet_size:],
             MorphLexicon(counts, body_field(body, "word_boundaries", int)),
-            pretokenizer=body_field(config, "pretokenizer", str, "config"),
-            normalizer=config.get("normalizer", "none"),
             special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
-            training=training,
+            **options.model_dump(),
         )
 
 
-def _train_lexicon(
-    word_counts: Mapping[str, int],
-    dampening: str,
-    corpus_weight: float | None,
-    max_epochs: int | None,
-    min_frequency: int,
-    seed: int,
-) -> MorphLexicon:
+def _train_lexicon(word_counts: Mapping[str, int], options: MorfessorOptions) -> MorphLexicon:
     """Morfessor Baseline batch training; the morph counts and the number of word boundaries it was trained on."""
     try:
         import morfessor
     except ImportError:
         raise TokenizerError("the morfessor family needs the morfessor package (pip install morfessor)") from None
-    modifier = DAMPENINGS[dampening]
-    data = [(count, word) for word, count in sorted(word_counts.items()) if count >= min_frequency]
+    modifier = DAMPENINGS[options.dampening]
+    minimum = options.min_frequency
+    data = [(count, word) for word, count in sorted(word_counts.items()) if count >= minimum]
     if not data:
-        raise TokenizerError(f"no word occurs at least min_frequency={min_frequency} times: nothing to train on")
-    model = morfessor.BaselineModel(corpusweight=corpus_weight)
-    with _quiet_seeded_morfessor(morfessor, seed):
+        raise TokenizerError(f"no word occurs at least min_frequency={minimum} times: nothing to train on")
+    model = morfessor.BaselineModel(corpusweight=options.corpus_weight)
+    with _quiet_seeded_morfessor(morfessor, options.seed):
         model.load_data(data, count_modifier=modifier)
-        model.train_batch(max_epochs=max_epochs)
+        model.train_batch(max_epochs=options.max_epochs)
     boundaries = sum(modifier(count) if modifier else count for count, _ in data)
     return MorphLexicon(dict(model.get_constructions()), boundaries)
 

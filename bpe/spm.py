@@ -17,7 +17,7 @@ four deliberate choices:
   below specials + 256 byte pieces + the covered characters is a TokenizerError
   naming that minimum.
 
-Encode-time options (saved in ``config``; training is unchanged by them):
+Encode-time options (``bpe.options``; saved in ``config``; training is unchanged by them):
 
 ``encode_mode``
     ``merges`` for spm-bpe and ``likelihood`` (the Viterbi segmentation) for
@@ -47,8 +47,8 @@ Encode-time options (saved in ``config``; training is unchanged by them):
     give the same tokens in any order (the seed is process-wide sentencepiece
     state: do not sample from several threads at once).
 
-``SentencePieceBacked`` is shared with the production row ``mistral-v1``
-(bpe.production), which is a sentencepiece model too.
+``SentencePieceBacked`` is shared with ``SentencePieceModelTokenizer``: a published sentencepiece
+``.model`` file (Llama 2, the mistral-common models), used as is.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ import binascii
 import io
 import random
 import re
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NoReturn
 
@@ -65,20 +66,31 @@ import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
-from bpe.inference import INFERENCE_METHODS, UNMATCHED, VocabularyTrie
-from bpe.options import check_vocab_minimum, reject_unknown_options, require_choice, require_int
+from bpe.inference import UNMATCHED, VocabularyTrie
+from bpe.options import (
+    DeclaredOptions,
+    SentencePieceBPEOptions,
+    SentencePieceUnigramOptions,
+    check_vocab_minimum,
+    checked_vocab_size,
+)
+from bpe.pretrained import PretrainedTokenizer, check_token_id
 from bpe.trainer import check_encodable, checked_texts
 
-#: sentencepiece's own default: characters covering 99.95% of the text get a
-#: piece; the rarest 0.05% are spelled with byte-fallback pieces.
-DEFAULT_CHARACTER_COVERAGE = 0.9995
 #: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
 WHITESPACE_MARK = "▁"
 _BYTE_PIECES = 256
 _MODEL_TYPE_IDS = {"unigram": 1, "bpe": 2}  # sentencepiece_model.proto TrainerSpec.ModelType
 
-#: encode-time options, kept in the saved ``config`` beside the training settings
-ENCODE_OPTIONS = ("encode_mode", "alpha", "nbest", "dropout", "seed")
+#: the facts of training a saved ``config`` records besides the options (``bpe.options``)
+TRAINING_RECORD = (
+    "model_type",
+    "vocab_size",
+    "byte_fallback",
+    "normalization",
+    "special_tokens",
+    "sentencepiece_version",
+)
 
 _TOO_SMALL = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)")
 
@@ -91,10 +103,12 @@ def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePie
         raise TokenizerError(f"{source}: not a valid sentencepiece model") from None
 
 
-def check_token_id(token_id: int, vocab_size: int, family: str) -> None:
-    """A TokenizerError unless ``token_id`` is an int in ``0..vocab_size-1``."""
-    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < vocab_size:
-        raise TokenizerError(f"token id {token_id!r} is out of range for {family} (0..{vocab_size - 1})")
+def looks_like_model(data: bytes) -> bool:
+    """True when ``data`` parses as a sentencepiece ``ModelProto`` with pieces."""
+    try:
+        return len(sentencepiece_model_pb2.ModelProto.FromString(data).pieces) > 0
+    except Exception:  # protobuf's DecodeError, or worse on random bytes
+        return False
 
 
 class SentencePieceBacked(Tokenizer):
@@ -127,7 +141,7 @@ class SentencePieceBacked(Tokenizer):
         return self.encode_with_spans(word)
 
     def _check_id(self, token_id: int) -> None:
-        check_token_id(token_id, self.vocab_size, self.family)
+        check_token_id(token_id, self.vocab_size, self.name)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         """``▁`` stands for a space, ``<0xAB>`` for its byte; control and unknown ids for no text."""
@@ -159,101 +173,42 @@ class SentencePieceBacked(Tokenizer):
         return self._processor.unk_id()
 
 
-class SentencePieceTokenizer(SentencePieceBacked):
-    """A trained sentencepiece model; subclasses fix the model type and its own encode mode."""
+class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
+    """A trained sentencepiece model; subclasses fix the model type and its options (``bpe.options``)."""
 
     model_type: ClassVar[str]
-    #: sentencepiece's own encoding, the default ``encode_mode``
-    native_mode: ClassVar[str]
-    #: the sampling options this model type takes, besides ``seed``
-    sampling_options: ClassVar[tuple[str, ...]]
+    options_model: ClassVar[type[SentencePieceBPEOptions | SentencePieceUnigramOptions]]
+    options: SentencePieceBPEOptions | SentencePieceUnigramOptions
 
     def __init__(
         self,
         model_proto: bytes,
         config: dict[str, Any],
         source: str = "<memory>",
-        *,
-        encode_mode: str | None = None,
-        alpha: float | None = None,
-        nbest: int | None = None,
-        dropout: float | None = None,
-        seed: int | None = None,
+        options: SentencePieceBPEOptions | SentencePieceUnigramOptions | None = None,
     ) -> None:
+        """``config``: the training record (model type, sizes, sentencepiece version); ``options``:
+        the family's options (default: every option's default)."""
         self._model_proto = model_proto
         self._processor = load_processor(model_proto, source)
         self.config = config
-        self._set_encode_options(self.checked_encode_options(encode_mode, alpha, nbest, dropout, seed))
+        self.options = self.options_model() if options is None else options
         self._trie: VocabularyTrie | None = None
-
-    def _set_encode_options(self, options: dict[str, Any]) -> None:
-        self.encode_mode: str = options["encode_mode"]
-        self.alpha: float | None = options.get("alpha")
-        self.nbest: int | None = options.get("nbest")
-        self.dropout: float = options.get("dropout", 0.0)
-        self.seed: int = options["seed"]
-
-    @classmethod
-    def encode_modes(cls) -> tuple[str, ...]:
-        return (cls.native_mode, *INFERENCE_METHODS)
-
-    @classmethod
-    def checked_encode_options(
-        cls, encode_mode: Any = None, alpha: Any = None, nbest: Any = None, dropout: Any = None, seed: Any = None
-    ) -> dict[str, Any]:
-        """The encode-time options this model type takes, defaults filled in; a TokenizerError for a bad one."""
-        given = {"alpha": alpha, "nbest": nbest, "dropout": dropout}
-        reject_unknown_options(cls.family, {name: given[name] for name in given if name not in cls.sampling_options})
-        if encode_mode is None:
-            encode_mode = cls.native_mode
-        encode_mode = require_choice("encode_mode", encode_mode, cls.encode_modes())
-        if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or alpha < 0):
-            raise TokenizerError(f"{cls.family}: alpha must be a number >= 0, got {alpha!r}")
-        if nbest is not None:
-            if alpha is None:
-                raise TokenizerError(f"{cls.family}: nbest only applies to sampling: give alpha too")
-            if isinstance(nbest, bool) or not isinstance(nbest, int) or not (nbest == -1 or nbest >= 2):
-                raise TokenizerError(f"{cls.family}: nbest must be -1 (all segmentations) or >= 2, got {nbest!r}")
-        if dropout is not None and (
-            isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1
-        ):
-            raise TokenizerError(f"{cls.family}: dropout must be a probability between 0 and 1, got {dropout!r}")
-        if (alpha is not None or dropout) and encode_mode != cls.native_mode:
-            raise TokenizerError(f"{cls.family}: sampling applies to encode_mode {cls.native_mode!r} only")
-        options = {
-            "encode_mode": encode_mode,
-            "alpha": None if alpha is None else float(alpha),
-            "nbest": nbest,
-            "dropout": float(dropout or 0.0),
-            "seed": require_int("seed", 0 if seed is None else seed, 0),
-        }
-        return {name: options[name] for name in ("encode_mode", *cls.sampling_options, "seed")}
-
-    @property
-    def samples(self) -> bool:
-        """True when encoding samples (alpha given, or dropout > 0)."""
-        return self.alpha is not None or self.dropout > 0
-
-    def encode_options(self) -> dict[str, Any]:
-        """The encode-time options this model type takes, as ``with_encode_options`` and ``train`` take them."""
-        return {name: getattr(self, name) for name in ("encode_mode", *self.sampling_options, "seed")}
-
-    def with_encode_options(self, **options: Any) -> SentencePieceTokenizer:
-        """The same model with other encode-time options (an option not given keeps its value)."""
-        return type(self)(self._model_proto, self.config, **{**self.encode_options(), **options})
 
     # -- encoding ---------------------------------------------------------
     def _encode_proto(self, text: str) -> Any:
         if not self.samples:
             return super()._encode_proto(text)
-        sentencepiece.set_random_generator_seed(random.Random(f"{self.seed}\x00{text}").getrandbits(32))
-        if self.alpha is None:  # spm-bpe: sentencepiece takes the dropout probability as its alpha
-            return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.dropout)
-        nbest = -1 if self.nbest is None else self.nbest
-        return self._processor.encode(text, out_type="proto", enable_sampling=True, alpha=self.alpha, nbest_size=nbest)
+        sentencepiece.set_random_generator_seed(random.Random(f"{self.options.seed}\x00{text}").getrandbits(32))
+        return self._processor.encode(text, out_type="proto", enable_sampling=True, **self._sampling_arguments())
+
+    @abstractmethod
+    def _sampling_arguments(self) -> dict[str, Any]:
+        """sentencepiece's sampling arguments for this model type's options."""
 
     def encode_with_spans(self, text: str) -> Encoding:
-        if self.encode_mode == self.native_mode:
+        encode_mode = self.options.encode_mode
+        if encode_mode == self.options.native_mode:
             return super().encode_with_spans(text)
         if not isinstance(text, str):
             raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
@@ -271,7 +226,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
         position = 0
         for low, high in zip(starts, [*starts[1:], len(symbols)], strict=True):
             offset = low
-            for token, length in self._trie.segment(symbols[low:high], self.encode_mode):
+            for token, length in self._trie.segment(symbols[low:high], encode_mode):
                 if token == UNMATCHED:  # a character in no piece: its byte-fallback pieces
                     for value in text[offset - 1].encode("utf-8") if offset else b"":
                         ids.append(self._processor.piece_to_id(f"<0x{value:02X}>"))
@@ -301,20 +256,15 @@ class SentencePieceTokenizer(SentencePieceBacked):
         texts: Iterable[str],
         vocab_size: int,
         *,
-        character_coverage: float | None = None,
         progress: object = None,
         **options: Any,
     ) -> SentencePieceTokenizer:
-        """Options other than ``character_coverage`` (e.g. a pre-tokenizer) must be None:
-        sentencepiece splits text its own way.  None means the default.  ``progress`` is
+        """``options``: see ``options_model`` (a pre-tokenizer, for one, is an error: sentencepiece
+        splits text its own way); the encode-time ones only change encoding.  ``progress`` is
         accepted for a uniform interface; sentencepiece reports none."""
-        encode_options = cls.checked_encode_options(*(options.pop(name, None) for name in ENCODE_OPTIONS))
-        reject_unknown_options(cls.family, options)
-        require_int("vocab_size", vocab_size, 1)
-        if character_coverage is None:
-            character_coverage = DEFAULT_CHARACTER_COVERAGE
-        if not isinstance(character_coverage, (int, float)) or not 0 < character_coverage <= 1:
-            raise TokenizerError(f"{cls.family}: character_coverage must be in (0, 1], got {character_coverage!r}")
+        settings = cls.options_model.parse(cls.family, options)
+        character_coverage = settings.character_coverage
+        vocab_size = checked_vocab_size(vocab_size)
         sentences = [text for text in checked_texts(texts) if text.strip()]
         config = {
             "model_type": cls.model_type,
@@ -354,7 +304,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
             )
         except RuntimeError as exc:
             cls._raise_training_error(str(exc), vocab_size, character_coverage)
-        return cls(model.getvalue(), config, **encode_options)
+        return cls(model.getvalue(), config, options=settings)
 
     @classmethod
     def _raise_training_error(cls, message: str, vocab_size: int, character_coverage: float) -> NoReturn:
@@ -387,13 +337,17 @@ class SentencePieceTokenizer(SentencePieceBacked):
             model_proto = base64.b64decode(encoded, validate=True)
         except binascii.Error:
             raise TokenizerError(f'{cls.family}: field "model" is not base64') from None
-        training = {name: value for name, value in config.items() if name not in ENCODE_OPTIONS}
-        encode_options = {name: value for name, value in config.items() if name in ENCODE_OPTIONS}
-        tokenizer = cls(model_proto, training, source=f'{cls.family} field "model"')
+        encode_time = cls.options_model.encode_option_names()
+        record = {name: value for name, value in config.items() if name not in encode_time}
+        tokenizer = cls(model_proto, record, source=f'{cls.family} field "model"')
         proto = sentencepiece_model_pb2.ModelProto.FromString(model_proto)
         if proto.trainer_spec.model_type != _MODEL_TYPE_IDS[cls.model_type]:
             raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type')
-        tokenizer._set_encode_options(cls.checked_encode_options(**encode_options))
+        # the options are the config without the training record (a file saved before the
+        # encode-time options existed has none: their defaults)
+        tokenizer.options = cls.options_model.read_saved(
+            {name: value for name, value in config.items() if name not in TRAINING_RECORD}
+        )
         if tokenizer.to_dict()["vocab"] != vocab:
             raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"')
         return tokenizer
@@ -402,12 +356,30 @@ class SentencePieceTokenizer(SentencePieceBacked):
 class SentencePieceBPETokenizer(SentencePieceTokenizer):
     family = "spm-bpe"
     model_type = "bpe"
-    native_mode = "merges"
-    sampling_options = ("dropout",)
+    options_model = SentencePieceBPEOptions
+    options: SentencePieceBPEOptions
+
+    def _sampling_arguments(self) -> dict[str, Any]:
+        return {"alpha": self.options.dropout}  # sentencepiece takes the BPE-dropout probability as its alpha
 
 
 class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
-    native_mode = "likelihood"
-    sampling_options = ("alpha", "nbest")
+    options_model = SentencePieceUnigramOptions
+    options: SentencePieceUnigramOptions
+
+    def _sampling_arguments(self) -> dict[str, Any]:
+        nbest = self.options.nbest
+        return {"alpha": self.options.alpha, "nbest_size": -1 if nbest is None else nbest}
+
+
+class SentencePieceModelTokenizer(SentencePieceBacked, PretrainedTokenizer):
+    """A published sentencepiece model, used as is: sentencepiece's own encoding (no BOS/EOS, no
+    sampling) and decoding."""
+
+    family = "sentencepiece"
+
+    def __init__(self, model_proto: bytes, name: str) -> None:
+        PretrainedTokenizer.__init__(self, name)
+        self._processor = load_processor(model_proto, name)

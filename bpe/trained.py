@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import regex
+from typing_extensions import Self
 
 from bpe.base import UNK, Encoding, Tokenizer, TokenizerError
 from bpe.normalizers import Normalizer, get_normalizer
+from bpe.options import DeclaredOptions, FamilyOptions
 from bpe.pretokenizers import PreTokenizer, get_pretokenizer
 from bpe.trainer import check_encodable
 
@@ -43,9 +45,11 @@ def _check_text(text: str) -> None:
         check_encodable(text, "the text to encode")
 
 
-class TrainedTokenizer(Tokenizer):
+class TrainedTokenizer(DeclaredOptions, Tokenizer):
     """Base of the from-scratch families; subclasses implement ``_encode_pretoken``,
-    ``train``, ``config`` and ``from_dict``."""
+    ``train`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
+
+    options: FamilyOptions
 
     def __init__(
         self,
@@ -175,14 +179,14 @@ class TrainedTokenizer(Tokenizer):
         return list(self._pieces)
 
     # -- persistence ------------------------------------------------------
-    @abstractmethod
     def config(self) -> dict[str, Any]:
         """The options this tokenizer was built with (saved under ``config``)."""
+        return self.options.model_dump()
 
     def to_dict(self) -> dict[str, Any]:
         return {"config": self.config(), "specials": list(self.special_tokens), "vocab": list(self._pieces)}
 
-    def _fresh_copy(self) -> TrainedTokenizer:
+    def _fresh_copy(self) -> Self:
         """A shallow copy with its own (empty) encoding cache, for variants sharing the vocabulary."""
         clone = copy.copy(self)
         clone._cache = {}

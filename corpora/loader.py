@@ -25,29 +25,29 @@ import tempfile
 import unicodedata
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import regex
 
 from corpora.errors import CorpusError, CorpusWarning
+from corpora.morph import MorphReference, read_reference
+from corpora.silver import analyze
 from corpora.sources import (
     DATA_ROOT_HINT,
     FILE_READERS,
     TRANSFORMS,
     InputFile,
     Record,
+    data_root,
     file_digest,
     hub_fingerprint,
     package_files,
     path_files,
     read_hub,
 )
-from corpora.spec import ROLES, CorpusSpec, HubSource, Source, load_spec
-
-if TYPE_CHECKING:
-    from corpora.morph import MorphReference
+from corpora.spec import ROLES, CorpusSpec, HubSource, ReferenceSpec, Source, load_spec
 
 #: bump when the cached layout or the reading rules change, so old cache entries are not reused
 CACHE_FORMAT = 1
@@ -65,17 +65,6 @@ class Document:
     id: str
     text: str
     words: tuple[str, ...] | None = None
-
-
-def data_root(data_dir: str | Path | None) -> Path | None:
-    """The data root: ``data_dir`` if given, else ``$TOKBENCH_DATA``, else None."""
-    chosen = data_dir if data_dir is not None else os.environ.get("TOKBENCH_DATA") or None
-    if chosen is None:
-        return None
-    root = Path(chosen).expanduser()
-    if not root.is_dir():
-        raise CorpusError(f"data root {str(root)!r} is not a directory (from --data-dir or TOKBENCH_DATA)")
-    return root.resolve()
 
 
 def cache_root(cache_dir: str | Path | None = None) -> Path:
@@ -365,15 +354,10 @@ class Corpus:
                     self._references[reference.name] = built
         return dict(self._references)
 
-    def _build_reference(self, reference: Any) -> MorphReference | None:
-        import dataclasses
-
+    def _build_reference(self, reference: ReferenceSpec) -> MorphReference | None:
         language = self.spec.short_language
         if reference.analyzer is not None:
-            from corpora import silver
-
-            built = silver.analyze(reference.analyzer, self.word_types(), language)
-            return dataclasses.replace(built, name=reference.name)
+            return replace(analyze(reference.analyzer, self.word_types(), language), name=reference.name)
         if self.data_dir is None:
             warnings.warn(
                 f"{self.spec.id}: reference {reference.name!r} reads files from the data root and is skipped; "
@@ -382,11 +366,9 @@ class Corpus:
                 stacklevel=3,
             )
             return None
-        from corpora import morph
-
         source = Source(index=0, kind="path", role="test", files=reference.files)
         paths = [item.path for item in path_files(source, self.data_dir)]
-        return morph.read_reference(reference.reader, paths, reference.name, language)
+        return read_reference(reference.reader, paths, reference.name, language)
 
 
 def load_corpus(

@@ -1,7 +1,7 @@
 """Silver morpheme references from offline analyzers, and their agreement with the gold references.
 
-Each analyzer installs from PyPI with its model inside (``pip install 'tokbench[morph]'``) and maps
-a word to inner CHARACTER boundaries (``corpora.morph``) of that word exactly as given:
+Each analyzer is a regular dependency of tokbench, installed from PyPI with its model inside, and
+maps a word to inner CHARACTER boundaries (``corpora.morph``) of that word exactly as given:
 
 * ``zemberek`` (zemberek-python, Turkish): morpheme surface forms of the best analysis, chosen by
   zemberek's disambiguator on the word alone (no sentence context).  Kept only where the surfaces
@@ -23,19 +23,15 @@ a word to inner CHARACTER boundaries (``corpora.morph``) of that word exactly as
 
 Results are cached in memory per (analyzer, word).  Agreement with a gold reference counts
 boundary TP/FP/FN per word against the best-matching gold alternative
-(``corpora.morph.boundary_counts``), micro-summed over the gold words the analyzer kept.
+(``corpora.morph.boundary_counts``), micro-summed over the gold words the analyzer kept
+(``tokbench corpora agreement`` prints it).
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import functools
 import importlib.metadata
-import json
 import logging
-import math
-import sys
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -44,9 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from corpora.errors import CorpusError
-from corpora.loader import data_root
 from corpora.morph import Coverage, MorphReference, boundaries_of, boundary_counts, boundary_prf, nfc, read_reference
-from corpora.sources import DATA_ROOT_HINT, path_files
+from corpora.sources import DATA_ROOT_HINT, data_root, path_files
 from corpora.spec import CorpusSpec, Source, list_corpora
 
 #: what an analyzer returns per word: its boundary set, or the reason it could not analyze it
@@ -69,7 +64,11 @@ class SilverAnalyzer:
 
 
 def _missing(analyzer: str, distribution: str) -> CorpusError:
-    return CorpusError(f"silver analyzer {analyzer!r} needs the package {distribution}: pip install 'tokbench[morph]'")
+    """The analyzers are tokbench dependencies, so this means a broken or partial installation."""
+    return CorpusError(
+        f"silver analyzer {analyzer!r} needs the package {distribution}, a dependency of tokbench that is not "
+        f"installed in this environment: pip install {distribution} (or reinstall tokbench)"
+    )
 
 
 # -- zemberek (Turkish) -------------------------------------------------------------------------
@@ -347,68 +346,3 @@ def agreement_table(golds: list[MorphReference]) -> list[tuple[Agreement, MorphR
                 silver = analyze(name, gold.analyses, gold.language)
                 rows.append((agreement(silver, gold), silver, gold))
     return rows
-
-
-# -- command line: `tokbench corpora agreement` -------------------------------------------------
-
-
-def register_cli(corpora_subparsers: Any) -> None:
-    """Add ``agreement`` to the ``tokbench corpora`` subcommands (called by benchmarks.commands.corpora)."""
-    parser = corpora_subparsers.add_parser(
-        "agreement",
-        help="boundary agreement of the silver analyzers with the gold morpheme references",
-        description="For each silver analyzer (zemberek, kiwi, pymorphy, lemminflect), boundary precision, "
-        "recall and F1 (micro-summed, F1 = TP / (TP + (FP + FN) / 2)) against every gold reference of its "
-        "language listed in the shipped corpus specs, on the gold words the analyzer segments; with "
-        "alternative gold analyses, each word uses its best-matching one.",
-    )
-    parser.add_argument("--data-dir", help="data root holding the gold files (default: $TOKBENCH_DATA)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.set_defaults(handler=_run_agreement)
-
-
-def _number(value: float) -> float | None:
-    return None if math.isnan(value) else round(value, 4)
-
-
-_TABLE_ROW = "{:<12} {:<4} {:<28} {:<10} {:>13} {:>6} {:>6} {:>6}"
-
-
-def _run_agreement(args: argparse.Namespace) -> int:
-    golds, skipped = gold_references(args.data_dir)
-    rows = agreement_table(golds)
-    for message in skipped:
-        print(f"tokbench: warning: {message}", file=sys.stderr)
-    if args.json:
-        records = [
-            {
-                **dataclasses.asdict(result),
-                "precision": _number(result.precision),
-                "recall": _number(result.recall),
-                "f1": _number(result.f1),
-                "analyzer_source": silver.source,
-                "analyzer_coverage": dataclasses.asdict(silver.coverage),
-                "gold_source": gold.source,
-                "gold_notes": gold.notes,
-            }
-            for result, silver, gold in rows
-        ]
-        print(json.dumps({"agreement": records, "skipped": skipped}, ensure_ascii=False, indent=1))
-        return 0
-    if not rows:
-        print("no gold reference of an analyzer's language is listed in the corpus specs")
-        return 0
-    header = _TABLE_ROW.format("analyzer", "lang", "gold reference", "kind", "words", "P", "R", "F1")
-    print(header, "-" * len(header), sep="\n")
-    for result, _, _ in rows:
-        scores = (f"{v:.3f}" for v in (result.precision, result.recall, result.f1))
-        words = f"{result.words}/{result.gold_words}"
-        print(_TABLE_ROW.format(result.analyzer, result.language, result.gold, result.gold_kind, words, *scores))
-    print("\nwords: gold words the analyzer segmented / all gold words (the analyzer drops the rest).")
-    if any(result.gold_kind == "morphscore" for result, _, _ in rows):
-        print("morphscore references hold one boundary per word: only their recall is meaningful.")
-    sources = {silver.name: silver.source for _, silver, _ in rows}
-    notes = {f"{gold.name} ({gold.language})": gold.notes for _, _, gold in rows if gold.notes}
-    for name, text in [*sources.items(), *notes.items()]:
-        print(f"{name}: {text}")
-    return 0

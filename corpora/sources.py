@@ -18,6 +18,7 @@ import glob
 import hashlib
 import importlib.metadata
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -31,6 +32,17 @@ from corpora.spec import HubSource, Source
 
 #: hint appended to every message about a missing data root or an unreachable hub
 DATA_ROOT_HINT = "pass --data-dir DIR (or set TOKBENCH_DATA=DIR) to a local data root; see corpora/README.md"
+
+
+def data_root(data_dir: str | Path | None) -> Path | None:
+    """The data root: ``data_dir`` if given, else ``$TOKBENCH_DATA``, else None."""
+    chosen = data_dir if data_dir is not None else os.environ.get("TOKBENCH_DATA") or None
+    if chosen is None:
+        return None
+    root = Path(chosen).expanduser()
+    if not root.is_dir():
+        raise CorpusError(f"data root {str(root)!r} is not a directory (from --data-dir or TOKBENCH_DATA)")
+    return root.resolve()
 
 
 @dataclass(frozen=True)
@@ -332,7 +344,8 @@ FILE_READERS: dict[str, FileReader] = {
     "tsv": read_tabular,
 }
 
-#: named clean-ups a spec may list in ``transforms`` (applied before normalization)
+#: named clean-ups a spec may list in ``transforms`` (applied before normalization); the spec
+#: declares their names (``corpora.spec.TRANSFORM_NAMES``), so it never imports this module
 TRANSFORMS: dict[str, Callable[[str], str]] = {
     "strip": str.strip,  # drop layout indentation / trailing blanks of a line
 }

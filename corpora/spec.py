@@ -1,20 +1,24 @@
 """Corpus specs: one TOML file per corpus, validated on load (like mteb task metadata).
 
 A spec says *what* text a corpus is made of and *where* it comes from; ``corpora.loader`` reads it.
-Every table is checked against a fixed set of keys: an unknown, missing or mistyped key is a
-``CorpusError`` naming the file, the table and the allowed keys.  See ``corpora/README.md`` for the
-field reference and a worked example.
+The tables are declared by the models below (keys, types, choices, ranges, and the rules that join
+several keys): an unknown, missing or mistyped key is a ``CorpusError`` naming the file, the table,
+the key, the value and what is expected.  See ``corpora/README.md`` for the field reference and a
+worked example.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
+from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, Strict, field_validator, model_validator
+
+from bpe.validation import PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 from corpora.errors import CorpusError
 
 if sys.version_info >= (3, 11):
@@ -28,17 +32,32 @@ SPEC_DIR = Path(__file__).resolve().parent
 ROLES = ("train", "test", "eval")
 SOURCE_ROLES = (*ROLES, "all")  # "all" = split into train/test by a hash of the document id
 SOURCE_KINDS = ("package", "path", "hf")
-FILE_FORMATS = ("text", "conllu", "jsonl", "parquet", "csv", "tsv", "rl-wsd")
+FILE_FORMATS = ("text", "conllu", "jsonl", "parquet", "csv", "tsv", "rl-wsd")  # read by corpora.sources.FILE_READERS
 TABULAR_FORMATS = ("jsonl", "parquet", "csv", "tsv")
 NORMALIZATIONS = ("NFC", "NFKC", "none")
+#: named clean-ups a source may list in ``transforms`` (applied by corpora.sources.TRANSFORMS)
+TRANSFORM_NAMES = ("strip",)
 
 _LANGUAGE_PATTERN = re.compile(r"^([a-z]{3})_([A-Z][a-z]{3})$")
 _ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
-@dataclass(frozen=True)
-class HubSource:
-    """A Hugging Face dataset split (or a local folder that ``datasets.load_dataset`` reads)."""
+def _one_or_more(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value  # files = "a.txt" is short for files = ["a.txt"]
+
+
+Files = Annotated[
+    tuple[Annotated[str, Field(min_length=1)], ...],
+    Strict(False),
+    Field(min_length=1),
+    BeforeValidator(_one_or_more),
+    expecting("a non-empty string or a list of non-empty strings"),
+]
+
+
+class HubSource(Table):
+    """A Hugging Face dataset split (or a local folder that ``datasets.load_dataset`` reads); also
+    the declaration of a ``[[sources.hub]]`` table."""
 
     dataset: str
     split: str
@@ -54,8 +73,9 @@ class HubSource:
 
 @dataclass(frozen=True)
 class Source:
-    """One ``[[sources]]`` entry.  ``hub`` holds the hub split(s) to read: for ``kind = "hf"`` the
-    source itself, for ``kind = "path"`` the alternatives used when no data root is given."""
+    """One ``[[sources]]`` entry as the loader reads it.  ``hub`` holds the hub split(s) to read: for
+    ``kind = "hf"`` the source itself, for ``kind = "path"`` the alternatives used when no data root
+    is given."""
 
     index: int  # 1-based position in the spec, for messages
     kind: str
@@ -77,30 +97,140 @@ class Source:
         return f"source #{self.index} (hub {self.hub[0].describe()})"
 
 
-@dataclass(frozen=True)
-class ReferenceSpec:
+#: the keys each source kind takes beyond kind, role and transforms, and those it needs
+_KIND_KEYS = {
+    "package": {"format", "package", "files", "column", "words_column", "words"},
+    "path": {"format", "files", "column", "words_column", "words", "hub"},
+    "hf": {"dataset", "config", "split", "revision", "column", "words_column"},
+}
+_KIND_REQUIRED = {"package": ("format", "package", "files"), "path": ("format", "files"), "hf": ("dataset", "split")}
+
+
+class _SourceTable(Table):
+    """A ``[[sources]]`` table as written: the keys of every kind; ``to_source`` gives the loader's view."""
+
+    kind: Literal[SOURCE_KINDS]  # type: ignore[valid-type]
+    role: Literal[SOURCE_ROLES]  # type: ignore[valid-type]
+    format: Literal[FILE_FORMATS] | None = None  # type: ignore[valid-type]
+    package: str | None = None
+    files: Files = ()
+    column: str = "text"
+    words_column: str | None = None
+    words: bool = True
+    transforms: Annotated[tuple[Literal[TRANSFORM_NAMES], ...], Strict(False)] = ()  # type: ignore[valid-type]
+    dataset: str | None = None
+    config: str | None = None
+    split: str | None = None
+    revision: str | None = None
+    hub: Annotated[tuple[HubSource, ...], Strict(False)] = ()
+
+    @model_validator(mode="after")
+    def _keys_fit_the_kind(self) -> _SourceTable:
+        given = self.model_fields_set - {"kind", "role", "transforms"}
+        extra = sorted(given - _KIND_KEYS[self.kind])
+        if extra:
+            allowed = ", ".join(["kind", "role", "transforms", *sorted(_KIND_KEYS[self.kind])])
+            raise table_rule(f"key {extra[0]!r} does not apply to kind = {self.kind!r}; allowed keys: {allowed}")
+        for key in _KIND_REQUIRED[self.kind]:
+            if key not in given:
+                raise table_rule(f"kind = {self.kind!r} needs key {key!r}")
+        if given & {"column", "words_column"} and self.kind != "hf" and self.format not in TABULAR_FORMATS:
+            raise table_rule(f"'column'/'words_column' apply to formats {', '.join(TABULAR_FORMATS)} only")
+        if "words" in given and self.format != "conllu":
+            raise table_rule("'words' applies to format 'conllu' only")
+        return self
+
+    def to_source(self) -> Source:
+        """The loader's view; ``index`` is set by the spec (the table's position)."""
+        hub = self.hub
+        if self.kind == "hf":
+            hub = (HubSource(**self.model_dump(include=set(HubSource.model_fields))),)
+        copied = {field.name for field in dataclasses.fields(Source)} - {"index", "hub"}
+        return Source(index=0, hub=hub, **{name: getattr(self, name) for name in copied})
+
+
+def _read_source(table: Any) -> Any:
+    return _SourceTable.model_validate(table).to_source()
+
+
+class ReferenceSpec(Table):
     """A morpheme reference: gold files read by a named reader, or a silver analyzer over test words."""
 
     name: str
     reader: str | None = None
-    files: tuple[str, ...] = ()
+    files: Files = ()
     analyzer: str | None = None
 
+    @model_validator(mode="after")
+    def _gold_or_silver(self) -> ReferenceSpec:
+        if (self.reader is None) == (self.analyzer is None):
+            raise table_rule("give exactly one of 'reader' (gold files) or 'analyzer' (silver)")
+        if self.reader is not None and "files" not in self.model_fields_set:
+            raise table_rule("'reader' needs 'files' (paths under the data root)")
+        if self.analyzer is not None and "files" in self.model_fields_set:
+            raise table_rule("'files' does not apply to an 'analyzer' reference")
+        return self
 
-@dataclass(frozen=True)
-class CorpusSpec:
-    id: str
-    language: str  # ISO 639-3 + "_" + ISO 15924, e.g. tur_Latn
+
+def _corpus_id(value: str) -> str:
+    if not _ID_PATTERN.match(value):
+        raise ValueError(
+            f"must be lower-case letters, digits, '.', '_' or '-', starting with a letter or digit, got {value!r}"
+        )
+    return value
+
+
+def _language(code: str) -> str:
+    match = _LANGUAGE_PATTERN.match(code)
+    if not match:
+        raise ValueError(f"must be an ISO 639-3 code, '_', an ISO 15924 script (e.g. tur_Latn), got {code!r}")
+    import pycountry  # imported here: only spec validation needs the code lists
+
+    language, script = match.groups()
+    if pycountry.languages.get(alpha_3=language) is None:
+        raise ValueError(f"must name a known language, got {code!r}: {language!r} is not an ISO 639-3 language code")
+    if pycountry.scripts.get(alpha_4=script) is None:
+        raise ValueError(f"must name a known script, got {code!r}: {script!r} is not an ISO 15924 script code")
+    return code
+
+
+Prose = Annotated[str, AfterValidator(str.strip)]
+
+
+class CorpusSpec(Table):
+    """A validated corpus spec; ``path`` is the file it came from (None for a spec built in memory)."""
+
+    id: Annotated[str, AfterValidator(_corpus_id)]
+    language: Annotated[str, AfterValidator(_language)]  # ISO 639-3 + "_" + ISO 15924, e.g. tur_Latn
     license: str
-    description: str
-    sources: tuple[Source, ...]
-    provenance: str = ""
-    normalization: str = "NFC"
-    test_fraction: float = 0.1
-    max_documents: int | None = None
-    max_chars: int | None = None
-    references: tuple[ReferenceSpec, ...] = ()
-    path: Path | None = field(default=None, compare=False)
+    description: Prose
+    provenance: Prose = ""
+    normalization: Literal[NORMALIZATIONS] = "NFC"  # type: ignore[valid-type]
+    test_fraction: in_interval(0, 1) = 0.1  # type: ignore[valid-type]
+    max_documents: PositiveInt | None = None
+    max_chars: PositiveInt | None = None
+    sources: Annotated[tuple[Annotated[Source, BeforeValidator(_read_source)], ...], Strict(False), Field(min_length=1)]
+    references: Annotated[tuple[ReferenceSpec, ...], Strict(False)] = ()
+    _path: Path | None = PrivateAttr(None)
+
+    @field_validator("sources")
+    @classmethod
+    def _number_sources(cls, sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        """Messages and cache keys name a source by its 1-based position in the file."""
+        return tuple(dataclasses.replace(source, index=n) for n, source in enumerate(sources, start=1))
+
+    @field_validator("references")
+    @classmethod
+    def _distinct_reference_names(cls, references: tuple[ReferenceSpec, ...]) -> tuple[ReferenceSpec, ...]:
+        names = [reference.name for reference in references]
+        duplicated = sorted({name for name in names if names.count(name) > 1})
+        if duplicated:
+            raise ValueError(f"must have distinct names: {duplicated[0]!r} is used twice")
+        return references
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
 
     @property
     def language_code(self) -> str:
@@ -122,227 +252,29 @@ class CorpusSpec:
 
     def loading_fields(self) -> dict[str, Any]:
         """The fields that decide the loaded text (part of the cache key)."""
-        fields = asdict(self)
-        for prose in ("description", "license", "provenance", "references", "path"):
-            fields.pop(prose)
-        return fields
-
-
-# -- schema checking --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Key:
-    types: tuple[type, ...]
-    required: bool = False
-    choices: tuple[Any, ...] | None = None
-
-
-_STR = (str,)
-_STRS = (str, list)  # one string or a list of strings
-
-TOP_KEYS: dict[str, _Key] = {
-    "id": _Key(_STR, required=True),
-    "language": _Key(_STR, required=True),
-    "license": _Key(_STR, required=True),
-    "description": _Key(_STR, required=True),
-    "provenance": _Key(_STR),
-    "normalization": _Key(_STR, choices=NORMALIZATIONS),
-    "test_fraction": _Key((float,)),
-    "max_documents": _Key((int,)),
-    "max_chars": _Key((int,)),
-    "sources": _Key((list,), required=True),
-    "references": _Key((list,)),
-}
-SOURCE_KEYS: dict[str, _Key] = {
-    "kind": _Key(_STR, required=True, choices=SOURCE_KINDS),
-    "role": _Key(_STR, required=True, choices=SOURCE_ROLES),
-    "format": _Key(_STR, choices=FILE_FORMATS),
-    "package": _Key(_STR),
-    "files": _Key(_STRS),
-    "column": _Key(_STR),
-    "words_column": _Key(_STR),
-    "words": _Key((bool,)),
-    "transforms": _Key((list,)),
-    "dataset": _Key(_STR),
-    "config": _Key(_STR),
-    "split": _Key(_STR),
-    "revision": _Key(_STR),
-    "hub": _Key((list,)),
-}
-HUB_KEYS: dict[str, _Key] = {
-    "dataset": _Key(_STR, required=True),
-    "split": _Key(_STR, required=True),
-    "config": _Key(_STR),
-    "revision": _Key(_STR),
-    "column": _Key(_STR),
-    "words_column": _Key(_STR),
-}
-REFERENCE_KEYS: dict[str, _Key] = {
-    "name": _Key(_STR, required=True),
-    "reader": _Key(_STR),
-    "files": _Key(_STRS),
-    "analyzer": _Key(_STR),
-}
-#: which source keys each kind accepts (beyond kind/role/transforms)
-_KIND_KEYS = {
-    "package": {"format", "package", "files", "column", "words_column", "words"},
-    "path": {"format", "files", "column", "words_column", "words", "hub"},
-    "hf": {"dataset", "config", "split", "revision", "column", "words_column"},
-}
-_KIND_REQUIRED = {"package": ("format", "package", "files"), "path": ("format", "files"), "hf": ("dataset", "split")}
-
-
-def _type_name(types: tuple[type, ...]) -> str:
-    names = {str: "a string", list: "a list", int: "an integer", float: "a number", bool: "true or false"}
-    if types == _STRS:
-        return "a string or a list of strings"
-    return " or ".join(names[t] for t in types)
-
-
-def _check_table(table: Any, schema: Mapping[str, _Key], where: str) -> dict[str, Any]:
-    """Check one TOML table against ``schema``; ``where`` names the file and table for messages."""
-    if not isinstance(table, dict):
-        raise CorpusError(f"{where}: expected a table, got {type(table).__name__}")
-    unknown = sorted(set(table) - set(schema))
-    if unknown:
-        raise CorpusError(f"{where}: unknown key {unknown[0]!r}; allowed keys: {', '.join(schema)}")
-    for key, spec in schema.items():
-        if key not in table:
-            if spec.required:
-                raise CorpusError(f"{where}: missing required key {key!r}")
-            continue
-        value = table[key]
-        # bool is an int subclass in Python: never accept true/false for a number
-        wrong_type = not isinstance(value, spec.types) or (isinstance(value, bool) and bool not in spec.types)
-        if float in spec.types and isinstance(value, int) and not isinstance(value, bool):
-            wrong_type = False  # 1 is a fine number where 1.0 is expected
-        if wrong_type:
-            raise CorpusError(f"{where}: key {key!r} must be {_type_name(spec.types)}, got {value!r}")
-        if spec.choices is not None and value not in spec.choices:
-            raise CorpusError(f"{where}: key {key!r} = {value!r} is not one of: {', '.join(map(str, spec.choices))}")
-    return dict(table)
-
-
-def _string_list(value: str | list[Any], where: str, key: str) -> tuple[str, ...]:
-    items = [value] if isinstance(value, str) else value
-    if not items or not all(isinstance(item, str) and item for item in items):
-        raise CorpusError(f"{where}: key {key!r} must be a non-empty string or a list of non-empty strings")
-    return tuple(items)
-
-
-def _check_language(code: str, where: str) -> None:
-    match = _LANGUAGE_PATTERN.match(code)
-    if not match:
-        raise CorpusError(
-            f"{where}: language {code!r} must be an ISO 639-3 code, '_', an ISO 15924 script (e.g. tur_Latn)"
-        )
-    import pycountry  # imported here: only spec validation needs the code lists
-
-    language, script = match.groups()
-    if pycountry.languages.get(alpha_3=language) is None:
-        raise CorpusError(f"{where}: language {code!r}: {language!r} is not an ISO 639-3 language code")
-    if pycountry.scripts.get(alpha_4=script) is None:
-        raise CorpusError(f"{where}: language {code!r}: {script!r} is not an ISO 15924 script code")
-
-
-def _positive(value: int | None, where: str, key: str) -> None:
-    if value is not None and value <= 0:
-        raise CorpusError(f"{where}: key {key!r} must be a positive integer, got {value}")
-
-
-def _source(table: Any, index: int, file_label: str) -> Source:
-    where = f"{file_label}: [[sources]] #{index}"
-    checked = _check_table(table, SOURCE_KEYS, where)
-    kind = checked["kind"]
-    extra = sorted(set(checked) - {"kind", "role", "transforms"} - _KIND_KEYS[kind])
-    if extra:
-        allowed = ", ".join(["kind", "role", "transforms", *sorted(_KIND_KEYS[kind])])
-        raise CorpusError(f"{where}: key {extra[0]!r} does not apply to kind = {kind!r}; allowed keys: {allowed}")
-    for key in _KIND_REQUIRED[kind]:
-        if key not in checked:
-            raise CorpusError(f"{where}: kind = {kind!r} needs key {key!r}")
-    from corpora.sources import TRANSFORMS  # imported here: sources imports this module
-
-    transforms = tuple(checked.get("transforms", ()))
-    for name in transforms:
-        if name not in TRANSFORMS:
-            raise CorpusError(f"{where}: unknown transform {name!r}; choose from: {', '.join(TRANSFORMS)}")
-    fmt = checked.get("format")
-    if ("column" in checked or "words_column" in checked) and kind != "hf" and fmt not in TABULAR_FORMATS:
-        raise CorpusError(f"{where}: 'column'/'words_column' apply to formats {', '.join(TABULAR_FORMATS)} only")
-    if "words" in checked and fmt != "conllu":
-        raise CorpusError(f"{where}: 'words' applies to format 'conllu' only")
-    if kind == "hf":
-        hub = (HubSource(**{k: checked[k] for k in HUB_KEYS if k in checked}),)
-    else:
-        hub = tuple(
-            HubSource(**_check_table(alternative, HUB_KEYS, f"{where} [[sources.hub]] #{n}"))
-            for n, alternative in enumerate(checked.get("hub", []), start=1)
-        )
-    return Source(
-        index=index,
-        kind=kind,
-        role=checked["role"],
-        format=fmt,
-        package=checked.get("package"),
-        files=_string_list(checked["files"], where, "files") if "files" in checked else (),
-        column=checked.get("column", "text"),
-        words_column=checked.get("words_column"),
-        words=checked.get("words", True),
-        transforms=transforms,
-        hub=hub,
-    )
-
-
-def _reference(table: Any, index: int, file_label: str) -> ReferenceSpec:
-    where = f"{file_label}: [[references]] #{index}"
-    checked = _check_table(table, REFERENCE_KEYS, where)
-    reader, analyzer = checked.get("reader"), checked.get("analyzer")
-    if (reader is None) == (analyzer is None):
-        raise CorpusError(f"{where}: give exactly one of 'reader' (gold files) or 'analyzer' (silver)")
-    if reader is not None and "files" not in checked:
-        raise CorpusError(f"{where}: 'reader' needs 'files' (paths under the data root)")
-    if analyzer is not None and "files" in checked:
-        raise CorpusError(f"{where}: 'files' does not apply to an 'analyzer' reference")
-    files = _string_list(checked["files"], where, "files") if "files" in checked else ()
-    return ReferenceSpec(name=checked["name"], reader=reader, files=files, analyzer=analyzer)
+        return self.model_dump(exclude={"description", "license", "provenance", "references"})
 
 
 def parse_spec(data: dict[str, Any], path: Path | None = None) -> CorpusSpec:
-    """Validate a parsed TOML document and build the spec (``path`` only names it in messages)."""
+    """Validate a parsed TOML document and build the spec (``path`` names it in messages)."""
     label = str(path) if path else "<spec>"
-    top = _check_table(data, TOP_KEYS, label)
-    if not _ID_PATTERN.match(top["id"]):
-        raise CorpusError(f"{label}: id {top['id']!r} must be lower-case letters, digits, '.', '_' or '-'")
-    _check_language(top["language"], label)
-    test_fraction = float(top.get("test_fraction", 0.1))
-    if not 0.0 < test_fraction < 1.0:
-        raise CorpusError(f"{label}: test_fraction must be between 0 and 1 (exclusive), got {test_fraction}")
-    for key in ("max_documents", "max_chars"):
-        _positive(top.get(key), label, key)
-    if not top["sources"]:
-        raise CorpusError(f"{label}: 'sources' is empty; give at least one [[sources]] table")
-    sources = tuple(_source(table, n, label) for n, table in enumerate(top["sources"], start=1))
-    references = tuple(_reference(table, n, label) for n, table in enumerate(top.get("references", []), start=1))
-    names = [reference.name for reference in references]
-    duplicated = sorted({name for name in names if names.count(name) > 1})
-    if duplicated:
-        raise CorpusError(f"{label}: reference name {duplicated[0]!r} is used twice")
-    return CorpusSpec(
-        id=top["id"],
-        language=top["language"],
-        license=top["license"],
-        description=top["description"].strip(),
-        provenance=top.get("provenance", "").strip(),
-        normalization=top.get("normalization", "NFC"),
-        test_fraction=test_fraction,
-        max_documents=top.get("max_documents"),
-        max_chars=top.get("max_chars"),
-        sources=sources,
-        references=references,
-        path=path,
-    )
+    spec = validate(CorpusSpec, data, lambda problem: CorpusError(f"{label}: {_where(problem)}"))
+    spec._path = path
+    return spec
+
+
+def _where(problem: Problem) -> str:
+    """Where a problem is, as a TOML reader counts (tables and list entries from 1), and what it is:
+    ``[[sources]] #2 [[sources.hub]] #1: key 'split' must be a string, got 3``."""
+    tables = [
+        f"[[{'sources.hub' if name == 'hub' else name}]] #{position + 1}"
+        for name, position in zip(problem.table[::2], problem.table[1::2], strict=False)
+    ]
+    where = [" ".join(tables)] if tables else []
+    if problem.key:
+        key = f"key {problem.key[0]!r}" + "".join(f" entry #{position + 1}" for position in problem.key[1:])
+        return ": ".join([*where, f"{key} {problem.message}"])
+    return ": ".join([*where, problem.message])
 
 
 def read_spec_file(path: Path) -> CorpusSpec:

@@ -1,4 +1,4 @@
-"""`tokbench corpora list | show | stats | validate` (and `agreement`, added by ``corpora.silver``).
+"""`tokbench corpora list | show | stats | validate | agreement`.
 
 Corpus errors (bad spec, missing file, no data root, unreachable hub) are ``corpora.CorpusError``:
 ``benchmarks.cli`` prints them as one line and exits 2.  Warnings about repaired input (invalid
@@ -8,13 +8,17 @@ UTF-8 replaced) are printed on stderr.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import math
 import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
+from benchmarks import render
 from corpora import CorpusWarning, list_corpora, load_corpus, load_spec
+from corpora.silver import SILVER, agreement_table, gold_references
 from corpora.spec import CorpusSpec
 from corpora.stats import corpus_stats, reference_coverage
 
@@ -47,18 +51,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument("--json", action="store_true", help="print JSON")
     validate.set_defaults(handler=_validate)
 
-    try:  # `tokbench corpora agreement` lives with the silver analyzers
-        from corpora.silver import register_cli
-    except ImportError:
-        return
-    register_cli(commands)
+    agreement = commands.add_parser(
+        "agreement",
+        help="boundary agreement of the silver analyzers with the gold morpheme references",
+        description=f"For each silver analyzer ({', '.join(SILVER)}), boundary precision, recall and F1 "
+        "(micro-summed, F1 = TP / (TP + (FP + FN) / 2)) against every gold reference of its language listed in "
+        "the shipped corpus specs, on the gold words the analyzer segments; with alternative gold analyses, each "
+        "word uses its best-matching one.",
+    )
+    agreement.add_argument("--data-dir", type=Path, help="data root holding the gold files (default: $TOKBENCH_DATA)")
+    agreement.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    agreement.set_defaults(handler=_agreement)
 
 
 def _list(args: argparse.Namespace) -> int:
+    rows = []
     for spec in list_corpora():
         roles = sorted({source.role for source in spec.sources})
         summary = spec.description.split(". ")[0].replace("\n", " ")
-        print(f"{spec.id:<14} {spec.language:<9} roles: {','.join(roles):<16} {summary}")
+        rows.append([spec.id, spec.language, ",".join(roles), summary])
+    print(render.text(["id", "language", "roles", "description"], rows, "llll"))
     return 0
 
 
@@ -127,14 +139,58 @@ def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool, referen
     return 0
 
 
-_COLUMNS = ("documents", "sentences", "words", "word_types", "characters", "utf8_bytes", "script_share")
+_COLUMNS = ("documents", "sentences", "words", "word_types", "characters", "utf8_bytes")
 
 
 def _print_table(roles: dict[str, dict[str, Any]], script: str) -> None:
-    header = f"{'role':<6}" + "".join(f"{name:>14}" for name in _COLUMNS[:-1]) + f"{'share ' + script:>14}"
-    print(header, "-" * len(header), sep="\n")
+    rows = []
     for role, values in roles.items():
-        cells = [f"{values[name]:>14,}" for name in _COLUMNS[:-1]]
         share = values["script_share"]
-        cells.append(f"{share:>14.2%}" if share is not None else f"{'n/a':>14}")
-        print(f"{role:<6}" + "".join(cells))
+        rows.append([role, *(f"{values[name]:,}" for name in _COLUMNS), "n/a" if share is None else f"{share:.2%}"])
+    print(render.text(["role", *_COLUMNS, f"share {script}"], rows, "l" + "r" * (len(_COLUMNS) + 1)))
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    golds, skipped = gold_references(args.data_dir)
+    rows = agreement_table(golds)
+    for message in skipped:
+        print(f"tokbench: warning: {message}", file=sys.stderr)
+    if args.json:
+        records = [
+            {
+                **dataclasses.asdict(result),
+                "precision": _rounded(result.precision),
+                "recall": _rounded(result.recall),
+                "f1": _rounded(result.f1),
+                "analyzer_source": silver.source,
+                "analyzer_coverage": dataclasses.asdict(silver.coverage),
+                "gold_source": gold.source,
+                "gold_notes": gold.notes,
+            }
+            for result, silver, gold in rows
+        ]
+        print(json.dumps({"agreement": records, "skipped": skipped}, ensure_ascii=False, indent=1))
+        return 0
+    if not rows:
+        print("no gold reference of an analyzer's language is listed in the corpus specs")
+        return 0
+    cells = [
+        [result.analyzer, result.language, result.gold, result.gold_kind, f"{result.words}/{result.gold_words}",
+         *(f"{v:.3f}" for v in (result.precision, result.recall, result.f1))]
+        for result, _, _ in rows
+    ]  # fmt: skip
+    header = ["analyzer", "lang", "gold reference", "kind", "words", "P", "R", "F1"]
+    print(render.text(header, cells, "llllrrrr"))
+    print("\nwords: gold words the analyzer segmented / all gold words (the analyzer drops the rest).")
+    if any(result.gold_kind == "morphscore" for result, _, _ in rows):
+        print("morphscore references hold one boundary per word: only their recall is meaningful.")
+    sources = {silver.name: silver.source for _, silver, _ in rows}
+    notes = {f"{gold.name} ({gold.language})": gold.notes for _, _, gold in rows if gold.notes}
+    for name, text in [*sources.items(), *notes.items()]:
+        print(f"{name}: {text}")
+    return 0
+
+
+def _rounded(value: float) -> float | None:
+    """A score for JSON: 4 decimals, None where it is undefined (NaN is not JSON)."""
+    return None if math.isnan(value) else round(value, 4)

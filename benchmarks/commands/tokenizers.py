@@ -17,14 +17,18 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO, Literal, get_args, get_origin
+
+from pydantic.fields import FieldInfo
 
 import bpe
 from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer, TokenizerError, atomic_write_text
 from bpe.hf_export import EXPORTABLE, to_hf_json
-from bpe.normalizers import NORMALIZERS
-from bpe.pretokenizers import PRETOKENIZERS
+from bpe.options import options_by_name
+from bpe.pretrained import FORMATS
+from bpe.render import render_pieces
+from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
 
 INVALID_UTF8_POLICY = (
     "Input is read as UTF-8, one text per line (only the line ending is removed); invalid UTF-8 byte "
@@ -107,7 +111,7 @@ def _writing(out: Path) -> Iterator[None]:
         raise BenchmarkError(f"{out}: cannot write ({exc.strerror or exc})") from None
 
 
-def _write_lines(lines: Iterable[str]) -> None:
+def write_lines(lines: Iterable[str]) -> None:
     """Write to stdout as UTF-8 whatever the locale."""
     out = sys.stdout.buffer
     for line in lines:
@@ -126,7 +130,8 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         "Options that a family does not use are an error (e.g. --pretokenizer for spm-*).\n"
         "Families: word, char, char-bpe, byte-bpe (written from scratch); spm-bpe, spm-unigram (sentencepiece);\n"
         "morfessor (Morfessor Baseline); bpe-knockout (BPE pruned with gold morphemes: needs --references).\n"
-        "Encode options (--encode-mode, --dropout, --alpha, --nbest, --seed) are saved with the tokenizer.\n\n"
+        f"Encode-time options ({_flags(options_by_name(encode_time_only=True))}) only change encoding: they are\n"
+        "saved with the tokenizer, and `tokbench encode` takes them too.\n\n"
         "examples:\n"
         "  tokbench train --kind byte-bpe --vocab-size 8000 --input train.txt --out byte-bpe-8k.json\n"
         "  tokbench train --kind char-bpe --vocab-size 8000 --normalizer jamo --pretokenizer morpheme \\\n"
@@ -135,65 +140,79 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--kind", required=True, choices=list(bpe.FAMILIES), help="tokenizer family")
     parser.add_argument("--vocab-size", required=True, type=int, metavar="N", help="vocabulary size, specials included")
-    parser.add_argument(
-        "--min-frequency", type=int, metavar="F", help="stop merging below this pair count (morfessor: rarer words)"
-    )
-    parser.add_argument("--pretokenizer", metavar="P", help=f"pre-tokenizer: {', '.join(PRETOKENIZERS)}")
-    parser.add_argument("--normalizer", choices=list(NORMALIZERS), help="rewrite text first (jamo: Hangul jamo)")
-    parser.add_argument(
-        "--end-of-word", choices=["separate", "attached", "none"], help="char-bpe end-of-word marker </w>"
-    )
-    parser.add_argument("--limit-alphabet", type=int, metavar="N", help="keep the N most frequent characters")
-    parser.add_argument(
-        "--character-coverage",
-        type=float,
-        metavar="C",
-        help="spm-*: share of the text whose characters get a piece (default 0.9995; the rest use byte pieces)",
-    )
-    _add_encode_options(parser)
-    parser.add_argument("--dampening", choices=["ones", "log", "none"], help="morfessor: word counts (default: ones)")
-    parser.add_argument("--corpus-weight", type=float, metavar="A", help="morfessor: corpus weight alpha (default 1)")
-    parser.add_argument("--max-epochs", type=int, metavar="N", help="morfessor: training epochs at most")
+    for name, families in options_by_name().items():
+        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families))
     parser.add_argument(
         "--references",
         metavar="FILE",
         help="bpe-knockout: gold morphemes, one 'word<TAB>morph morph ...' per line (the morphs spell the word)",
     )
-    parser.add_argument("--base", choices=["char-bpe", "byte-bpe"], help="bpe-knockout: the BPE family (char-bpe)")
-    parser.add_argument("--threshold", type=float, metavar="T", help="bpe-knockout: blame ratio to remove (0.5)")
     parser.add_argument("--input", required=True, nargs="+", metavar="FILE", help="training text, one text per line")
     parser.add_argument("--out", required=True, metavar="PATH", help="tokenizer JSON file to write")
     parser.set_defaults(handler=run_train)
+
+
+def _flags(names: Iterable[str]) -> str:
+    return ", ".join(f"--{name.replace('_', '-')}" for name in names)
+
+
+def _option_flag(families: dict[str, FieldInfo], *, as_saved: bool = False) -> dict[str, Any]:
+    """argparse settings of one family option, from its declarations in ``bpe.options``: the value's
+    type (or every family's choices), the description(s), and the families taking it with their
+    defaults (``as_saved``: the default is the value a saved tokenizer holds, for ``tokbench encode``)."""
+    kinds = [_value_type(field) for field in families.values()]
+    descriptions = _grouped({family: str(field.description) for family, field in families.items()})
+    if len(descriptions) == 1:
+        description = next(iter(descriptions))
+    else:
+        description = "; ".join(f"{', '.join(names)}: {text}" for text, names in descriptions.items())
+    if as_saved:
+        takers = f"{', '.join(families)}; default: as saved"
+    else:
+        defaults = _grouped({family: "unset" if field.default is None else str(field.default)
+                             for family, field in families.items()})  # fmt: skip
+        takers = "; ".join(f"{', '.join(names)}: default {default}" for default, names in defaults.items())
+    settings: dict[str, Any] = {"help": f"{description} [{takers}]", "default": None}
+    if all(get_origin(kind) is Literal for kind in kinds):
+        return {**settings, "choices": list(dict.fromkeys(choice for kind in kinds for choice in get_args(kind)))}
+    return {**settings, "type": kinds[0], "metavar": "N" if kinds[0] is int else "X"}
+
+
+def _value_type(declaration: FieldInfo) -> Any:
+    """The type of a declared option's value: a Literal, int, float or str."""
+    kind = declaration.annotation
+    if type(None) in get_args(kind):  # X | None: the option may be left unset
+        kind = next(arg for arg in get_args(kind) if arg is not type(None))
+    if get_origin(kind) is Annotated:
+        kind = get_args(kind)[0]
+    return kind
+
+
+def _grouped(values: dict[str, str]) -> dict[str, list[str]]:
+    """family -> value, as value -> the families with it (in order)."""
+    grouped: dict[str, list[str]] = {}
+    for family, value in values.items():
+        grouped.setdefault(value, []).append(family)
+    return grouped
 
 
 def run_train(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_output_path(out)
     family = bpe.family_class(args.kind)
-    given = {
-        "min_frequency": args.min_frequency,
-        "pretokenizer": args.pretokenizer,
-        "end_of_word": args.end_of_word,
-        "limit_alphabet": args.limit_alphabet,
-        "character_coverage": args.character_coverage,
-        "normalizer": args.normalizer,
-        **_encode_options(args),
-        "dampening": args.dampening,
-        "corpus_weight": args.corpus_weight,
-        "max_epochs": args.max_epochs,
-        "references": read_references(args.references) if args.references else None,
-        "base": args.base,
-        "threshold": args.threshold,
-        # a merge progress bar where someone watches (the families draw it on stderr)
-        "progress": sys.stderr.isatty(),
+    # given values go to the family as they are: it validates them (zero is a value, not "unset")
+    options: dict[str, Any] = {
+        name: getattr(args, name) for name in options_by_name() if getattr(args, name) is not None
     }
-    options: dict[str, Any] = {name: value for name, value in given.items() if value not in (None, False)}
+    if args.references is not None:
+        options["references"] = read_references(args.references)
     with ExitStack() as stack:
         # every input must be readable before training starts
         handles = [(stack.enter_context(open_input(path)), path) for path in args.input]
         texts = _require_text((line for handle, name in handles for line in read_lines(handle, name)), args.input)
         started = time.perf_counter()
-        tokenizer = family.train(texts, args.vocab_size, **options)
+        # a merge progress bar where someone watches (the families draw it on stderr)
+        tokenizer = family.train(texts, args.vocab_size, progress=sys.stderr.isatty(), **options)
         seconds = time.perf_counter() - started
     with _writing(out):
         tokenizer.save(out)
@@ -222,42 +241,56 @@ def _summary(tokenizer: Tokenizer, requested: int, seconds: float, out: Path) ->
 
 # -- encode / decode ----------------------------------------------------------
 
+TOKENIZER_HELP = textwrap.fill(
+    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: a tokbench tokenizer JSON, "
+    "a Hugging Face tokenizer.json (or its directory), a sentencepiece .model, a tiktoken rank file "
+    "(with --pattern) or a Mistral tekken JSON; the format is detected from the file's content "
+    "(docs/formats.md).",
+    width=100,
+)
+
+
+def add_tokenizer_option(parser: argparse.ArgumentParser) -> None:
+    """--tokenizer plus the options of files that need them (--format, --pattern)."""
+    parser.add_argument("--tokenizer", required=True, metavar="TOKENIZER", help="tokenizer name or file")
+    parser.add_argument(
+        "--format", choices=list(FORMATS), help="refuse the file unless it is in this format (default: detect)"
+    )
+    add_pattern_option(parser)
+
+
+def add_pattern_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pattern",
+        metavar="P",
+        help=f"pre-tokenizer of a tiktoken rank file: {', '.join(TIKTOKEN_PATTERNS)} or a regular expression",
+    )
+
+
+def load_tokenizer(args: argparse.Namespace) -> Tokenizer:
+    return bpe.load(args.tokenizer, format=args.format, pattern=args.pattern)
+
+
 
 def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "encode",
         "Encode text, one input line to one JSON array of ids (or pieces) per output line.",
-        "TOKENIZER is a saved tokenizer JSON file or a production tokenizer name "
-        f"({', '.join(bpe.PRODUCTION)}).\n\n"
+        f"{TOKENIZER_HELP}\n\n"
+        "--pieces prints each token as the text it covers, the way `tokbench show` does: a space as ␣,\n"
+        "bytes of a partial UTF-8 character as <0xNN>, a token covering no text as ∅ (bpe/render.py).\n\n"
         "examples:\n"
         "  echo 'Hello world' | tokbench encode --tokenizer cl100k        # [9906, 1917]\n"
-        "  tokbench encode --tokenizer byte-bpe-8k.json --input text.txt --pieces",
+        "  tokbench encode --tokenizer byte-bpe-8k.json --input text.txt --pieces\n"
+        "  tokbench encode --tokenizer gpt2.tiktoken --pattern gpt2 --input text.txt",
     )
-    parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
+    add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
-    parser.add_argument("--pieces", action="store_true", help="print pieces (strings) instead of ids")
-    _add_encode_options(parser, " (default: as saved)")
+    parser.add_argument("--pieces", action="store_true", help="print the text each token covers instead of ids")
+    for name, families in options_by_name(encode_time_only=True).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families, as_saved=True))
     parser.set_defaults(handler=run_encode)
-
-
-def _add_encode_options(parser: argparse.ArgumentParser, default: str = "") -> None:
-    parser.add_argument(
-        "--encode-mode",
-        metavar="M",
-        help="inference method: merges (spm-unigram: likelihood), longest-prefix, longest-suffix, longest-token, "
-        f"fewest-tokens{default}",
-    )
-    parser.add_argument("--dropout", type=float, metavar="P", help=f"BPE-dropout probability (*-bpe){default}")
-    parser.add_argument("--alpha", type=float, metavar="A", help=f"spm-unigram: sample with this smoothing{default}")
-    parser.add_argument("--nbest", type=int, metavar="N", help=f"spm-unigram: sample among N best (-1: all){default}")
-    parser.add_argument("--seed", type=int, metavar="S", help=f"seed of sampling{default}")
-
-
-def _encode_options(args: argparse.Namespace) -> dict[str, Any]:
-    given = {"encode_mode": args.encode_mode, "dropout": args.dropout, "alpha": args.alpha, "nbest": args.nbest,
-             "seed": args.seed}  # fmt: skip
-    return {name: value for name, value in given.items() if value is not None}
 
 
 def read_references(path: str) -> dict[str, list[int]]:
@@ -280,17 +313,20 @@ def read_references(path: str) -> dict[str, list[int]]:
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    tokenizer = bpe.load(args.tokenizer)
-    tokenizer = tokenizer.with_encode_options(**_encode_options(args))
+    encode_options = {name: getattr(args, name) for name in options_by_name(encode_time_only=True)}
+    tokenizer = load_tokenizer(args).with_encode_options(**encode_options)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
 
         def encoded() -> Iterator[str]:
             for line in read_lines(handle, name):
-                ids = tokenizer.encode(line)
-                yield json.dumps(tokenizer.pieces(ids) if args.pieces else ids, ensure_ascii=False)
+                if args.pieces:
+                    pieces = render_pieces(line, tokenizer.encode_with_spans(line), tokenizer.unk_id)
+                    yield json.dumps(pieces, ensure_ascii=False)
+                else:
+                    yield json.dumps(tokenizer.encode(line))
 
-        _write_lines(encoded())
+        write_lines(encoded())
     return 0
 
 
@@ -300,24 +336,25 @@ def _register_decode(subparsers: argparse._SubParsersAction) -> None:
         "decode",
         "Decode ids, one JSON array of integer ids per input line to one text line.",
         "All lines are checked before anything is written: a line that is not a JSON array of\n"
-        "integers, or holds an id outside the vocabulary, is an error naming the line.\n\n"
+        "integers, or holds an id outside the vocabulary, is an error naming the line.\n"
+        f"{TOKENIZER_HELP}\n\n"
         "example:\n"
         "  echo '[9906, 1917]' | tokbench decode --tokenizer cl100k        # Hello world",
     )
-    parser.add_argument("--tokenizer", required=True, metavar="PATH|NAME", help="tokenizer JSON file or name")
+    add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="JSON arrays of ids, one per line (default: stdin)")
     parser.set_defaults(handler=run_decode)
 
 
 def run_decode(args: argparse.Namespace) -> int:
-    tokenizer = bpe.load(args.tokenizer)
+    tokenizer = load_tokenizer(args)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
         texts = [
             _decode_line(tokenizer, line, f"{name} line {number}")
             for number, line in enumerate(read_lines(handle, name), start=1)
         ]
-    _write_lines(texts)
+    write_lines(texts)
     return 0
 
 

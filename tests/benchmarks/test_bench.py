@@ -1,5 +1,5 @@
-"""Smoke test of the performance harness (`tokbench bench`) on ~100 KB; the real figures are not
-timed tests (benchmarks/perf/RESULTS.md)."""
+"""Smoke test of the performance harness (`tokbench bench`) on ~100 KB of text from the sample data root
+and the embedded corpora; the real figures are not timed tests (benchmarks/perf/RESULTS.md)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from benchmarks.cli import main
 from benchmarks.perf.corpus import build_mixed, source_texts
 
 
-def test_bench_runs_on_100_kb(data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_runs_on_100_kb(sample_data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "RESULTS.md"
     argv = [
         "bench",
         "--data-dir",
-        str(data_root),
+        str(sample_data_root),
         "--size-mb",
         "0.1",
         "--vocab-sizes",
@@ -50,8 +50,8 @@ def test_bench_runs_on_100_kb(data_root: Path, tmp_path: Path, capsys: pytest.Ca
     assert all(len(found) == 1 for found in tokens.values()), tokens
 
 
-def test_mixed_text_has_equal_shares_of_the_four_languages(data_root: Path) -> None:
-    sources = source_texts(data_root)
+def test_mixed_text_has_equal_shares_of_the_four_languages(sample_data_root: Path) -> None:
+    sources = source_texts(sample_data_root)
     assert [s.language for s in sources] == ["tur_Latn", "rus_Cyrl", "kor_Hang", "eng_Latn"]
     lines = build_mixed(sources, 400_000)
     total = sum(len(line.encode("utf-8")) + 1 for line in lines)

@@ -1,12 +1,16 @@
-"""`tokbench corpora list | show | stats | validate` through the real entry point."""
+"""`tokbench corpora list | show | stats | validate | agreement` through the real entry point."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from benchmarks.cli import main
+from corpora import silver
+from corpora.silver import SILVER
+from corpora.spec import parse_spec
 
 
 @pytest.fixture(autouse=True)
@@ -21,11 +25,29 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return status, out, err
 
 
+def text_table(out: str) -> list[dict[str, str]]:
+    """The rows of a plain-text table (header, dashes, rows; columns two or more spaces apart) by header name."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if set(line) <= {"-", " "} and line) - 1
+    header = re.split(r"\s{2,}", lines[start].strip())
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.strip():
+            break
+        cells = re.split(r"\s{2,}", line.strip())
+        rows.append(dict(zip(header, cells, strict=True)))
+    return rows
+
+
 def test_list_shows_every_shipped_corpus(capsys):
     status, out, _ = run(capsys, "corpora", "list")
     assert status == 0
-    ids = [line.split()[0] for line in out.splitlines()]
-    assert ids == sorted(f"{k}-{lang}" for k in ("embedded", "ud") for lang in ("eng", "kor", "rus", "tur"))
+    table = text_table(out)
+    assert [row["id"] for row in table] == sorted(
+        f"{k}-{lang}" for k in ("embedded", "ud") for lang in ("eng", "kor", "rus", "tur")
+    )
+    eng = next(row for row in table if row["id"] == "ud-eng")
+    assert eng["language"] == "eng_Latn" and eng["roles"] == "eval,test,train"
 
 
 def test_show_lists_sources_hub_alternatives_and_references(capsys):
@@ -63,8 +85,10 @@ def test_stats_reports_reference_coverage(capsys, data_root):
 def test_stats_table_with_a_data_root(capsys, data_root):
     status, out, _ = run(capsys, "corpora", "stats", "ud-tur", "--data-dir", str(data_root))
     assert status == 0
-    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[3:]}
-    assert rows["eval"][0] == "2,009" and rows["train"][0] == "6,060" and rows["test"][0] == "3,722"
+    rows = {row["role"]: row for row in text_table(out)}
+    assert rows["eval"]["documents"] == "2,009" and rows["train"]["documents"] == "6,060"
+    assert rows["test"]["documents"] == "3,722"
+    assert rows["eval"]["share Latn"].endswith("%")
 
 
 def test_validate_a_spec_file_and_report_repairs(capsys, tmp_path):
@@ -99,10 +123,66 @@ def test_validate_rejects_a_bad_spec(capsys, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('id = "bad"\nlanguage = "xx_Latn"\nlicense = "x"\ndescription = "x"\nsources = []\n')
     status, _, err = run(capsys, "corpora", "validate", str(spec))
-    assert status == 2 and "language 'xx_Latn' must be an ISO 639-3 code" in err
+    assert status == 2 and "bad.toml: key 'language' must be an ISO 639-3 code" in err and "got 'xx_Latn'" in err
 
 
 def test_agreement_subcommand_is_registered(capsys):
     with pytest.raises(SystemExit) as leaving:
         main(["corpora", "agreement", "--help"])
     assert leaving.value.code == 0 and "silver" in capsys.readouterr().out
+
+
+# -- agreement of the silver analyzers with the gold references ------------------------------------
+
+
+def test_agreement_command_prints_table_and_json(data_root, monkeypatch, capsys):
+    korean = parse_spec(
+        {
+            "id": "t-kor",
+            "language": "kor_Hang",
+            "license": "test",
+            "description": "test",
+            "sources": [{"kind": "path", "role": "test", "format": "text", "files": "flores/kor_Hang.txt"}],
+            "references": [
+                {"name": "kaist", "reader": "ud-korean-lemma", "files": "ud/ko/ko_kaist-ud-dev.conllu"},
+                {"name": "ms-kor", "reader": "morphscore", "files": "morph/kor/morphscore_korean_morph_data.csv"},
+            ],
+        }
+    )
+    monkeypatch.setattr(silver, "list_corpora", lambda: [korean])
+    status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(data_root), "--json")
+    assert status == 0
+    records = json.loads(out)
+    assert records["skipped"] == []
+    by_gold = {record["gold"]: record for record in records["agreement"]}
+    assert set(by_gold) == {"kaist", "ms-kor"}
+    kaist = by_gold["kaist"]
+    assert kaist["analyzer"] == "kiwi" and kaist["gold_kind"] == "gold" and kaist["words"] == kaist["gold_words"]
+    assert kaist["f1"] == pytest.approx(kaist["tp"] / (kaist["tp"] + 0.5 * (kaist["fp"] + kaist["fn"])), abs=1e-4)
+    assert by_gold["ms-kor"]["gold_kind"] == "morphscore" and "unreliable" in by_gold["ms-kor"]["gold_notes"]
+
+    status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(data_root))
+    assert status == 0
+    row = next(row for row in text_table(out) if row["gold reference"] == "kaist")
+    assert row["analyzer"] == "kiwi" and row["lang"] == "ko" and row["kind"] == "gold"
+    assert row["words"] == f"{kaist['words']}/{kaist['gold_words']}"
+    assert [row["P"], row["R"], row["F1"]] == [f"{kaist[key]:.3f}" for key in ("precision", "recall", "f1")]
+    assert "only their recall is meaningful" in out
+    assert "ms-kor (ko): unreliable" in out
+
+
+def test_agreement_command_without_data_root_exits_2(capsys):
+    status, out, err = run(capsys, "corpora", "agreement")
+    assert status == 2 and out == ""
+    assert "needs a data root" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_agreement_command_over_the_shipped_specs(data_root, capsys):
+    status, out, _ = run(capsys, "corpora", "agreement", "--json", "--data-dir", str(data_root))
+    assert status == 0
+    records = json.loads(out)["agreement"]  # stdout holds the JSON only
+    assert {record["analyzer"] for record in records} == set(SILVER)
+    f1 = {(r["analyzer"], r["gold"]): r["f1"] for r in records if r["gold_kind"] == "gold"}
+    assert f1[("zemberek", "morphochallenge2010")] > 0.90
+    assert f1[("kiwi", "ud-korean-lemma")] > 0.92

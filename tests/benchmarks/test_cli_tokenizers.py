@@ -11,6 +11,7 @@ import importlib.resources
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -21,13 +22,17 @@ import pytest
 from tokenizers import Tokenizer as HFTokenizer
 
 from benchmarks.cli import main
+from bpe.options import options_by_name
 
 
 def package_file(package: str, *parts: str) -> Path:
     try:
-        path = Path(str(importlib.resources.files(package).joinpath(*parts)))
+        location = importlib.resources.files(package)
     except ModuleNotFoundError:
         pytest.skip(f"package {package} is not installed")
+    for part in parts:  # one part at a time: tiktoken_ext is a namespace package
+        location = location / part
+    path = Path(str(location))
     if not path.is_file():
         pytest.skip(f"{package} does not ship {'/'.join(parts)}")
     return path
@@ -105,6 +110,24 @@ def test_train_prints_a_summary(tokbench, korean: Path, english: Path, tmp_path:
     assert sorted(p.name for p in out.parent.iterdir()) == ["char-bpe.json"]  # no temporary file left
 
 
+def test_given_options_are_saved_as_given(trained: dict[str, Path]) -> None:
+    def config(kind: str) -> dict:
+        return json.loads(trained[kind].read_text(encoding="utf-8"))["config"]
+
+    assert config("char-bpe")["min_frequency"] == 3 and config("char-bpe")["end_of_word"] == "attached"
+    assert config("spm-unigram")["character_coverage"] == 1.0
+    assert config("word")["min_frequency"] == 1  # not given: the family's declared default
+
+
+def test_limit_alphabet_is_applied(tokbench, korean: Path, tmp_path: Path) -> None:
+    out = tmp_path / "char-bpe.json"
+    argv = ["--kind", "char-bpe", "--vocab-size", 300, "--limit-alphabet", 60, "--min-frequency", 1]
+    assert tokbench("train", *argv, "--input", korean, "--out", out).status == 0
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["config"]["limit_alphabet"] == 60 and saved["config"]["min_frequency"] == 1
+    assert saved["vocab"][4] == "</w>" and len(saved["vocab"]) - len(saved["merges"]) == 4 + 1 + 60  # </w> + 60
+
+
 @pytest.mark.parametrize("kind", ["byte-bpe", "char-bpe", "spm-unigram"])
 def test_encode_decode_round_trip(tokbench, kind: str, trained: dict[str, Path], korean: Path) -> None:
     lines = korean_lines(korean)
@@ -120,12 +143,12 @@ def test_encode_decode_round_trip(tokbench, kind: str, trained: dict[str, Path],
 
 def test_encode_pieces_and_production_names(tokbench, trained: dict[str, Path]) -> None:
     run = tokbench("encode", "--tokenizer", trained["char-bpe"], "--pieces", stdin="대한민국 헌법\n".encode())
-    pieces = json.loads(run.out)
-    assert "".join(pieces).replace("</w>", "") == "대한민국 헌법"
+    pieces = json.loads(run.out)  # the text each token covers, a space as ␣ (bpe/render.py)
+    assert "".join(pieces) == "대한민국␣헌법" and "</w>" not in run.out
     assert tokbench("encode", "--tokenizer", "cl100k", stdin=b"Hello world\n").out == "[9906, 1917]\n"
     assert tokbench("decode", "--tokenizer", "cl100k", stdin=b"[9906, 1917]\n").out == "Hello world\n"
     assert tokbench("encode", "--tokenizer", "mistral-v1", "--pieces", stdin=b"Hello world").out == (
-        '["▁Hello", "▁world"]\n'
+        '["Hello", "␣world"]\n'
     )
 
 
@@ -149,6 +172,21 @@ def test_help_documents_each_command(capsys: pytest.CaptureFixture[str]) -> None
         assert "example" in text and "tokbench " + command in text
         if command != "export":
             assert "U+FFFD" in text  # the invalid UTF-8 policy
+
+
+@pytest.mark.parametrize("command", ["train", "encode"])
+def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    """train offers every declared option, encode only the encode-time ones; the choices of a flag
+    are those of every family taking it (spm-unigram's likelihood beside the merge families' modes)."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    flags = set(re.findall(r"^  (--[a-z-]+)", capsys.readouterr().out, re.MULTILINE))
+    declared = options_by_name(encode_time_only=command == "encode")
+    own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--out"},
+           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--pieces"}}[command]  # fmt: skip
+    assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
+    assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
+    assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")
 
 
 def test_real_command_pipes_stdin_to_stdout(trained: dict[str, Path]) -> None:
@@ -198,7 +236,8 @@ def test_invalid_utf8_is_replaced_and_reported(
     assert f"tokbench: warning: {broken}: 3 invalid UTF-8 sequence(s) replaced with U+FFFD" in run.err
     encoded = tokbench("encode", "--tokenizer", trained["byte-bpe"], "--pieces", stdin=b"caf\xe9\n")
     assert "<stdin>: 1 invalid UTF-8 sequence(s)" in encoded.err
-    assert "".join(json.loads(encoded.out)) == "cafï¿½"  # U+FFFD's bytes EF BF BD as GPT-2 byte aliases
+    # U+FFFD (bytes EF BF BD) is in no merge of this Korean tokenizer: one byte token each, shown as bytes
+    assert json.loads(encoded.out) == ["c", "a", "f", "<0xEF>", "<0xBF>", "<0xBD>"]
 
 
 # -- bad input: one clear message, exit 2, no output file --------------------
@@ -216,13 +255,42 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
         (["--kind", "byte-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum 260 for byte-bpe"),
         (["--kind", "char-bpe", "--vocab-size", "50"], "vocab_size 50 is below the minimum"),
         (["--kind", "spm-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum"),
-        (["--kind", "char-bpe", "--vocab-size", "900", "--pretokenizer", "bogus"], "unknown pre-tokenizer 'bogus'"),
         (["--kind", "spm-bpe", "--vocab-size", "900", "--pretokenizer", "gpt2"], "does not take option(s): pretok"),
         (["--kind", "byte-bpe", "--vocab-size", "900", "--limit-alphabet", "10"], "does not take option(s): limit"),
-        (["--kind", "char-bpe", "--vocab-size", "900", "--encode-mode", "shortest"], "unknown encode_mode 'shortest'"),
         (["--kind", "spm-bpe", "--vocab-size", "900", "--alpha", "0.1"], "does not take option(s): alpha"),
         (["--kind", "bpe-knockout", "--vocab-size", "900"], "bpe-knockout needs references"),
-        (["--kind", "word", "--vocab-size", "900", "--dropout", "0.1"], "does not take option(s): dropout"),
+        (["--kind", "word", "--vocab-size", "900", "--dropout", "0.1"], "word does not take option(s): dropout"),
+        (
+            ["--kind", "byte-bpe", "--vocab-size", "900", "--dropout", "0.1", "--encode-mode", "fewest-tokens"],
+            "dropout applies to encode_mode 'merges' only, not 'fewest-tokens'",
+        ),
+        (["--kind", "spm-unigram", "--vocab-size", "900", "--nbest", "4"], "nbest only applies to sampling"),
+        (["--kind", "morfessor", "--vocab-size", "900", "--corpus-weight", "0"], "corpus_weight must be a number > 0"),
+        # zero is a value, not "unset": never replaced by the family's default
+        (
+            ["--kind", "char-bpe", "--vocab-size", "900", "--min-frequency", "0"],
+            "min_frequency must be an integer >= 1, got 0",
+        ),
+        (
+            ["--kind", "char-bpe", "--vocab-size", "900", "--limit-alphabet", "0"],
+            "limit_alphabet must be an integer >= 1, got 0",
+        ),
+        (
+            ["--kind", "spm-bpe", "--vocab-size", "900", "--character-coverage", "0"],
+            "coverage must be a number in (0, 1], got 0.0",
+        ),
+        (
+            ["--kind", "spm-bpe", "--vocab-size", "900", "--limit-alphabet", "0"],
+            "spm-bpe does not take option(s): limit_alph",
+        ),
+        (
+            ["--kind", "spm-unigram", "--vocab-size", "900", "--limit-alphabet", "50"],
+            "does not take option(s): limit_alphabet",
+        ),
+        (
+            ["--kind", "char", "--vocab-size", "900", "--encode-mode", "greedy"],
+            "char does not take option(s): encode_mode",
+        ),
     ],
 )
 def test_bad_training_options(tokbench, korean: Path, tmp_path: Path, argv: list[str], message: str) -> None:
@@ -247,7 +315,7 @@ def test_encode_options_override_the_saved_ones(tokbench, trained: dict[str, Pat
     result = tokbench("encode", *unigram, "--alpha", "0.1", "--nbest", "4", stdin=text)
     assert result.status == 0 and result.out != tokbench("encode", *unigram, stdin=text).out
     word = tokbench("encode", "--tokenizer", trained["word"], "--encode-mode", "fewest-tokens", stdin=text)
-    assert "word has no encode options (given: encode_mode)" in word.error()
+    assert "word does not take encode option(s): encode_mode (it takes: none)" in word.error()
 
 
 def test_knockout_reads_references(tokbench, english: Path, tmp_path: Path) -> None:
@@ -262,11 +330,19 @@ def test_knockout_reads_references(tokbench, english: Path, tmp_path: Path) -> N
     assert f"{references} line 1: expected 'word<TAB>morph morph ...'" in message
 
 
-def test_unknown_kind_is_an_argparse_error(korean: Path, tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("flag", ["--kind", "--pretokenizer", "--end-of-word", "--encode-mode", "--normalizer"])
+def test_unknown_choice_is_an_argparse_error(korean: Path, tmp_path: Path, capsys, flag: str) -> None:
+    argv = {
+        "--kind": "char-bpe",
+        "--vocab-size": "900",
+        "--input": str(korean),
+        "--out": str(tmp_path / "t"),
+        flag: "bogus",
+    }
     with pytest.raises(SystemExit) as exit_info:
-        main(["train", "--kind", "bogus", "--vocab-size", "900", "--input", str(korean), "--out", str(tmp_path / "t")])
+        main(["train", *(part for pair in argv.items() for part in pair)])
     assert exit_info.value.code == 2
-    assert "invalid choice: 'bogus'" in capsys.readouterr().err
+    assert f"argument {flag}: invalid choice: 'bogus'" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -307,10 +383,12 @@ def test_permission_denied(tokbench, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b'{"vocab": {"a": 0}}', 'not a tokbench tokenizer (expected "format": "tokbench-tokenizer")'),
-        (b"not json at all", "not a JSON file"),
+        (b'{"vocab": {"a": 0}}', "a JSON file in no known tokenizer format; expected a tokbench tokenizer JSON, "),
+        (b'{"format": "other"}', 'not a tokbench tokenizer (expected "format": "tokbench-tokenizer")'),
+        (b"not json at all", "a file in no known tokenizer format"),
+        (b'{"model": [1, ', "not a JSON file"),
         (b'{"format": "tokbench-tokenizer", "format_version": 1, "family": "byte-bpe"}', 'field "config" is missing'),
-        (b"\xff\xfe{}", "cannot read tokenizer file"),
+        (b"\xff\xfe{}", "a file in no known tokenizer format"),
     ],
 )
 def test_not_a_tokbench_tokenizer(tokbench, tmp_path: Path, content: bytes, message: str) -> None:
@@ -319,10 +397,34 @@ def test_not_a_tokbench_tokenizer(tokbench, tmp_path: Path, content: bytes, mess
         assert message in tokbench(command, "--tokenizer", path, stdin=b"[1]\n").error()
 
 
-def test_a_hf_tokenizer_json_is_refused(tokbench, trained: dict[str, Path], tmp_path: Path) -> None:
-    exported = tmp_path / "hf.json"
+def test_any_tokenizer_file_is_accepted(tokbench, trained: dict[str, Path], korean: Path, tmp_path: Path) -> None:
+    """The file `tokbench export` writes, a directory holding it, a sentencepiece model, a tiktoken
+    rank file: each encodes like the tokenizer it came from."""
+    exported = tmp_path / "hf" / "tokenizer.json"
     assert tokbench("export", "--tokenizer", trained["byte-bpe"], "--format", "hf", "--out", exported).status == 0
-    assert "not a tokbench tokenizer" in tokbench("encode", "--tokenizer", exported, stdin=b"x\n").error()
+    ours = tokbench("encode", "--tokenizer", trained["byte-bpe"], "--input", korean).out
+    assert tokbench("encode", "--tokenizer", exported, "--input", korean).out == ours
+    assert tokbench("encode", "--tokenizer", exported.parent, "--format", "hf", "--input", korean).out == ours
+    model = package_file("mistral_common", "data", "tokenizer.model.v1")
+    assert tokbench("encode", "--tokenizer", model, stdin=b"Hello world\n").out == "[22557, 1526]\n"
+    ranks = package_file("tiktoken_ext", "data", "cl100k_base.tiktoken")
+    run = tokbench("encode", "--tokenizer", ranks, "--pattern", "cl100k", stdin=b"Hello world\n")
+    assert run.out == tokbench("encode", "--tokenizer", "cl100k", stdin=b"Hello world\n").out == "[9906, 1917]\n"
+    decoded = tokbench("decode", "--tokenizer", ranks, "--pattern", "cl100k", stdin=b"[9906, 1917]\n")
+    assert decoded.out == "Hello world\n"
+
+
+def test_bad_tokenizer_arguments(tokbench, trained: dict[str, Path], tmp_path: Path) -> None:
+    exported = tmp_path / "tokenizer.json"
+    assert tokbench("export", "--tokenizer", trained["byte-bpe"], "--format", "hf", "--out", exported).status == 0
+    ranks = package_file("tiktoken_ext", "data", "cl100k_base.tiktoken")
+    encode = ("encode", "--tokenizer")
+    assert "give a pattern: gpt2, r50k, cl100k, o200k or a regex" in tokbench(*encode, ranks, stdin=b"x\n").error()
+    assert "unknown pattern 'gtp2'" in tokbench(*encode, ranks, "--pattern", "gtp2", stdin=b"x\n").error()
+    wrong = tokbench(*encode, exported, "--format", "sentencepiece", stdin=b"x\n").error()
+    assert "expected a sentencepiece .model file, but this is a Hugging Face tokenizer.json" in wrong
+    assert "a directory without tokenizer.json" in tokbench(*encode, trained["byte-bpe"].parent, stdin=b"x\n").error()
+    assert "known names: cl100k, mistral-v1" in tokbench(*encode, "o200k", stdin=b"x\n").error()
 
 
 @pytest.mark.parametrize(

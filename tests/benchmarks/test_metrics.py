@@ -99,8 +99,8 @@ def ud_sentences(path: Path) -> list[list[str]]:
 # --------------------------------------------------------------------------- compression
 
 
-def test_char_tokenizer_compression_on_flores(flores_lines):
-    for lang, lines in flores_lines.items():
+def test_char_tokenizer_compression_on_flores(flores):
+    for lang, lines in flores.items():
         chars = CharVocabulary(lines)
         encodings = [chars.encode(line) for line in lines]
         assert M.chars_per_token(lines, encodings).value == 1.0
@@ -390,13 +390,13 @@ def test_renyi_efficiency_against_tokenization_scorer_readme():
     assert expected == pytest.approx(0.8265, abs=1e-4)
 
 
-def test_renyi_efficiency_and_utilisation_properties(flores_lines):
+def test_renyi_efficiency_and_utilisation_properties(flores):
     uniform = [Encoding(list(range(8)) * 3, [(0, 0)] * 24)]
     for alpha in (0.0, 1.0, 2.5, 3.0):
         assert M.renyi_efficiency(uniform, 8, alpha=alpha).value == pytest.approx(1.0)
     assert M.renyi_efficiency(uniform, 64).value == pytest.approx(0.5)  # log2 8 / log2 64
     assert M.vocab_utilisation(uniform, 64).value == 8 / 64
-    lines = flores_lines["kor_Hang"]
+    lines = flores["kor_Hang"]
     chars = CharVocabulary(lines)
     encodings = [chars.encode(line) for line in lines]
     assert M.vocab_utilisation(encodings, chars.vocab_size).value == (chars.vocab_size - 2) / chars.vocab_size

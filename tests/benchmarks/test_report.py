@@ -423,6 +423,53 @@ def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
     assert "not run at" not in text  # production rows are never substituted
 
 
+def pipe_rows(markdown: str, after: str) -> list[list[str]]:
+    """The first Markdown table after the text ``after``: header and data rows as lists of stripped cells."""
+    lines = markdown.split(after, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    table = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        table.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip("|"))])
+    assert set("".join(table[1])) <= set(":-"), "the second line is the alignment row"
+    return [table[0], *table[2:]]
+
+
+def test_cost_and_paired_tables(built, tmp_path):
+    run_dir = tmp_path / "costs"
+    shutil.copytree(built, run_dir)
+    pd.DataFrame(
+        [("flores", "eng_Latn", "cl100k", "cl100k", "production", None, "", 3.14159, 0.0),
+         ("flores", "eng_Latn", "char", "char", "family", 8000, "", 12.5, 0.25),
+         ("flores", "eng_Latn", "cl100k-prefix", "byte-bpe", "family", REPORT_SIZE, "", 2.0, 1.005),
+         ("flores", "eng_Latn", "<unk>-test", "byte-bpe", "family", REPORT_SIZE, "", 1.0, 2.0)],
+        columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size", "options", "encode_mb_per_s",
+                 "train_seconds"],
+    ).to_csv(run_dir / "costs.csv", index=False)  # fmt: skip
+    pd.DataFrame(
+        [("flores", "eval", "tokens_per_kchar", "char", "cl100k", REPORT_SIZE, 812.34, 800.0, 824.96, 0.000999, 300),
+         ("flores", "eval", "tokens_per_kchar", "cl100k-prefix", "cl100k", REPORT_SIZE, -0.04, -1.2, 1.1, 0.5, 300)],
+        columns=["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference", "ci_low",
+                 "ci_high", "p_value", "n"],
+    ).to_csv(run_dir / "paired.csv", index=False)  # fmt: skip
+    text = report.write_report(run_dir).read_text(encoding="utf-8")
+    # rows at the report size (and production rows), sorted by corpus then tokenizer; the char row (8,000) is left out
+    assert pipe_rows(text, "### Measured cost (wall clock)") == [
+        ["corpus", "tokenizer", "training (s)", "encode (MB/s)"],
+        ["flores", "\\<unk>-test", "2.00", "1.00"],
+        ["flores", "cl100k", "0.00", "3.14"],
+        ["flores", "cl100k-prefix", "1.00", "2.00"],
+    ]
+    assert "- `flores`: 1 of 2 pairs differ at p < 0.05." in text
+    assert pipe_rows(text, "<summary>all pairs</summary>") == [
+        ["corpus", "A", "B", "A − B", "CI", "p"],
+        ["flores", "char", "cl100k", "812.3", "[800.0, 825.0]", "0.000999"],
+        ["flores", "cl100k-prefix", "cl100k", "-0.0", "[-1.2, 1.1]", "0.5"],
+    ]
+    assert text.split("<summary>all pairs</summary>", 1)[1].endswith("|\n\n</details>\n")
+
+
 def test_cli_report_command(results, tmp_path, capsys):
     run_dir = write_run(tmp_path / "cli", results)
     assert main(["report", str(run_dir)]) == 0

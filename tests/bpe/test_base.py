@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 import bpe
+from tests.conftest import leading
 
 
-def test_encode_word_matches_the_word_inside_running_text(flores_lines):
-    tokenizer = bpe.train("byte-bpe", flores_lines["eng_Latn"][:300], 1000)
+def test_encode_word_matches_the_word_inside_running_text(embedded_text):
+    tokenizer = bpe.train("byte-bpe", leading(embedded_text["eng_Latn"], 40_000), 1000)
     text = "the quick thermometer"
     running = tokenizer.encode_with_spans(text)
     word = tokenizer.encode_word("thermometer")
@@ -20,8 +21,8 @@ def test_encode_word_matches_the_word_inside_running_text(flores_lines):
     assert tokenizer.decode(word.ids) == " thermometer"
 
 
-def test_encode_word_drops_a_token_that_covers_only_the_prefix_space(flores_lines):
-    tokenizer = bpe.train("char", flores_lines["tur_Latn"][:200], 500)
+def test_encode_word_drops_a_token_that_covers_only_the_prefix_space(embedded_text):
+    tokenizer = bpe.train("char", leading(embedded_text["tur_Latn"], 20_000), 500)
     encoding = tokenizer.encode_word("çıkmazına")
     assert tokenizer.pieces(encoding.ids) == list("çıkmazına")
     assert encoding.spans[0] == (0, 2)  # ç is two UTF-8 bytes
@@ -35,7 +36,7 @@ def test_sentencepiece_word_uses_its_dummy_prefix():
 
 
 @pytest.mark.parametrize("kind", ["word", "char", "char-bpe", "byte-bpe"])
-def test_ids_only_encode_agrees_with_encode_with_spans(kind, flores_lines):
-    tokenizer = bpe.train(kind, flores_lines["rus_Cyrl"][:400], 1000)
-    for line in flores_lines["rus_Cyrl"][400:600] + flores_lines["kor_Hang"][:50]:
+def test_ids_only_encode_agrees_with_encode_with_spans(kind, embedded_text, flores_sample):
+    tokenizer = bpe.train(kind, leading(embedded_text["rus_Cyrl"], 60_000), 1000)
+    for line in flores_sample["rus_Cyrl"] + flores_sample["kor_Hang"][:50]:
         assert tokenizer.encode(line) == tokenizer.encode_with_spans(line).ids

@@ -1,6 +1,6 @@
 """Encode-time options of the vocabulary families: inference methods, BPE-dropout, unigram sampling.
 
-Trained on UD text, checked on FLORES lines and on arbitrary text (hypothesis):
+Trained on the embedded corpora, checked on FLORES lines and on arbitrary text (hypothesis):
 every mode tiles the input with its spans and decodes back to it where the
 family is lossless, ``fewest-tokens`` never needs more tokens than another
 mode, and sampling is off unless asked for, then reproducible from its seed.
@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 import bpe
 from bpe.base import Tokenizer, TokenizerError
+from bpe.inference import INFERENCE_METHODS
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.spm import SentencePieceTokenizer
 from tests.bpe.naive_bpe import apply_in_training_order
+from tests.conftest import leading
 
 VOCABULARY_FAMILIES = [
     ("char-bpe", 1500, {}),
@@ -30,13 +31,14 @@ VOCABULARY_FAMILIES = [
 
 
 @pytest.fixture(scope="module")
-def training_text(ud_text: dict[str, list[str]]) -> list[str]:
-    return [sentence for sentences in ud_text.values() for sentence in sentences[:300]]
+def training_text(embedded_text: dict[str, list[str]]) -> list[str]:
+    """About 30,000 characters per language."""
+    return [text for texts in embedded_text.values() for text in leading(texts, 30_000)]
 
 
 @pytest.fixture(scope="module")
-def eval_lines(flores_lines: dict[str, list[str]]) -> list[str]:
-    return [line for lines in flores_lines.values() for line in lines[:60]]
+def eval_lines(flores_sample: dict[str, list[str]]) -> list[str]:
+    return [line for lines in flores_sample.values() for line in lines[:60]]
 
 
 @pytest.fixture(scope="module", params=VOCABULARY_FAMILIES, ids=lambda case: f"{case[0]}-{case[2]}")
@@ -46,9 +48,8 @@ def tokenizer(request: pytest.FixtureRequest, training_text: list[str]) -> Token
 
 
 def modes(tokenizer: Tokenizer) -> list[str]:
-    if isinstance(tokenizer, SentencePieceTokenizer):
-        return list(tokenizer.encode_modes())
-    return ["merges", "longest-prefix", "longest-suffix", "longest-token", "fewest-tokens"]
+    """The family's own encoding (merges; spm-unigram: likelihood), then every inference method."""
+    return [tokenizer.encode_options()["encode_mode"], *INFERENCE_METHODS]
 
 
 def check_tiles(tokenizer: Tokenizer, text: str) -> list[int]:
@@ -155,21 +156,58 @@ def test_full_dropout_leaves_base_symbols(training_text: list[str]) -> None:
     assert tokenizer.encode("Merhaba dünya") == [4 + byte for byte in "Merhaba dünya".encode()]
 
 
-@pytest.mark.parametrize(
-    ("kind", "options", "message"),
-    [
-        ("char-bpe", {"dropout": 1.5}, "dropout must be a probability between 0 and 1, got 1.5"),
-        ("byte-bpe", {"dropout": 0.1, "encode_mode": "fewest-tokens"}, "dropout applies to encode_mode 'merges'"),
-        ("byte-bpe", {"seed": -1}, "seed must be an integer >= 0"),
-        ("char-bpe", {"encode_mode": "shortest"}, "unknown encode_mode 'shortest'"),
-        ("spm-unigram", {"dropout": 0.1}, "spm-unigram does not take option\\(s\\): dropout"),
-        ("spm-bpe", {"alpha": 0.1}, "spm-bpe does not take option\\(s\\): alpha"),
-        ("spm-unigram", {"nbest": 4}, "nbest only applies to sampling: give alpha too"),
-        ("spm-unigram", {"alpha": 0.1, "nbest": 1}, "nbest must be -1 \\(all segmentations\\) or >= 2"),
-        ("spm-unigram", {"encode_mode": "merges"}, "unknown encode_mode 'merges'; choose one of: likelihood"),
-        ("spm-bpe", {"dropout": 0.1, "encode_mode": "longest-prefix"}, "sampling applies to encode_mode 'merges'"),
-    ],
-)
+MODES = "'longest-prefix', 'longest-suffix', 'longest-token'"
+BAD_ENCODE_OPTIONS = [
+    ("char-bpe", {"dropout": 1.5}, "dropout must be a number in [0, 1], got 1.5"),
+    ("byte-bpe", {"dropout": True}, "dropout must be a number in [0, 1], got True"),
+    ("byte-bpe", {"dropout": 0.1, "encode_mode": "fewest-tokens"},
+     "dropout applies to encode_mode 'merges' only, not 'fewest-tokens'"),
+    ("byte-bpe", {"seed": -1}, "seed must be an integer >= 0, got -1"),
+    ("char-bpe", {"seed": 1.0}, "seed must be an integer >= 0, got 1.0"),
+    ("char-bpe", {"encode_mode": "shortest"},
+     f"encode_mode must be 'merges', {MODES}, 'fewest-tokens' or 'greedy', got 'shortest'"),
+    ("spm-unigram", {"dropout": 0.1},
+     "spm-unigram does not take option(s): dropout (it takes: character_coverage, encode_mode, alpha, nbest, seed)"),
+    ("spm-bpe", {"alpha": 0.1}, "spm-bpe does not take option(s): alpha (it takes: character_coverage, encode_mode, "
+     "dropout, seed)"),
+    ("spm-unigram", {"nbest": 4}, "nbest only applies to sampling: give alpha too"),
+    ("spm-unigram", {"alpha": 0.1, "nbest": 1}, "nbest must be -1 (every segmentation) or an integer >= 2, got 1"),
+    ("spm-unigram", {"alpha": -0.5}, "alpha must be a number >= 0, got -0.5"),
+    ("spm-unigram", {"alpha": 0.1, "encode_mode": "fewest-tokens"},
+     "alpha applies to encode_mode 'likelihood' only, not 'fewest-tokens'"),
+    ("spm-unigram", {"encode_mode": "merges"},
+     f"encode_mode must be 'likelihood', {MODES} or 'fewest-tokens', got 'merges'"),
+    ("spm-bpe", {"dropout": 0.1, "encode_mode": "longest-prefix"},
+     "dropout applies to encode_mode 'merges' only, not 'longest-prefix'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "options", "message"), BAD_ENCODE_OPTIONS)
 def test_bad_encode_options(kind: str, options: dict[str, object], message: str) -> None:
-    with pytest.raises(TokenizerError, match=message):
+    """One line naming the option, what was given and what is expected: at training ..."""
+    with pytest.raises(TokenizerError) as caught:
         bpe.train(kind, ["some text", "more text here"] * 20, 300, **options)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("kind", "options", "message"), BAD_ENCODE_OPTIONS)
+def test_bad_encode_options_on_a_trained_tokenizer(kind: str, options: dict[str, object], message: str) -> None:
+    """... and when a trained tokenizer takes other encode options (the same declaration checks both)."""
+    tokenizer = bpe.train(kind, ["some text", "more text here"] * 20, 300)
+    with pytest.raises(TokenizerError) as caught:
+        tokenizer.with_encode_options(**options)
+    expected = message.replace("does not take option(s)", "does not take encode option(s)")
+    if "does not take" in message:  # the list of what it takes names only the encode-time options
+        expected = expected.replace("character_coverage, ", "")
+    assert str(caught.value) == expected
+
+
+def test_training_options_cannot_change_on_a_trained_tokenizer(training_text: list[str]) -> None:
+    tokenizer = bpe.train("char-bpe", training_text[:50], 400)
+    with pytest.raises(TokenizerError) as caught:
+        tokenizer.with_encode_options(min_frequency=3)
+    takes = "encode_mode, dropout, seed"
+    assert str(caught.value) == f"char-bpe does not take encode option(s): min_frequency (it takes: {takes})"
+    with pytest.raises(TokenizerError, match=r"^cl100k does not take encode option\(s\): dropout \(it takes: none\)$"):
+        bpe.load("cl100k").with_encode_options(dropout=0.1)
+    assert bpe.load("cl100k").with_encode_options(dropout=None).encode("a b") == bpe.load("cl100k").encode("a b")

@@ -1,6 +1,7 @@
 """Differential tests of the compiled merge kernel against the naive reference (``naive_bpe``):
 identical merge lists, merge for merge (ids and counts), on seeded random corpora and on the
-FLORES lines of all four languages, with byte units and with code point units."""
+FLORES lines of all four languages (the sample's, then the full data root's), with byte units and with
+code point units."""
 
 from __future__ import annotations
 
@@ -95,8 +96,8 @@ def flores_words(lines: list[str], units: str) -> tuple[dict[tuple[int, ...], in
 
 @pytest.mark.parametrize("units", ["bytes", "code points"])
 @pytest.mark.parametrize("language", FLORES_LANGUAGES)
-def test_flores_matches_naive(flores_lines, language, units):
-    word_counts, keys = flores_words(flores_lines[language], units)
+def test_flores_matches_naive(flores, language, units):
+    word_counts, keys = flores_words(flores[language], units)
     merges = learn_merges(word_counts, keys, 30, 2)
     assert len(merges) == 30
     assert merges == naive_merges(word_counts, keys, 30, 2)
@@ -105,8 +106,8 @@ def test_flores_matches_naive(flores_lines, language, units):
 @pytest.mark.slow
 @pytest.mark.parametrize("units", ["bytes", "code points"])
 @pytest.mark.parametrize("language", FLORES_LANGUAGES)
-def test_flores_matches_naive_deep(flores_lines, language, units):
-    word_counts, keys = flores_words(flores_lines[language], units)
+def test_flores_matches_naive_deep(flores, language, units):
+    word_counts, keys = flores_words(flores[language], units)
     assert learn_merges(word_counts, keys, 250, 2) == naive_merges(word_counts, keys, 250, 2)
 
 

@@ -76,20 +76,20 @@ def test_patterns_equal_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
     assert openai_public.o200k_base()["pat_str"] == O200K_PATTERN
 
 
-def test_gpt2_matches_hf_bytelevel_on_flores(flores_lines: dict[str, list[str]]) -> None:
+def test_gpt2_matches_hf_bytelevel_on_flores(flores: dict[str, list[str]]) -> None:
     """Independent check: HF tokenizers' ByteLevel pre-tokenizer uses the original GPT-2 regex."""
     pre_tokenizers = pytest.importorskip("tokenizers.pre_tokenizers")
     hf = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    for lines in flores_lines.values():
+    for lines in flores.values():
         for line in lines[:300]:
             ours = [bytes_to_piece(piece.encode("utf-8")) for piece in split("gpt2", line)]
             assert ours == [piece for piece, _ in hf.pre_tokenize_str(line)]
 
 
 @pytest.mark.parametrize("name", list(PRETOKENIZERS))
-def test_lossless_with_byte_offsets_on_flores(name: str, flores_lines: dict[str, list[str]]) -> None:
+def test_lossless_with_byte_offsets_on_flores(name: str, flores_sample: dict[str, list[str]]) -> None:
     pretokenizer = get_pretokenizer(name)
-    for lines in flores_lines.values():
+    for lines in flores_sample.values():
         for line in lines[:200]:
             check_lossless(pretokenizer.split_with_offsets(line), line)
 
@@ -137,21 +137,23 @@ def test_morpheme_cut_rule() -> None:
     assert morpheme_cuts([(0, 2), (1, 2)]) == [0]  # a start inside another morpheme is no cut
 
 
-def test_morpheme_pretokenizer_on_korean_flores(flores_lines: dict[str, list[str]]) -> None:
+def test_morpheme_pretokenizer_on_korean_flores(flores: dict[str, list[str]]) -> None:
     pretokenizer = get_pretokenizer("morpheme")
-    lines = flores_lines["kor_Hang"][:100]
+    lines = flores["kor_Hang"][:100]
     more = sum(len(pretokenizer.split(line)) - len(split("unicode", line)) for line in lines)
     assert more > 2 * len(lines)  # eojeol really are cut into morphemes
     for line in lines:
         check_lossless(pretokenizer.split_with_offsets(line), line)
 
 
-def test_morpheme_bpe_round_trips_korean(ud_text: dict[str, list[str]], flores_lines: dict[str, list[str]]) -> None:
+def test_morpheme_bpe_round_trips_korean(
+    embedded_text: dict[str, list[str]], flores_sample: dict[str, list[str]]
+) -> None:
     import bpe
 
-    tokenizer = bpe.train("char-bpe", ud_text["kor_Hang"][:1500], 2000, pretokenizer="morpheme")
-    plain = bpe.train("char-bpe", ud_text["kor_Hang"][:1500], 2000)
-    lines = flores_lines["kor_Hang"][:100]
+    tokenizer = bpe.train("char-bpe", embedded_text["kor_Hang"], 2000, pretokenizer="morpheme")
+    plain = bpe.train("char-bpe", embedded_text["kor_Hang"], 2000)
+    lines = flores_sample["kor_Hang"]
     for line in lines:
         ids = tokenizer.encode(line)
         if tokenizer.unk_id not in ids:

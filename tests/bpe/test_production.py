@@ -1,18 +1,17 @@
-"""Production rows cl100k / mistral-v1: offline, encode-only, honest byte spans, published figures."""
+"""Tokenizers by name (cl100k, the mistral-common models, bytes, chars): offline, encode-only,
+published figures.  The contract of each format (ids equal to the owning library's, spans, round
+trip, no special ids) is checked on FLORES in test_pretrained.py."""
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 import subprocess
 import sys
 
 import pytest
-from mistral_common.tokens.tokenizers.sentencepiece import SentencePieceTokenizer as MistralReference
 
 import bpe
 from bpe.base import Tokenizer, TokenizerError
-from bpe.production import MISTRAL_MODEL, MISTRAL_PACKAGE
 
 NAMES = tuple(bpe.PRODUCTION)
 
@@ -31,6 +30,9 @@ def test_well_known_encodings() -> None:
     assert 100257 not in special_text and cl100k.decode(special_text) == "<|endoftext|>"
     assert mistral.encode("Hello world") == [22557, 1526]  # no BOS: only the text's tokens
     assert mistral.vocab_size == 32000 and mistral.unk_id == 0
+    tekken = bpe.load("tekken-240911")
+    assert tekken.vocab_size == 131072 and tekken.id_to_piece(1) == "<SPECIAL_1>"
+    assert min(tekken.encode("Hello world")) >= 1000  # ids of text come after the 1,000 control ids
 
 
 def test_works_offline_without_network() -> None:
@@ -42,10 +44,10 @@ def test_works_offline_without_network() -> None:
         "TIKTOKEN_CACHE_DIR": "",  # read the packaged file itself, not a cached copy
         **{name: dead_proxy for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")},
     }
-    code = "import bpe; print(bpe.load('cl100k').encode('hello world'), bpe.load('mistral-v1').encode('Hello'))"
+    code = "import bpe; print([len(bpe.load(name).encode('hello world')) for name in bpe.PRODUCTION])"
     result = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[15339, 1917] [22557]"
+    assert result.stdout.strip() == "[2, 3, 3, 3, 3, 2, 2, 11, 11]"
 
 
 def test_cl100k_figures_match_the_notes(flores_lines: dict[str, list[str]]) -> None:
@@ -62,40 +64,36 @@ def test_cl100k_figures_match_the_notes(flores_lines: dict[str, list[str]]) -> N
     assert {lang: premium[lang] for lang in expected_premium} == pytest.approx(expected_premium, abs=0.005)
 
 
-def test_mistral_matches_mistral_common(flores_lines: dict[str, list[str]]) -> None:
-    """Same ids as mistral-common's own tokenizer class for the same file (BOS/EOS off)."""
-    reference = MistralReference(str(importlib.resources.files(MISTRAL_PACKAGE) / MISTRAL_MODEL))
-    mistral = bpe.load("mistral-v1")
-    for lines in flores_lines.values():
-        for line in lines[:300]:
-            assert mistral.encode(line) == reference.encode(line, bos=False, eos=False)
+def test_cut_characters_decode_without_error() -> None:
+    for name in ("cl100k", "mistral-v1", "bytes"):
+        tokenizer = bpe.load(name)
+        ids = tokenizer.encode("𓀀")  # a rare 4-byte character: each spells it with single-byte tokens
+        assert [tokenizer.id_to_bytes(i) for i in ids][-4:] == [b"\xf0", b"\x93", b"\x80", b"\x80"]
+        assert tokenizer.decode(ids) == "𓀀"
+        assert tokenizer.decode(ids[:-1]).startswith("\ufffd")
 
 
-def test_flores_spans_and_round_trip(production: Tokenizer, flores_lines: dict[str, list[str]]) -> None:
-    """Spans tile the UTF-8 text; each token's bytes are the text it covers (mistral-v1's first
-    token also carries the dummy-prefix space); decoding restores every line."""
-    for lines in flores_lines.values():
-        for line in lines:
-            encoding = production.encode_with_spans(line)
-            data = line.encode("utf-8")
-            token_bytes = [production.id_to_bytes(i) for i in encoding.ids]
-            if production.family == "mistral-v1":
-                assert token_bytes[0].startswith(b" ")
-                token_bytes[0] = token_bytes[0][1:]
-            assert token_bytes == [data[start:end] for start, end in encoding.spans]
-            assert [start for start, _ in encoding.spans[1:]] == [end for _, end in encoding.spans[:-1]]
-            assert production.decode(encoding.ids) == line
+def test_baselines() -> None:
+    text = "Merhaba 한국"
+    assert bpe.load("bytes").encode(text) == list(text.encode("utf-8"))
+    assert bpe.load("chars").encode(text) == [ord(char) for char in text]
+    assert bpe.load("chars").encode_with_spans("ab한").spans == [(0, 1), (1, 2), (2, 5)]
+    assert bpe.load("bytes").pieces([77, 0, 0xEB]) == ["M", "<0x00>", "<0xEB>"]
+    assert bpe.load("chars").decode([0xD800, 0x41]) == "\ufffdA"  # a surrogate code point has no bytes
+    with pytest.raises(TokenizerError, match="lone surrogate"):
+        bpe.load("bytes").encode("a\ud800")
 
 
-def test_cut_characters_decode_without_error(production: Tokenizer) -> None:
-    ids = production.encode("𓀀")  # a rare 4-byte character: both spell it with single-byte tokens
-    assert [production.id_to_bytes(i) for i in ids][-4:] == [b"\xf0", b"\x93", b"\x80", b"\x80"]
-    assert production.decode(ids) == "𓀀"
-    assert production.decode(ids[:-1]).startswith("\ufffd")
+def test_unknown_names_list_the_known_ones() -> None:
+    for unknown in ("o200k", "gpt2", "mistral-v9"):
+        with pytest.raises(TokenizerError, match="neither a file nor a known tokenizer name; known names: cl100k, "):
+            bpe.load(unknown)
+    with pytest.raises(TokenizerError, match="cl100k is a tokenizer name: it takes no format or pattern"):
+        bpe.load("cl100k", pattern="cl100k")
 
 
 def test_encode_only(production: Tokenizer, tmp_path) -> None:
-    with pytest.raises(TokenizerError, match=f"{production.family} is a production tokenizer: encode-only"):
+    with pytest.raises(TokenizerError, match=f"{production.family} is a pretrained tokenizer: encode-only"):
         type(production).train(["some text"], 1000)
     with pytest.raises(TokenizerError, match="encode-only"):
         production.save(tmp_path / "tokenizer.json")
@@ -105,7 +103,7 @@ def test_encode_only(production: Tokenizer, tmp_path) -> None:
 
 def test_out_of_range_ids(production: Tokenizer) -> None:
     size = production.vocab_size
-    with pytest.raises(TokenizerError, match=f"token id {size} is out of range for {production.family}"):
+    with pytest.raises(TokenizerError, match=f"token id {size} is out of range for {production.name}"):
         production.decode([0, size])
     for bad in (-1, True, "5", 1.0):
         with pytest.raises(TokenizerError, match="out of range"):

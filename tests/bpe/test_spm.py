@@ -11,15 +11,17 @@ from hypothesis import strategies as st
 import bpe
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
 from bpe.spm import WHITESPACE_MARK
+from tests.conftest import leading
 
 KINDS = ("spm-bpe", "spm-unigram")
 VOCAB_SIZE = 4000
 
 
 @pytest.fixture(scope="module")
-def training_text(ud_text: dict[str, list[str]]) -> list[str]:
-    """1,500 UD train/dev sentences per language (about 0.5 MB): fast, and every script is covered."""
-    return [line for lines in ud_text.values() for line in lines[:1500]]
+def training_text(embedded_text: dict[str, list[str]]) -> list[str]:
+    """About 120,000 characters per language of the embedded corpora (Korean: all 52,000): fast, and
+    every script is covered."""
+    return [text for texts in embedded_text.values() for text in leading(texts, 120_000)]
 
 
 @pytest.fixture(scope="module", params=KINDS)
@@ -61,8 +63,8 @@ def test_training_is_deterministic_and_leaves_no_files(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_flores_spans_and_round_trip(trained: Tokenizer, flores_lines: dict[str, list[str]]) -> None:
-    for lines in flores_lines.values():
+def test_flores_spans_and_round_trip(trained: Tokenizer, flores: dict[str, list[str]]) -> None:
+    for lines in flores.values():
         for line in lines:
             assert_spans_are_honest(trained, line)
             assert trained.decode(trained.encode(line)) == line
@@ -97,7 +99,7 @@ def test_arbitrary_text_spans_and_round_trip(text: str, spm_bpe_small: Tokenizer
     assert spm_bpe_small.decode(spm_bpe_small.encode(text)) == text
 
 
-def test_save_load_round_trip(trained: Tokenizer, flores_lines: dict[str, list[str]], tmp_path) -> None:
+def test_save_load_round_trip(trained: Tokenizer, flores_sample: dict[str, list[str]], tmp_path) -> None:
     path = tmp_path / "tokenizer.json"
     trained.save(path)
     document = json.loads(path.read_text(encoding="utf-8"))
@@ -106,8 +108,8 @@ def test_save_load_round_trip(trained: Tokenizer, flores_lines: dict[str, list[s
     assert [piece for piece, _score in document["vocab"]] == trained.pieces(range(trained.vocab_size))
     loaded = bpe.load(path)
     assert type(loaded) is type(trained)
-    for lines in flores_lines.values():
-        for line in lines[:200]:
+    for lines in flores_sample.values():
+        for line in lines:
             assert loaded.encode_with_spans(line) == trained.encode_with_spans(line)
 
 
@@ -157,8 +159,10 @@ def test_vocab_size_bounds(kind: str, training_text: list[str]) -> None:
         ("some text", 1000, {}, "not a single string"),
         (["some text"], 0, {}, "vocab_size must be an integer >= 1"),
         (["some text"], "1000", {}, "vocab_size must be an integer >= 1"),
-        (["some text"], 1000, {"character_coverage": 1.5}, "character_coverage must be in"),
-        (["some text"], 1000, {"character_coverage": "all"}, "character_coverage must be in"),
+        (["some text"], 1000, {"character_coverage": 1.5}, r"character_coverage must be a number in \(0, 1\], got 1.5"),
+        (["some text"], 1000, {"character_coverage": "all"}, r"character_coverage must be a number in \(0, 1\]"),
+        (["some text"], 1000, {"character_coverage": 0}, r"character_coverage must be a number in \(0, 1\], got 0"),
+        (["some text"], 1000, {"limit_alphabet": 0}, r"does not take option\(s\): limit_alphabet"),
         (["some text"], 1000, {"pretokenizer": "gpt2"}, "does not take option"),
     ],
 )

@@ -13,6 +13,7 @@ from bpe import trainer
 from bpe.base import TokenizerError
 from bpe.pretokenizers import get_pretokenizer
 from bpe.trainer import Merge, checked_texts, count_pretokens, train_merges
+from tests.conftest import leading
 
 
 def as_tuples(merges: list[Merge]) -> list[tuple[int, int, int]]:
@@ -56,8 +57,8 @@ def flores_word_counts(lines: list[str], level: str) -> tuple[Counter[tuple[int,
 
 @pytest.mark.parametrize("level", ["chars", "bytes"])
 @pytest.mark.parametrize("language", ["eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang"])
-def test_flores_matches_naive(flores_lines: dict[str, list[str]], language: str, level: str) -> None:
-    word_counts, keys = flores_word_counts(flores_lines[language][:150], level)
+def test_flores_matches_naive(flores: dict[str, list[str]], language: str, level: str) -> None:
+    word_counts, keys = flores_word_counts(flores[language][:100], level)
     fast = train_merges(word_counts, keys, 200)
     slow, final_words = naive_train(word_counts, keys, 200)
     assert len(fast) == 200 and fast[-1].count >= 2  # enough data for every merge to be a real one
@@ -71,11 +72,14 @@ def test_flores_matches_naive(flores_lines: dict[str, list[str]], language: str,
 @pytest.mark.parametrize(
     ("kind", "options"), [("char-bpe", {}), ("byte-bpe", {}), ("byte-bpe", {"pretokenizer": "o200k"})]
 )
-def test_rank_encoding_equals_training_order(flores_lines: dict[str, list[str]], kind: str, options: dict) -> None:
+def test_rank_encoding_equals_training_order(
+    embedded_text: dict[str, list[str]], flores_sample: dict[str, list[str]], kind: str, options: dict
+) -> None:
     """The rank-based encode loop gives the same ids as applying every merge in order (seed 000's encode)."""
-    tokenizer = bpe.train(kind, [line for lines in flores_lines.values() for line in lines[:200]], 1000, **options)
+    tokenizer = bpe.train(kind, [text for texts in embedded_text.values() for text in leading(texts, 25_000)], 1000,
+                          **options)  # fmt: skip
     ids = {piece: token_id for token_id, piece in enumerate(tokenizer.vocab)}
-    held_out = {pretoken for lines in flores_lines.values() for line in lines[1000:1050]
+    held_out = {pretoken for lines in flores_sample.values() for line in lines[:50]
                 for pretoken in tokenizer.pretokenizer.split(line)}  # fmt: skip
     for pretoken in sorted(held_out):
         if kind == "char-bpe":
@@ -136,8 +140,10 @@ def test_count_pretokens_counts_each_distinct_pretoken() -> None:
     assert counts == Counter({" the": 1, "the": 2, " cat": 1, ",": 1, " dog": 1})
 
 
-def test_parallel_counting_equals_serial(flores_lines: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
-    lines = [line for language in flores_lines.values() for line in language[:300]]
+def test_parallel_counting_equals_serial(
+    embedded_text: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [text for texts in embedded_text.values() for text in leading(texts, 30_000)]
     serial = count_pretokens(lines, "gpt2", workers=1)
     monkeypatch.setattr(trainer, "CHUNK_CHARS", 20_000)  # many chunks, so the worker pool is used
     assert count_pretokens(lines, "gpt2", workers=2) == serial

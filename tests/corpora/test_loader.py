@@ -1,4 +1,5 @@
-"""Loading real corpora: embedded package text, the data-root paper corpora, hub fallback, split, cache, bad input."""
+"""Loading real corpora: embedded package text, the paper corpora from a data root (the sample, then the
+full one), hub fallback, split, cache, bad input."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from corpora import CorpusError, CorpusWarning, load_corpus, load_spec
 from corpora.loader import split_role
 from corpora.spec import parse_spec
+from tests.conftest import FULL_DATA, FULL_DATA_ROOT, SAMPLE_DATA_ROOT, read_flores
 
 FLORES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 #: measured sizes of the embedded defaults (documents, characters over train + test)
@@ -71,35 +73,56 @@ def test_second_load_comes_from_the_cache_with_the_same_fingerprint(cache):
     assert second.documents("test") == first.documents("test")
 
 
-@pytest.mark.parametrize("language", ["tur", "rus", "kor", "eng"])
-def test_ud_corpora_from_the_data_root(language, data_root, flores_lines, cache):
-    corpus = load_corpus(f"ud-{language}", data_dir=data_root, cache_dir=cache)
+#: sentences per train file of each ud-* corpus; the sample data root holds every file of ud-eng, ud-rus
+#: and ud-kor (ud-tur also reads UD Turkish-IMST, whose non-commercial license keeps it out of the sample)
+SAMPLE_TRAIN = {
+    "eng": {"ud/en/en_ewt-ud-dev.conllu": 15},
+    "rus": {"ud/ru/ru_gsd-ud-dev.conllu": 15, "ud/ru/ru_taiga-ud-dev.conllu": 15},
+    "kor": {"ud/ko/ko_kaist-ud-dev.conllu": 50, "ud/ko/ko_gsd-ud-dev.conllu": 15},
+}
+FULL_TRAIN = {
+    "tur": {
+        "ud/tr/tr_imst-ud-train.conllu": 3435,
+        "ud/tr/tr_boun-ud-dev.conllu": 979,
+        "ud/tr/tr_kenet-ud-dev.conllu": 1646,
+    },
+    "eng": {"ud/en/en_ewt-ud-dev.conllu": 2001},
+    "rus": {"ud/ru/ru_gsd-ud-dev.conllu": 579, "ud/ru/ru_taiga-ud-dev.conllu": 1260},
+    "kor": {"ud/ko/ko_kaist-ud-dev.conllu": 2066, "ud/ko/ko_gsd-ud-dev.conllu": 950},
+}
+UD_CASES = [
+    *(pytest.param(SAMPLE_DATA_ROOT, lang, files, id=f"sample-{lang}") for lang, files in SAMPLE_TRAIN.items()),
+    *(
+        pytest.param(FULL_DATA_ROOT, lang, files, id=f"full-{lang}", marks=FULL_DATA)
+        for lang, files in FULL_TRAIN.items()
+    ),
+]
+
+
+@pytest.mark.parametrize(("root", "language", "train_files"), UD_CASES)
+def test_ud_corpora_from_a_data_root(root, language, train_files, cache):
+    corpus = load_corpus(f"ud-{language}", data_dir=root, cache_dir=cache)
     assert corpus.roles() == ["train", "test", "eval"]
     for role in ("train", "test"):
         assert all(d.words for d in corpus.documents(role)), "UD documents carry gold words"
-    evaluation = corpus.documents("eval")
-    flores = next(code for code in FLORES if code.startswith(language))
-    assert [d.text for d in evaluation] == [unicodedata.normalize("NFC", line) for line in flores_lines[flores]]
-    assert [d.id for d in evaluation] == [f"flores/{flores}.txt:{i}" for i in range(1, 2010)]
-    assert evaluation[0].words is None
-    train_ids = {d.id.split(":")[0] for d in corpus.documents("train")}
-    test_ids = {d.id.split(":")[0] for d in corpus.documents("test")}
-    assert all("-ud-test" in name for name in test_ids) and not any("-ud-test" in name for name in train_ids)
-
-
-def test_ud_turkish_train_is_imst_train_plus_boun_and_kenet_dev(data_root, cache):
-    corpus = load_corpus("ud-tur", data_dir=data_root, cache_dir=cache)
-    counts: dict[str, int] = {}
+    train_counts: dict[str, int] = {}
     for document in corpus.documents("train"):
         name = document.id.split(":")[0]
-        counts[name] = counts.get(name, 0) + 1
-    assert counts == {"ud/tr/tr_imst-ud-train.conllu": 3435, "ud/tr/tr_boun-ud-dev.conllu": 979,
-                      "ud/tr/tr_kenet-ud-dev.conllu": 1646}
+        train_counts[name] = train_counts.get(name, 0) + 1
+    assert train_counts == train_files
+    test_ids = {d.id.split(":")[0] for d in corpus.documents("test")}
+    assert test_ids and all("-ud-test" in name for name in test_ids)
+    evaluation = corpus.documents("eval")
+    flores = next(code for code in FLORES if code.startswith(language))
+    lines = read_flores(root)[flores]
+    assert [d.text for d in evaluation] == [unicodedata.normalize("NFC", line) for line in lines]
+    assert [d.id for d in evaluation] == [f"flores/{flores}.txt:{i}" for i in range(1, len(lines) + 1)]
+    assert evaluation[0].words is None
 
 
-def test_data_root_from_the_environment(data_root, cache, monkeypatch):
-    monkeypatch.setenv("TOKBENCH_DATA", str(data_root))
-    assert load_corpus("ud-eng", cache_dir=cache).data_dir == data_root.resolve()
+def test_data_root_from_the_environment(each_data_root, cache, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_DATA", str(each_data_root))
+    assert load_corpus("ud-eng", cache_dir=cache).data_dir == each_data_root.resolve()
 
 
 def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeypatch):
@@ -113,12 +136,19 @@ def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeyp
     assert "cannot reach the Hugging Face hub" in message and "pass --data-dir DIR" in message
 
 
-def test_references_gold_from_data_root_and_silver(data_root, cache):
-    corpus = load_corpus("ud-rus", data_dir=data_root, cache_dir=cache)
+def test_references_gold_from_data_root_and_silver(each_data_root, tmp_path, cache):
+    body = (
+        '[[sources]]\nkind = "path"\nrole = "test"\nformat = "conllu"\nfiles = "ud/en/en_ewt-ud-test.conllu"\n'
+        '[[references]]\nname = "sigmorphon"\nreader = "sigmorphon2022-word"\n'
+        'files = "morph/eng/sigmorphon2022_eng.word.dev.tsv"\n'
+        '[[references]]\nname = "lemminflect"\nanalyzer = "lemminflect"\n'
+    )
+    corpus = load_corpus(spec_for(tmp_path, body, language="eng_Latn"), data_dir=each_data_root, cache_dir=cache)
     references = corpus.references()
-    assert set(references) == {"tikhonov", "pymorphy"}
-    assert references["tikhonov"].kind == "gold" and references["pymorphy"].kind == "silver"
-    assert set(references["pymorphy"].analyses) <= set(corpus.word_types())
+    assert set(references) == {"sigmorphon", "lemminflect"}
+    assert references["sigmorphon"].kind == "gold" and references["lemminflect"].kind == "silver"
+    assert set(references["lemminflect"].analyses) <= set(corpus.word_types())
+    assert references["lemminflect"].analyses
 
 
 def test_gold_references_are_skipped_with_a_warning_without_data_root(tmp_path, cache):

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 import unicodedata
 from pathlib import Path
 
 import pytest
 
-from corpora import silver
 from corpora.errors import CorpusError
 from corpora.morph import Coverage, MorphReference, read_reference
 from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
@@ -142,8 +139,8 @@ def test_zemberek_agrees_with_morpho_challenge_turkish(data_root: Path) -> None:
     assert result.f1 > 0.90  # data README: ~0.90; measured 0.953 with best-matching alternatives
 
 
-def test_kiwi_agrees_with_kaist_lemmas(data_root: Path) -> None:
-    gold = read_reference("ud-korean-lemma", [data_root / "ud/ko/ko_kaist-ud-dev.conllu"], "kaist", "ko")
+def test_kiwi_agrees_with_kaist_lemmas(each_data_root: Path) -> None:
+    gold = read_reference("ud-korean-lemma", [each_data_root / "ud/ko/ko_kaist-ud-dev.conllu"], "kaist", "ko")
     result = agreement(analyze("kiwi", gold.analyses, "ko"), gold)
     assert result.words == result.gold_words
     assert result.f1 > 0.92  # data README: ~0.94
@@ -181,63 +178,3 @@ def test_gold_references_need_a_data_root(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("TOKBENCH_DATA", raising=False)
     with pytest.raises(CorpusError, match=r"needs a data root.*--data-dir"):
         gold_references(None, [])
-
-
-def run_agreement(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    parser = argparse.ArgumentParser()
-    silver.register_cli(parser.add_subparsers())
-    args = parser.parse_args(["agreement", *argv])
-    assert args.handler(args) == 0
-    return capsys.readouterr().out
-
-
-def test_agreement_command_prints_table_and_json(
-    data_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    specs = [
-        spec(
-            "t-kor",
-            "kor_Hang",
-            [
-                {"name": "kaist", "reader": "ud-korean-lemma", "files": "ud/ko/ko_kaist-ud-dev.conllu"},
-                {"name": "ms-kor", "reader": "morphscore", "files": "morph/kor/morphscore_korean_morph_data.csv"},
-            ],
-        )
-    ]
-    monkeypatch.setattr(silver, "list_corpora", lambda: specs)
-    records = json.loads(run_agreement(["--data-dir", str(data_root), "--json"], capsys))
-    assert records["skipped"] == []
-    by_gold = {record["gold"]: record for record in records["agreement"]}
-    assert set(by_gold) == {"kaist", "ms-kor"}
-    kaist = by_gold["kaist"]
-    assert kaist["analyzer"] == "kiwi" and kaist["gold_kind"] == "gold" and kaist["words"] == kaist["gold_words"]
-    assert kaist["f1"] == pytest.approx(kaist["tp"] / (kaist["tp"] + 0.5 * (kaist["fp"] + kaist["fn"])), abs=1e-4)
-    assert by_gold["ms-kor"]["gold_kind"] == "morphscore" and "unreliable" in by_gold["ms-kor"]["gold_notes"]
-
-    table = run_agreement(["--data-dir", str(data_root)], capsys)
-    assert f"{kaist['f1']:.3f}" in next(line for line in table.splitlines() if "kaist" in line)
-    assert "only their recall is meaningful" in table
-    assert "ms-kor (ko): unreliable" in table
-
-
-def test_agreement_command_without_data_root_exits_2(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from benchmarks.cli import main
-
-    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
-    assert main(["corpora", "agreement"]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == "" and "needs a data root" in captured.err and "Traceback" not in captured.err
-
-
-@pytest.mark.slow
-def test_agreement_command_over_the_shipped_specs(data_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from benchmarks.cli import main
-
-    assert main(["corpora", "agreement", "--json", "--data-dir", str(data_root)]) == 0
-    records = json.loads(capsys.readouterr().out)["agreement"]  # stdout holds the JSON only
-    assert {record["analyzer"] for record in records} == set(SILVER)
-    f1 = {(r["analyzer"], r["gold"]): r["f1"] for r in records if r["gold_kind"] == "gold"}
-    assert f1[("zemberek", "morphochallenge2010")] > 0.90
-    assert f1[("kiwi", "ud-korean-lemma")] > 0.92

@@ -22,6 +22,7 @@ from corpora.sources import (
     read_text,
 )
 from corpora.spec import HubSource, Source
+from tests.conftest import sample_and_full
 
 # A CoNLL-U sentence with a multiword token (1-2) and an empty node (3.1), as in UD.
 CONLLU = (
@@ -125,11 +126,12 @@ def test_conllu_malformed_line_names_file_and_line(tmp_path):
         list(read_conllu(item(tmp_path, "x.conllu", data.encode()), source(format="conllu"), None))
 
 
-def test_real_ud_file_reads_every_sentence(data_root):
-    path = data_root / "ud" / "tr" / "tr_imst-ud-test.conllu"
+@pytest.mark.parametrize(("root", "sentences"), sample_and_full(15, 979))
+def test_real_ud_file_reads_every_sentence(root, sentences):
+    path = root / "ud" / "tr" / "tr_boun-ud-test.conllu"
     records = list(read_conllu(InputFile("t", path), source(format="conllu"), None))
     raw = path.read_text(encoding="utf-8")
-    assert len(records) == raw.count("# sent_id") == 1100
+    assert len(records) == raw.count("# sent_id") == sentences
     assert [r.text for r in records] == [line[9:] for line in raw.splitlines() if line.startswith("# text = ")]
 
 

@@ -1,0 +1,152 @@
+"""Byte-level BPE by tiktoken ranks: tiktoken rank files, Mistral tekken files and ``cl100k``.
+
+A rank file (tiktoken's ``load_tiktoken_bpe`` format) lists ``<base64 token bytes> <rank>`` per
+line; the rank is the token id and the merge priority.  It carries no pre-tokenizer, so a
+``pattern`` is required: a name from ``TIKTOKEN_PATTERNS`` (tiktoken's own regexes, kept in
+``bpe.pretokenizers``) or a regular expression.  A value made only of letters, digits, ``-`` and
+``_`` is always read as a name, so a misspelt name is an error rather than a regex.
+
+Tekken files (``mistral-common``) hold ranks, a pattern and the number of control ids that
+precede the ranks; ``mistral_common``'s ``Tekkenizer`` keeps the first ``default_vocab_size -
+default_num_special_tokens`` ranks and shifts every id by the number of control ids, and so do we.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import tiktoken
+
+from bpe.base import Encoding, TokenizerError
+from bpe.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
+
+#: named pre-tokenizer patterns for rank files
+TIKTOKEN_PATTERNS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "r50k": GPT2_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
+}
+_PATTERN_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} [0-9]+")
+
+
+class TiktokenTokenizer(PretrainedTokenizer):
+    """Byte-level BPE through a ``tiktoken.Encoding`` whose ranks are the ids, after ``id_offset``
+    leading control ids that text never produces (tekken's special tokens)."""
+
+    family = "tiktoken"
+
+    def __init__(
+        self, encoding: tiktoken.Encoding, name: str, *, id_offset: int = 0, control_pieces: Sequence[str] = ()
+    ) -> None:
+        super().__init__(name)
+        self._encoding = encoding
+        self._offset = id_offset
+        generic = [f"<SPECIAL_{i}>" for i in range(len(control_pieces), id_offset)]
+        self._control_pieces = [*control_pieces[:id_offset], *generic]
+        self._size = id_offset + len(encoding.token_byte_values())  # the ranks are 0..n-1
+
+    def encode_with_spans(self, text: str) -> Encoding:
+        """Spans are running sums of the tokens' byte lengths: the tokens spell the text exactly,
+        unless the pattern skips part of it (tiktoken drops unmatched text), which is an error."""
+        ranks = self._encoding.encode_ordinary(text)
+        lengths = [len(token) for token in self._encoding.decode_tokens_bytes(ranks)]
+        if sum(lengths) != len(utf8(text)):
+            raise TokenizerError(
+                f"{self.name}: the pre-tokenizer pattern does not match all of the text, and tiktoken drops "
+                "what it does not match; use a pattern whose matches cover any text"
+            )
+        ids = [rank + self._offset for rank in ranks] if self._offset else ranks
+        return Encoding(ids=ids, spans=running_spans(lengths))
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        self._check_id(token_id)
+        if token_id < self._offset:
+            return b""
+        return self._encoding.decode_single_token_bytes(token_id - self._offset)
+
+    def id_to_piece(self, token_id: int) -> str:
+        """The token's bytes as text (bytes that are not whole UTF-8 characters as ``\\xNN``);
+        a control id's name (``<s>``, ``<SPECIAL_7>``)."""
+        self._check_id(token_id)
+        if token_id < self._offset:
+            return self._control_pieces[token_id]
+        return self.id_to_bytes(token_id).decode("utf-8", errors="backslashreplace")
+
+    @property
+    def vocab_size(self) -> int:
+        return self._size
+
+
+def encoding_from_ranks(name: str, pattern: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
+    """A ``tiktoken.Encoding`` without special tokens, or a TokenizerError for a pattern tiktoken refuses."""
+    try:
+        return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    except ValueError as exc:
+        raise TokenizerError(f"{name}: invalid pre-tokenizer pattern {pattern!r} ({exc})") from None
+
+
+def resolve_pattern(pattern: str | None, source: str) -> str:
+    """The regex of a named pattern, an explicit regex as is; a missing pattern or unknown name is an error."""
+    known = ", ".join(TIKTOKEN_PATTERNS)
+    if pattern is None:
+        raise TokenizerError(f"{source}: a tiktoken rank file has no pre-tokenizer; give a pattern: {known} or a regex")
+    if not isinstance(pattern, str) or not pattern:
+        raise TokenizerError(f"{source}: pattern must be a non-empty string ({known} or a regex), got {pattern!r}")
+    if _PATTERN_NAME.fullmatch(pattern):
+        if pattern not in TIKTOKEN_PATTERNS:
+            raise TokenizerError(f"{source}: unknown pattern {pattern!r}; known: {known} (or give a regex)")
+        return TIKTOKEN_PATTERNS[pattern]
+    return pattern
+
+
+def looks_like_rank_file(data: bytes) -> bool:
+    """True when the first non-empty line is ``<base64> <integer>``."""
+    first = next((line.strip() for line in data[:4096].splitlines() if line.strip()), b"")
+    return bool(_RANK_LINE.fullmatch(first))
+
+
+def read_ranks(data: bytes, source: str) -> dict[bytes, int]:
+    """Parse a rank file, with an error naming the first bad line."""
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        if not _RANK_LINE.fullmatch(line.strip()):
+            raise TokenizerError(f"{source} line {number}: expected '<base64 token> <rank>', got {line[:60]!r}")
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    _check_ranks(ranks, source)
+    return ranks
+
+
+def _check_ranks(ranks: dict[bytes, int], source: str) -> None:
+    if sorted(ranks.values()) != list(range(len(ranks))):
+        raise TokenizerError(f"{source}: the ranks must be 0..{len(ranks) - 1}, each once, one per distinct token")
+
+
+def load_rank_file(data: bytes, name: str, pattern: str | None) -> TiktokenTokenizer:
+    regex = resolve_pattern(pattern, name)
+    return TiktokenTokenizer(encoding_from_ranks(name, regex, read_ranks(data, name)), name)
+
+
+def load_tekken(document: dict[str, Any], name: str) -> TiktokenTokenizer:
+    try:
+        config = document["config"]
+        pattern, vocab_size = config["pattern"], int(config["default_vocab_size"])
+        specials = int(config["default_num_special_tokens"])
+        entries = document["vocab"][: vocab_size - specials]
+        ranks = {base64.b64decode(entry["token_bytes"], validate=True): int(entry["rank"]) for entry in entries}
+        listed = sorted(document.get("special_tokens") or [], key=lambda entry: int(entry["rank"]))
+        control = [str(entry["token_str"]) for entry in listed]
+    except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+        raise TokenizerError(f"{name}: malformed tekken file ({type(exc).__name__}: {exc})") from None
+    _check_ranks(ranks, name)
+    encoding = encoding_from_ranks(name, pattern, ranks)
+    return TiktokenTokenizer(encoding, name, id_offset=specials, control_pieces=control)

@@ -1,0 +1,158 @@
+"""`tokbench reproduce petrov2023`: Petrov et al. 2023's counts, recomputed exactly from the data root."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from benchmarks.cli import main
+from benchmarks.errors import BenchmarkError
+from benchmarks.reproduce import DEV_LINES, DEVTEST_LINES, PETROV_TOKENIZERS, petrov_text, published_petrov2023
+
+# the data README's copy of the paper's figures (English, Turkish, Russian, Korean)
+PAPER = {
+    "GPT-2": (52567, 127797, 301727, 266663),
+    "LLAMA": (60621, 126485, 99173, 192635),
+    "cl100k_base": (52835, 101176, 131496, 125737),
+    "ByT5": (259396, 289924, 514650, 310727),
+    "UTF-32": (259170, 266383, 282208, 130986),
+}
+FOUR = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
+
+
+@pytest.fixture
+def reproduce(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    def run(*argv: object) -> tuple[int, str, str]:
+        status = main(["reproduce", "petrov2023", *(str(arg) for arg in argv)])
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    return run
+
+
+def read_rows(out: Path) -> list[dict[str, str]]:
+    with (out / "reproduction.csv").open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def data_root_with(tmp_path: Path, data_root: Path, files: dict[str, str], tokenizers: bool = True) -> Path:
+    """A data root holding the given flores/<name> (copied from the real FLORES file named by the
+    value) and, optionally, the real tokenizer files."""
+    root = tmp_path / "data"
+    (root / "flores").mkdir(parents=True)
+    for name, source in files.items():
+        (root / "flores" / name).write_bytes((data_root / "flores" / source).read_bytes())
+    if tokenizers:
+        (root / "tokenizers").symlink_to(data_root / "tokenizers")
+    return root
+
+
+def test_the_shipped_figures() -> None:
+    published = published_petrov2023()
+    assert len(published.names) == 204 and len(published.counts) == 204 * len(PETROV_TOKENIZERS)
+    assert published.names["tur_Latn"] == "Turkish" and published.names["kor_Hang"] == "Korean"
+    for column, figures in PAPER.items():
+        assert tuple(published.counts[(column, code)] for code in FOUR) == figures
+
+
+def test_the_shipped_figures_equal_the_source(data_root: Path) -> None:
+    """Every kept value equals the paper's own CSV (mirrored in the data root), row by row."""
+    published = published_petrov2023()
+    with (data_root / "published" / "petrov2023_tokenization_lengths.csv").open(encoding="utf-8") as handle:
+        source = list(csv.DictReader(handle))
+    assert [row["Language"] for row in source] == list(published.names.values())
+    for row, code in zip(source, published.names, strict=True):
+        for spec in PETROV_TOKENIZERS:
+            assert published.counts[(spec.label, code)] == int(row[spec.label])
+
+
+def test_petrov_text_is_their_joined_string(tmp_path: Path) -> None:
+    lines = [f"sentence {i}" for i in range(DEV_LINES + DEVTEST_LINES)]
+    path = tmp_path / "xxx_Latn.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dev = "\n".join(lines[:DEV_LINES]) + "\n"  # their two files, each ending with a newline
+    devtest = "\n".join(lines[DEV_LINES:]) + "\n"
+    assert petrov_text(path) == " ".join(dev.split("\n") + devtest.split("\n"))
+    path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(BenchmarkError, match="2,008 lines, expected 2,009"):
+        petrov_text(path)
+
+
+def test_all_twenty_counts_are_identical(reproduce, data_root: Path, tmp_path: Path) -> None:
+    status, out, err = reproduce("--data-dir", data_root, "--out", tmp_path)
+    assert status == 0, err
+    rows = read_rows(tmp_path)
+    assert list(rows[0]) == ["tokenizer", "language", "published", "reproduced", "difference"]
+    assert len(rows) == 20 and {row["language"] for row in rows} == set(FOUR)
+    for row in rows:
+        assert row["published"] == row["reproduced"] and row["difference"] == "0", row
+        assert int(row["reproduced"]) == PAPER[row["tokenizer"]][FOUR.index(row["language"])]
+    assert "20 of 20 published counts reproduced exactly" in out
+
+
+def test_the_languages_of_a_data_root(reproduce, data_root: Path, tmp_path: Path) -> None:
+    """Only the languages a data root holds; a requested language it lacks is reported."""
+    root = data_root_with(tmp_path, data_root, {"tur_Latn.txt": "tur_Latn.txt", "kor_Hang.txt": "kor_Hang.txt"})
+    status, _, err = reproduce("--data-dir", root, "--out", tmp_path / "a")
+    assert status == 0, err
+    assert sorted({row["language"] for row in read_rows(tmp_path / "a")}) == ["kor_Hang", "tur_Latn"]
+    status, out, _ = reproduce("--data-dir", root, "--languages", "eng_Latn", "tur_Latn", "--out", tmp_path / "b")
+    assert status == 0
+    assert {row["language"] for row in read_rows(tmp_path / "b")} == {"tur_Latn"}
+    assert f"note: eng_Latn: not in the data root (no {root}/flores/eng_Latn.txt)" in out
+
+
+def test_an_added_language_is_counted_and_compared(reproduce, data_root: Path, tmp_path: Path) -> None:
+    """A user's flores/<lang>.txt is counted like the four; with a published figure it is compared.
+    Offline there is no FLORES text beyond the four, so the Korean text stands in: under a code the
+    paper lacks it is counted only; under Japanese's code it must differ from the paper's Japanese row."""
+    root = data_root_with(tmp_path, data_root, {"xxx_Hang.txt": "kor_Hang.txt", "jpn_Jpan.txt": "kor_Hang.txt"})
+    status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
+    rows = {(row["tokenizer"], row["language"]): row for row in read_rows(tmp_path)}
+    assert status == 1  # Korean text is not the Japanese the paper counted
+    for column, figures in PAPER.items():
+        korean = str(figures[FOUR.index("kor_Hang")])
+        assert rows[(column, "xxx_Hang")] == {
+            "tokenizer": column, "language": "xxx_Hang", "published": "", "reproduced": korean, "difference": ""
+        }  # fmt: skip
+        japanese = rows[(column, "jpn_Jpan")]
+        assert japanese["reproduced"] == korean and japanese["published"] != korean
+        assert int(japanese["difference"]) == int(korean) - int(japanese["published"])
+    assert "note: no published figure for xxx_Hang: counted, not compared" in out
+    assert "0 of 5 published counts reproduced exactly" in out
+
+
+def test_missing_tokenizer_files_are_reported(reproduce, data_root: Path, tmp_path: Path) -> None:
+    root = data_root_with(tmp_path, data_root, {"tur_Latn.txt": "tur_Latn.txt"}, tokenizers=False)
+    status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
+    assert status == 0
+    assert [row["tokenizer"] for row in read_rows(tmp_path)] == ["cl100k_base", "ByT5", "UTF-32"]
+    assert "note: pretrained tokenizer 'GPT-2': tokenizers/gpt2.tiktoken: not found; looked in the data root" in out
+
+
+def test_bad_input(reproduce, data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+    for argv, message in [
+        ((), "petrov2023 needs a data root with flores/ and tokenizers/: give --data-dir DIR"),
+        (("--data-dir", tmp_path / "missing"), "is not a directory"),
+        (("--data-dir", tmp_path), "no flores/ folder"),
+        (("--data-dir", data_root, "--languages", "xxx_Latn"), "no FLORES language to reproduce (xxx_Latn: not in"),
+    ]:
+        status, out, err = reproduce(*argv, "--out", tmp_path / "out")
+        assert status == 2 and out == "" and "Traceback" not in err and message in err, err
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    status, _, err = reproduce("--data-dir", data_root, "--out", blocker)
+    assert status == 2 and "exists and is not a directory" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_states_the_definition(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert '" ".join(dev.split("\\n") + devtest.split("\\n"))' in text and "reproduction.csv" in text
