@@ -11,7 +11,7 @@ Baseline file (JSON, written by ``--update``)::
                "reference": ..., "metric": ..., "value": ...}, ...]}
 
 A row moves beyond tolerance when ``|new - old| > max(absolute, relative * |old|)``.
-It is a *regression* when it moves the worse way (``catalog.METRICS[m].higher_is_better``);
+It is a *regression* when it moves the worse way (``metrics.METRICS[m].higher_is_better``);
 for descriptive metrics (direction ``None``) any move beyond tolerance counts.
 A baseline row missing from the run is a regression (a metric silently
 disappeared); a new row is reported but does not fail.  Every result row is
@@ -30,12 +30,11 @@ from typing import Any
 import pandas as pd
 
 from benchmarks import render
-from benchmarks.catalog import METRICS
 from benchmarks.errors import BenchmarkError
-from bpe.base import atomic_write_text
+from benchmarks.files import KEY_COLUMNS, atomic_write_text, read_results
+from benchmarks.metrics import METRICS
 
 BASELINE_FORMAT = "tokbench-baseline"
-KEY_COLUMNS = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "reference", "metric"]
 DEFAULT_TOLERANCE = {"relative": 0.005, "absolute": 1e-9}
 
 
@@ -45,13 +44,6 @@ class Change:
     old: float | None
     new: float | None
     status: str  # regression | improved | moved | missing | new
-
-
-def read_results(run_dir: Path) -> pd.DataFrame:
-    path = run_dir / "results.parquet"
-    if not path.is_file():
-        raise BenchmarkError(f"{run_dir}: no results.parquet (is it a finished `tokbench run` directory?)")
-    return pd.read_parquet(path)
 
 
 def _key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -124,7 +116,7 @@ def compare(run_dir: Path, baseline: dict[str, Any]) -> list[Change]:
         delta = after - before
         if not (abs(delta) > allowed or math.isnan(before) != math.isnan(after)):
             continue
-        direction = METRICS[metric].higher_is_better if metric in METRICS else None
+        direction = METRICS[metric].higher_is_better  # read_results accepts known metrics only
         status = "moved" if direction is None else "improved" if (delta > 0) == direction else "regression"
         changes.append(Change(key, before, after, status))
     return changes

@@ -8,6 +8,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from benchmarks.errors import BenchmarkError
+from bpe.base import TokenizerError
+from corpora.errors import CorpusError
+
 # modules that add subcommands, in the order `--help` lists them
 COMMAND_MODULES = [
     "benchmarks.commands.tokenizers",  # train, encode, decode, export
@@ -19,19 +23,8 @@ COMMAND_MODULES = [
 ]
 
 
-def user_error_types() -> tuple[type[BaseException], ...]:
-    """Exceptions whose message is shown to the user without a traceback."""
-    from benchmarks.errors import BenchmarkError
-    from bpe.base import TokenizerError
-
-    types: list[type[BaseException]] = [TokenizerError, BenchmarkError]
-    try:
-        from corpora.errors import CorpusError
-
-        types.append(CorpusError)
-    except ImportError:  # corpora package not installed alongside
-        pass
-    return tuple(types)
+#: exceptions whose message is shown to the user without a traceback
+USER_ERRORS = (TokenizerError, BenchmarkError, CorpusError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,13 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # command group not written yet
-                continue
-            raise
-        module.register(subparsers)
+        importlib.import_module(name).register(subparsers)
     return parser
 
 
@@ -56,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except user_error_types() as exc:
+    except USER_ERRORS as exc:
         print(f"tokbench: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
     production = ["cl100k"]             # encode-only production rows (optional)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of catalog.METRICS)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
@@ -42,8 +42,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 import bpe
-from benchmarks.catalog import METRICS
 from benchmarks.errors import BenchmarkError
+from benchmarks.metrics import METRICS
 from bpe.options import FAMILY_OPTIONS
 from bpe.validation import PositiveInt, Problem, Table, in_interval, table_rule, validate
 

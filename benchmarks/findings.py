@@ -18,12 +18,12 @@ import math
 
 import pandas as pd
 
-from benchmarks.catalog import MetricInfo
+from benchmarks.registry import Metric
 
 MISSING = "–"
 
 
-def format_value(info: MetricInfo, value: float) -> str:
+def format_value(info: Metric, value: float) -> str:
     """A value as tables print it (``MISSING`` for NaN)."""
     return MISSING if value is None or math.isnan(value) else info.fmt.format(value)
 
@@ -76,7 +76,7 @@ def row_unit(cells: pd.DataFrame) -> str:
     return "languages" if plain else "rows"
 
 
-def ranked(cells: pd.DataFrame, info: MetricInfo) -> pd.DataFrame:
+def ranked(cells: pd.DataFrame, info: Metric) -> pd.DataFrame:
     """Finite cells, best first (by the metric's direction), ties by tokenizer then row label."""
     finite = cells[cells["value"].map(math.isfinite)]
     return finite.sort_values(
@@ -84,7 +84,7 @@ def ranked(cells: pd.DataFrame, info: MetricInfo) -> pd.DataFrame:
     )
 
 
-def best_count(cells: pd.DataFrame, info: MetricInfo, at: str, unit: str | None = None) -> str | None:
+def best_count(cells: pd.DataFrame, info: Metric, at: str, unit: str | None = None) -> str | None:
     """Which tokenizer is best in most rows, and whether its leads are clear of the runner-up's CI."""
     if info.higher_is_better is None:
         return None
@@ -127,13 +127,13 @@ def best_count(cells: pd.DataFrame, info: MetricInfo, at: str, unit: str | None 
     return sentence + "."
 
 
-def printed_faithfully(info: MetricInfo, value: float) -> bool:
+def printed_faithfully(info: Metric, value: float) -> bool:
     """A positive value whose printed form is within 5% of it, so a ratio quoted next to the printed
     numbers agrees with them (0.00005 prints as 0.0001: a ratio against it would mislead)."""
     return math.isfinite(value) and value > 0 and abs(float(format_value(info, value)) - value) <= 0.05 * value
 
 
-def language_gap(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
+def language_gap(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row).
 
     Rows are compared only within one evaluation set (UD test text and FLORES are different texts), and
@@ -166,7 +166,7 @@ def language_gap(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
     return sentence + "."
 
 
-def vocab_trend(frame: pd.DataFrame, info: MetricInfo) -> str | None:
+def vocab_trend(frame: pd.DataFrame, info: Metric) -> str | None:
     """The largest change between a tokenizer's smallest and largest vocabulary, over tokenizers and rows."""
     changes = []
     trained = frame[frame["vocab_size"].notna() & frame["value"].map(math.isfinite)]
@@ -192,7 +192,7 @@ def vocab_trend(frame: pd.DataFrame, info: MetricInfo) -> str | None:
     )
 
 
-def extremes(cells: pd.DataFrame, info: MetricInfo, at: str) -> str | None:
+def extremes(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     """The lowest and highest cell of a snapshot."""
     finite = cells[cells["value"].map(math.isfinite)].sort_values(["value", "tokenizer", "row"], kind="stable")
     if finite.empty:

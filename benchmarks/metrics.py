@@ -1,9 +1,14 @@
-"""Intrinsic tokenization metrics as plain functions over encodings.
+"""Intrinsic tokenization metrics, and the registry that declares them (``METRICS``, at the end).
 
-Every function takes encodings (``bpe.Encoding``: ids + UTF-8 *byte* spans
-into the text that was encoded), the texts or words they came from, and a few
-tokenizer facts (``unk_id``, ``vocab_size``).  Nothing here trains, loads or
-encodes: the runner does that and passes the results in.
+Every metric function takes ONE input object, the one its declaration's ``needs``
+names (``benchmarks.registry.Needs``): ``RunningText`` (texts of an evaluation set
+and their encodings), ``IsolatedWords`` (its words, each encoded alone),
+``ReferenceWords`` (a morpheme reference and its words encoded alone),
+``PairedCounts`` (per-item token counts of two tokenizer rows) or
+``TokenizerFacts``.  Encodings are ``bpe.Encoding``: ids + UTF-8 *byte* spans into
+the text that was encoded.  Nothing here trains, loads or encodes: the evaluator
+(``benchmarks.evaluate``) does that, builds each input once and passes it to every
+metric that needs it.
 
 Conventions shared by all metrics (``docs/metrics.md`` is the user-facing
 version of these definitions and of each function's docstring):
@@ -27,6 +32,9 @@ version of these definitions and of each function's docstring):
   morpheme boundaries are character offsets and are converted to byte offsets
   before comparison, so a byte token ending inside a multi-byte character is a
   boundary that matches no gold boundary (a false positive).
+
+Adding a metric: write its function here, add its ``Metric`` line to ``METRICS``
+and its section to ``docs/metrics.md``; nothing else changes.
 """
 
 from __future__ import annotations
@@ -34,11 +42,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from benchmarks.errors import BenchmarkError
+from benchmarks.registry import DESCRIPTIVE, HIGHER, LOWER, Capability, Metric, Needs, declare
 from bpe.base import Encoding
 from corpora.morph import boundary_counts
 
@@ -61,7 +70,6 @@ class MetricResult:
     types).  ``numerators``/``denominators`` hold one entry per item such that
     ``value == numerators.sum() / denominators.sum()``; they are ``None`` for
     metrics that are not a ratio of sums over items (no bootstrap CI then).
-    ``details`` carries side counts a report should show (e.g. items excluded).
     """
 
     name: str
@@ -69,19 +77,74 @@ class MetricResult:
     n: int
     numerators: np.ndarray | None = None
     denominators: np.ndarray | None = None
-    details: dict[str, int] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _check_aligned(what: str, first: Sequence[object], second: Sequence[object]) -> None:
+    if len(first) != len(second):
+        raise BenchmarkError(f"{what} differ in length ({len(first)} vs {len(second)})")
+
+
+@dataclass(frozen=True)
+class TokenizerFacts:
+    """``Needs.TOKENIZER``: what a metric may read from the trained tokenizer itself."""
+
+    vocab_size: int  # ids in the vocabulary, special tokens included
+    unk_id: int | None  # None: the tokenizer cannot produce <unk>
+
+
+@dataclass(frozen=True)
+class RunningText:
+    """``Needs.RUNNING_TEXT``: the texts (items) of an evaluation set, each encoded as running text,
+    with the tokenizer facts some metrics need."""
+
+    texts: Sequence[str]
+    encodings: Sequence[Encoding]
+    unk_id: int | None = None  # None: the tokenizer cannot produce <unk>
+    vocab_size: int | None = None  # needed by the token-distribution metrics only
+
+    def __post_init__(self) -> None:
+        _check_aligned("running text: texts and encodings", self.texts, self.encodings)
+
+
+@dataclass(frozen=True)
+class IsolatedWords:
+    """``Needs.ISOLATED_WORDS``: per item (sentence) of an evaluation set, its words each encoded alone
+    (``Tokenizer.encode_word``)."""
+
+    encodings: Sequence[Sequence[Encoding]]
+    unk_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ReferenceWords:
+    """``Needs.MORPHEME_REFERENCE`` / ``Needs.MORPHSCORE_REFERENCE``: a morpheme reference's analyses
+    (``MorphReference.analyses``) and every reference word encoded alone.  Items are the reference words,
+    in reference order."""
+
+    analyses: Analyses
+    encodings: Mapping[str, Encoding]
+
+
+@dataclass(frozen=True)
+class PairedCounts:
+    """``Needs.CHAR_BASELINE`` / ``Needs.ENGLISH_PARTNER``: token counts of one tokenizer row and of its
+    partner on the same items (documents, or parallel lines), aligned by index."""
+
+    tokens: Sequence[float]
+    partner_tokens: Sequence[float]
+
+    def __post_init__(self) -> None:
+        _check_aligned("paired counts: the two token count lists", self.tokens, self.partner_tokens)
 
 
 # --------------------------------------------------------------------------- shared helpers
 
 
-def ratio_of_sums(name: str, numerators: Sequence[float], denominators: Sequence[float],
-                  details: dict[str, int] | None = None) -> MetricResult:  # fmt: skip
-    """A metric whose value is ``sum(numerators) / sum(denominators)`` over items (NaN if the sum is 0).
-
-    Public so that callers holding per-item counts (e.g. token counts of two units aligned by
-    line) build results exactly like the metrics here do.
-    """
+def ratio_of_sums(name: str, numerators: Sequence[float], denominators: Sequence[float]) -> MetricResult:
+    """A metric whose value is ``sum(numerators) / sum(denominators)`` over items (NaN if the sum is 0)."""
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
     if len(den) == 0:
@@ -89,12 +152,7 @@ def ratio_of_sums(name: str, numerators: Sequence[float], denominators: Sequence
     total = den.sum()
     # a zero denominator sum is a legitimate "undefined" (e.g. precision of a tokenizer that never splits)
     value = float(num.sum() / total) if total > 0 else math.nan
-    return MetricResult(name, value, len(num), num, den, details or {})
-
-
-def _check_aligned(name: str, first: Sequence[object], second: Sequence[object], what: str) -> None:
-    if len(first) != len(second):
-        raise BenchmarkError(f"metric {name}: {what} differ in length ({len(first)} vs {len(second)})")
+    return MetricResult(name, value, len(num), num, den)
 
 
 def _content_spans(encoding: Encoding) -> list[tuple[int, int]]:
@@ -131,10 +189,14 @@ def _count_unk(encoding: Encoding, unk_id: int | None) -> int:
     return 0 if unk_id is None else sum(1 for token in encoding.ids if token == unk_id)
 
 
+def _unk_share(name: str, text: RunningText) -> MetricResult:
+    return ratio_of_sums(name, [_count_unk(e, text.unk_id) for e in text.encodings], [len(e) for e in text.encodings])
+
+
 # --------------------------------------------------------------------------- OOV
 
 
-def unk_token_rate(encodings: Sequence[Encoding], unk_id: int | None) -> MetricResult:
+def unk_token_rate(text: RunningText) -> MetricResult:
     """Share of ``<unk>`` tokens.
 
     Formula: sum_i #unk(i) / sum_i #tokens(i) over items i (sentences).
@@ -144,24 +206,24 @@ def unk_token_rate(encodings: Sequence[Encoding], unk_id: int | None) -> MetricR
     Differences: Petrov et al. mask tokenizer/language pairs above 10% UNK as
     invalid; we report the rate and leave masking to the report.
     """
-    return ratio_of_sums("unk_token_rate", [_count_unk(e, unk_id) for e in encodings], [len(e) for e in encodings])
+    return _unk_share("unk_token_rate", text)
 
 
-def oov_token_rate(encodings: Sequence[Encoding], unk_id: int | None) -> MetricResult:
+def oov_token_rate(text: RunningText) -> MetricResult:
     """Word-level tokenizer only: share of test word tokens not in the vocabulary.
 
-    Formula: sum_i #unk(i) / sum_i #tokens(i) over sentences; for the ``word``
-    family every token is one pre-token (word or punctuation run) and an
+    Formula: sum_i #unk(i) / sum_i #tokens(i) over sentences; for a tokenizer
+    whose every token is one whole pre-token (word or punctuation run), an
     out-of-vocabulary one is encoded as ``<unk>`` (never dropped), so this is
     the classic OOV token rate.  Same computation as ``unk_token_rate``,
-    reported under its own name for the word family.
+    reported under its own name for such tokenizers
+    (``Capability.WHOLE_PRETOKENS``).
     Aggregation: ratio of sums.  Source: standard word-level OOV rate.
     """
-    result = unk_token_rate(encodings, unk_id)
-    return MetricResult("oov_token_rate", result.value, result.n, result.numerators, result.denominators)
+    return _unk_share("oov_token_rate", text)
 
 
-def oov_type_rate(texts: Sequence[str], encodings: Sequence[Encoding], unk_id: int | None) -> MetricResult:
+def oov_type_rate(text: RunningText) -> MetricResult:
     """Word-level tokenizer only: share of test word TYPES not in the vocabulary.
 
     Formula: |{types with an <unk> occurrence}| / |{types}|, where the type of
@@ -172,41 +234,40 @@ def oov_type_rate(texts: Sequence[str], encodings: Sequence[Encoding], unk_id: i
     number of types and there are no per-item arrays (no bootstrap CI).
     Source: standard word-level OOV type rate.
     """
-    _check_aligned("oov_type_rate", texts, encodings, "texts and encodings")
     types: set[str] = set()
     unknown: set[str] = set()
-    for text, encoding in zip(texts, encodings, strict=True):
-        data = text.encode("utf-8")
+    for sentence, encoding in zip(text.texts, text.encodings, strict=True):
+        data = sentence.encode("utf-8")
         for token, (start, end) in zip(encoding.ids, encoding.spans, strict=True):
             surface = data[start:end].decode("utf-8", errors="replace").strip()
             if surface:
                 types.add(surface)
-                if token == unk_id:
+                if token == text.unk_id:
                     unknown.add(surface)
     if not types:
         raise BenchmarkError("metric oov_type_rate: nothing to aggregate (no word types in the texts)")
     return MetricResult("oov_type_rate", len(unknown) / len(types), len(types))
 
 
-def unk_word_rate(word_encodings: Sequence[Sequence[Encoding]], unk_id: int | None) -> MetricResult:
+def unk_word_rate(words: IsolatedWords) -> MetricResult:
     """Share of words containing at least one ``<unk>`` token, words tokenized in isolation.
 
     Formula: sum_i #{words of i with an <unk>} / sum_i #words(i) over items i
-    (sentences; ``word_encodings[i]`` holds the isolated encodings of i's words).
+    (sentences; ``words.encodings[i]`` holds the isolated encodings of i's words).
     Aggregation: ratio of sums.  Source: Rust et al. 2021 ("How Good is Your
     Tokenizer?"), UNK word rate on UD FORM words.
     """
     return ratio_of_sums(
         "unk_word_rate",
-        [sum(1 for e in words if _count_unk(e, unk_id)) for words in word_encodings],
-        [len(words) for words in word_encodings],
+        [sum(1 for e in item if _count_unk(e, words.unk_id)) for item in words.encodings],
+        [len(item) for item in words.encodings],
     )
 
 
 # --------------------------------------------------------------------------- compression
 
 
-def bytes_per_token(texts: Sequence[str], encodings: Sequence[Encoding]) -> MetricResult:
+def bytes_per_token(text: RunningText) -> MetricResult:
     """UTF-8 bytes per token.
 
     Formula: sum_i bytes(i) / sum_i tokens(i) over items i (sentences/documents).
@@ -214,11 +275,11 @@ def bytes_per_token(texts: Sequence[str], encodings: Sequence[Encoding]) -> Metr
     weights short sentences up and gives a different number).
     Source: Goldman et al. 2024 ("Unpacking Tokenization"); Schmidt et al. 2024.
     """
-    _check_aligned("bytes_per_token", texts, encodings, "texts and encodings")
-    return ratio_of_sums("bytes_per_token", [len(t.encode("utf-8")) for t in texts], [len(e) for e in encodings])
+    return ratio_of_sums("bytes_per_token", [len(t.encode("utf-8")) for t in text.texts],
+                         [len(e) for e in text.encodings])  # fmt: skip
 
 
-def chars_per_token(texts: Sequence[str], encodings: Sequence[Encoding]) -> MetricResult:
+def chars_per_token(text: RunningText) -> MetricResult:
     """Characters (Unicode code points) per token.
 
     Formula: sum_i chars(i) / sum_i tokens(i).  Aggregation: ratio of sums.
@@ -226,60 +287,41 @@ def chars_per_token(texts: Sequence[str], encodings: Sequence[Encoding]) -> Metr
     token; exactly 1 for a character tokenizer that emits one token per
     character.
     """
-    _check_aligned("chars_per_token", texts, encodings, "texts and encodings")
-    return ratio_of_sums("chars_per_token", [len(t) for t in texts], [len(e) for e in encodings])
+    return ratio_of_sums("chars_per_token", [len(t) for t in text.texts], [len(e) for e in text.encodings])
 
 
-def tokens_per_kchar(texts: Sequence[str], encodings: Sequence[Encoding]) -> MetricResult:
+def tokens_per_kchar(text: RunningText) -> MetricResult:
     """Tokens per 1,000 characters.
 
     Formula: 1000 * sum_i tokens(i) / sum_i chars(i).  Aggregation: ratio of
     sums (so it is exactly 1000 / chars_per_token).  Source: a normalised
     corpus token count (Schmidt et al. 2024 report corpus token counts).
     """
-    _check_aligned("tokens_per_kchar", texts, encodings, "texts and encodings")
-    return ratio_of_sums("tokens_per_kchar", [1000 * len(e) for e in encodings], [len(t) for t in texts])
+    return ratio_of_sums("tokens_per_kchar", [1000 * len(e) for e in text.encodings], [len(t) for t in text.texts])
 
 
-def _token_count_ratio(name: str, encodings: Sequence[Encoding], baseline: Sequence[Encoding]) -> MetricResult:
-    _check_aligned(name, encodings, baseline, "the two aligned encoding lists")
-    return ratio_of_sums(name, [len(e) for e in encodings], [len(e) for e in baseline])
-
-
-def tokens_vs_char(encodings: Sequence[Encoding], char_encodings: Sequence[Encoding]) -> MetricResult:
+def tokens_vs_char(pair: PairedCounts) -> MetricResult:
     """Token count relative to the character-level tokenizer on the same texts.
 
-    Formula: sum_i tokens(i) / sum_i char_tokens(i), ``char_encodings[i]``
-    being the ``char`` family's encoding of the same text i.
+    Formula: sum_i tokens(i) / sum_i char_tokens(i), ``char_tokens(i)`` being
+    the token count of the run's char-level tokenizer on the same document i
+    (``Needs.CHAR_BASELINE``: documents matched by id).
     Aggregation: ratio of sums over the same items (paired: resample items,
     keep both counts of an item together).  Below 1 = shorter sequences than
     characters.  Source: tokbench's own normalisation (the char tokenizer is
     the no-merge baseline of the BPE families).
     """
-    return _token_count_ratio("tokens_vs_char", encodings, char_encodings)
-
-
-def parity_vs_eng(encodings: Sequence[Encoding], english_encodings: Sequence[Encoding]) -> MetricResult:
-    """Tokenization premium against English on a line-aligned parallel corpus (FLORES-200).
-
-    Formula: sum_i tokens(lang, i) / sum_i tokens(eng, i), line i of both
-    being translations of each other, both encoded by the same tokenizer.
-    Aggregation: ratio of sums over lines; the bootstrap resamples line indices
-    (paired).  1 = parity; 2 = twice as many tokens as English.
-    Source: Petrov et al. 2023.  Differences: TokSuite averages per-sentence
-    ratios instead; the two aggregations are not comparable.
-    """
-    return _token_count_ratio("parity_vs_eng", encodings, english_encodings)
+    return ratio_of_sums("tokens_vs_char", pair.tokens, pair.partner_tokens)
 
 
 # --------------------------------------------------------------------------- fertility
 
 
-def fertility_isolated(word_encodings: Sequence[Sequence[Encoding]]) -> MetricResult:
+def fertility_isolated(words: IsolatedWords) -> MetricResult:
     """Tokens per word, every word tokenized IN ISOLATION.
 
     Formula: sum_i sum_{w in i} tokens(w) / sum_i #words(i), items i being
-    sentences whose words were each encoded alone (the runner passes UD FORM
+    sentences whose words were each encoded alone (the evaluator passes UD FORM
     words where the corpus has them, multiword ranges skipped; otherwise
     whitespace words).  Aggregation: ratio of sums.
     Source: Rust et al. 2021 (hgiyt ``analyze_UD_file``).
@@ -289,21 +331,20 @@ def fertility_isolated(word_encodings: Sequence[Sequence[Encoding]]) -> MetricRe
     """
     return ratio_of_sums(
         "fertility_isolated",
-        [sum(len(e) for e in words) for words in word_encodings],
-        [len(words) for words in word_encodings],
+        [sum(len(e) for e in item) for item in words.encodings],
+        [len(item) for item in words.encodings],
     )
 
 
-def _isolated_split_share(name: str, word_encodings: Sequence[Sequence[Encoding]],
-                          is_counted: Callable[[int], bool]) -> MetricResult:  # fmt: skip
+def _isolated_split_share(name: str, words: IsolatedWords, is_counted: Callable[[int], bool]) -> MetricResult:
     return ratio_of_sums(
         name,
-        [sum(1 for e in words if is_counted(len(_content_spans(e)))) for words in word_encodings],
-        [len(words) for words in word_encodings],
+        [sum(1 for e in item if is_counted(len(_content_spans(e)))) for item in words.encodings],
+        [len(item) for item in words.encodings],
     )
 
 
-def continued_word_share(word_encodings: Sequence[Sequence[Encoding]]) -> MetricResult:
+def continued_word_share(words: IsolatedWords) -> MetricResult:
     """Proportion of continued words (PCW): words split into >= 2 content tokens, in isolation.
 
     Formula: sum_i #{w in i : content_tokens(w) >= 2} / sum_i #words(i).
@@ -311,10 +352,10 @@ def continued_word_share(word_encodings: Sequence[Sequence[Encoding]]) -> Metric
     Differences: a bare ``</w>``/``▁`` token (empty span) does not make a word
     continued: only tokens covering text split it.
     """
-    return _isolated_split_share("continued_word_share", word_encodings, lambda count: count >= 2)
+    return _isolated_split_share("continued_word_share", words, lambda count: count >= 2)
 
 
-def single_token_word_share(word_encodings: Sequence[Sequence[Encoding]]) -> MetricResult:
+def single_token_word_share(words: IsolatedWords) -> MetricResult:
     """Share of words kept as exactly one content token, in isolation.
 
     Formula: sum_i #{w in i : content_tokens(w) == 1} / sum_i #words(i).
@@ -322,10 +363,10 @@ def single_token_word_share(word_encodings: Sequence[Sequence[Encoding]]) -> Met
     arXiv 2510.09947).  With PCW it sums to 1 except for words with no
     content token (impossible for non-empty words).
     """
-    return _isolated_split_share("single_token_word_share", word_encodings, lambda count: count == 1)
+    return _isolated_split_share("single_token_word_share", words, lambda count: count == 1)
 
 
-def fertility_running(texts: Sequence[str], encodings: Sequence[Encoding]) -> MetricResult:
+def fertility_running(text: RunningText) -> MetricResult:
     """Tokens per whitespace word on running text.
 
     Formula: sum_i tokens(i) / sum_i len(text_i.split()), every token of the
@@ -335,18 +376,15 @@ def fertility_running(texts: Sequence[str], encodings: Sequence[Encoding]) -> Me
     with ``fertility_isolated`` (punctuation attached to whitespace words,
     context-dependent merges).
     """
-    _check_aligned("fertility_running", texts, encodings, "texts and encodings")
-    return ratio_of_sums("fertility_running", [len(e) for e in encodings], [len(t.split()) for t in texts])
+    return ratio_of_sums("fertility_running", [len(e) for e in text.encodings], [len(t.split()) for t in text.texts])
 
 
-def _running_split_share(name: str, texts: Sequence[str], encodings: Sequence[Encoding],
-                         is_counted: Callable[[np.ndarray], np.ndarray]) -> MetricResult:  # fmt: skip
-    _check_aligned(name, texts, encodings, "texts and encodings")
-    per_word = [_tokens_per_whitespace_word(t, e) for t, e in zip(texts, encodings, strict=True)]
+def _running_split_share(name: str, text: RunningText, is_counted: Callable[[np.ndarray], np.ndarray]) -> MetricResult:
+    per_word = [_tokens_per_whitespace_word(t, e) for t, e in zip(text.texts, text.encodings, strict=True)]
     return ratio_of_sums(name, [int(is_counted(c).sum()) for c in per_word], [len(c) for c in per_word])
 
 
-def continued_word_share_running(texts: Sequence[str], encodings: Sequence[Encoding]) -> MetricResult:
+def continued_word_share_running(text: RunningText) -> MetricResult:
     """PCW on running text: whitespace words overlapped by >= 2 content tokens.
 
     Token-to-word assignment: a content token belongs to every whitespace word
@@ -358,10 +396,10 @@ def continued_word_share_running(texts: Sequence[str], encodings: Sequence[Encod
     Aggregation: ratio of sums.  Source: Rust et al. 2021's PCW, transferred
     to running text.
     """
-    return _running_split_share("continued_word_share_running", texts, encodings, lambda c: c >= 2)
+    return _running_split_share("continued_word_share_running", text, lambda c: c >= 2)
 
 
-def single_token_word_share_running(texts: Sequence[str], encodings: Sequence[Encoding]) -> MetricResult:
+def single_token_word_share_running(text: RunningText) -> MetricResult:
     """Share of whitespace words overlapped by exactly one content token on running text.
 
     Assignment as in ``continued_word_share_running`` (a token spanning several
@@ -369,7 +407,7 @@ def single_token_word_share_running(texts: Sequence[str], encodings: Sequence[En
     Formula: sum_i #{words of i with exactly 1 overlapping token} / sum_i #words(i).
     Aggregation: ratio of sums.  Source: STRR (arXiv 2510.09947) on running text.
     """
-    return _running_split_share("single_token_word_share_running", texts, encodings, lambda c: c == 1)
+    return _running_split_share("single_token_word_share_running", text, lambda c: c == 1)
 
 
 # --------------------------------------------------------------------------- morphology
@@ -384,12 +422,12 @@ class _WordBoundaries:
     content_tokens: int
 
 
-def _word_boundaries(name: str, analyses: Analyses, word_encodings: Mapping[str, Encoding]) -> list[_WordBoundaries]:
-    if not analyses:
+def _word_boundaries(name: str, reference: ReferenceWords) -> list[_WordBoundaries]:
+    if not reference.analyses:
         raise BenchmarkError(f"{name}: the morpheme reference has no words")
     words = []
-    for word, alternatives in analyses.items():
-        encoding = word_encodings.get(word)
+    for word, alternatives in reference.analyses.items():
+        encoding = reference.encodings.get(word)
         if encoding is None:
             raise BenchmarkError(f"{name}: no isolated encoding given for reference word {word!r}")
         if not alternatives:
@@ -419,112 +457,100 @@ _BOUNDARY_RATIOS: dict[str, Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]
 }
 
 
-def boundary_metrics(analyses: Analyses, word_encodings: Mapping[str, Encoding],
-                     names: Sequence[str] = tuple(_BOUNDARY_RATIOS)) -> dict[str, MetricResult]:  # fmt: skip
-    """``boundary_precision``, ``boundary_recall``, ``boundary_f1`` and ``exact_segmentation``
-    from ONE pass over the reference words (the runner's entry point; each is documented below).
+def boundary_metrics(reference: ReferenceWords) -> dict[str, MetricResult]:
+    """Morpheme-boundary precision, recall, F1 and exact segmentation, from ONE pass over the words.
 
-    ``analyses``: word -> alternative gold boundary sets (``MorphReference.analyses``);
-    ``word_encodings``: word -> its encoding in isolation, for every reference word.
-    Items are the reference words, in reference order.
+    Boundaries as defined in the module docstring (inner byte offsets of the word
+    encoded in isolation vs. gold character offsets converted to bytes).  Against
+    several gold alternatives, each word uses its best-matching alternative, chosen
+    by ``corpora.morph.boundary_counts``: fewest errors (FP + FN), ties to more TP,
+    then to the earlier alternative (the same choice for all four metrics).
+    Items are the reference words; every metric is a ratio of sums over them (micro).
+
+    * ``boundary_precision``: sum_w TP(w) / sum_w (TP(w) + FP(w)).
+    * ``boundary_recall``: sum_w TP(w) / sum_w (TP(w) + FN(w)).
+    * ``boundary_f1``: sum TP / (sum TP + ½ (sum FP + sum FN)), which equals the
+      harmonic mean of micro precision and recall and is a ratio of sums (per word:
+      TP over TP + ½(FP + FN)), so it bootstraps like the others.
+    * ``exact_segmentation``: #{w : boundaries(w) in gold_alternatives(w)} / #words;
+      a monomorphemic word kept as one token counts as exact.
+
+    Source: Uzan et al. 2024 (MeLeLBGU/tokenizers_intrinsic_benchmark) for P/R/F1;
+    word-level segmentation accuracy as in the SIGMORPHON 2022 shared task for exact
+    segmentation.  Differences: offsets come from byte spans, so markers (``</w>``,
+    ``▁``, ``Ġ``, ``##``) can never shift them (the bug fixed in morphscore PR #2).
     """
     rows = []
-    for word in _word_boundaries("boundary metrics", analyses, word_encodings):
+    for word in _word_boundaries("boundary metrics", reference):
         tp, fp, fn = boundary_counts(set(word.predicted), word.gold)
         rows.append((tp, fp, fn, float(word.predicted in word.gold)))
     table = np.array(rows, dtype=np.float64)
-    return {name: ratio_of_sums(name, *_BOUNDARY_RATIOS[name](table)) for name in names}
+    return {name: ratio_of_sums(name, *ratios(table)) for name, ratios in _BOUNDARY_RATIOS.items()}
 
 
-def boundary_precision(analyses: Analyses, word_encodings: Mapping[str, Encoding]) -> MetricResult:
-    """Morpheme-boundary precision, micro-averaged over reference words.
-
-    Formula: sum_w TP(w) / sum_w (TP(w) + FP(w)), boundaries as defined in the
-    module docstring (inner byte offsets of the word encoded in isolation vs.
-    gold character offsets converted to bytes).  Against several gold
-    alternatives, each word uses its best-matching alternative, chosen by
-    ``corpora.morph.boundary_counts``: fewest errors (FP + FN), ties to more
-    TP, then to the earlier alternative (the same choice for P, R and F1).
-    Aggregation: ratio of sums over words (items = reference words).
-    Source: Uzan et al. 2024 (MeLeLBGU/tokenizers_intrinsic_benchmark).
-    Differences: offsets come from byte spans, so markers (``</w>``, ``▁``,
-    ``Ġ``, ``##``) can never shift them (the bug fixed in morphscore PR #2).
-    """
-    return boundary_metrics(analyses, word_encodings, ["boundary_precision"])["boundary_precision"]
-
-
-def boundary_recall(analyses: Analyses, word_encodings: Mapping[str, Encoding]) -> MetricResult:
-    """Morpheme-boundary recall, micro-averaged: sum_w TP / sum_w (TP + FN).
-
-    Same boundaries, alternatives and aggregation as ``boundary_precision``.
-    Source: Uzan et al. 2024.
-    """
-    return boundary_metrics(analyses, word_encodings, ["boundary_recall"])["boundary_recall"]
-
-
-def boundary_f1(analyses: Analyses, word_encodings: Mapping[str, Encoding]) -> MetricResult:
-    """Morpheme-boundary F1, micro: F1 = sum TP / (sum TP + ½ (sum FP + sum FN)).
-
-    This equals the harmonic mean of micro precision and recall and is a ratio
-    of sums (per word: TP over TP + ½(FP + FN)), so it bootstraps like the
-    others.  Same boundaries and alternatives as ``boundary_precision``.
-    Source: Uzan et al. 2024.
-    """
-    return boundary_metrics(analyses, word_encodings, ["boundary_f1"])["boundary_f1"]
-
-
-def exact_segmentation(analyses: Analyses, word_encodings: Mapping[str, Encoding]) -> MetricResult:
-    """Share of reference words whose boundary set equals one gold alternative exactly.
-
-    Formula: #{w : boundaries(w) in gold_alternatives(w)} / #words.  A
-    monomorphemic word kept as one token counts as exact.
-    Aggregation: ratio of sums over words.  Source: word-level segmentation
-    accuracy, as in SIGMORPHON 2022 shared task evaluation.
-    """
-    return boundary_metrics(analyses, word_encodings, ["exact_segmentation"])["exact_segmentation"]
-
-
-def morphscore(analyses: Analyses, word_encodings: Mapping[str, Encoding]) -> MetricResult:
-    """MorphScore v1: does the tokenizer put a boundary exactly at the gold split point?
+def morphscore(reference: ReferenceWords) -> dict[str, MetricResult]:
+    """MorphScore v1 (``morphscore``) and the number of items it excludes (``morphscore_excluded``).
 
     Items: MorphScore rows ``(word, pt1, rest)``, given as analyses whose
     alternatives hold exactly ONE boundary ``len(pt1)`` each (a reference of
     kind ``"morphscore"``; rows with an empty pt1 or rest have no inner
     boundary and are dropped by the reader).
     Score of a word: 1 if its boundaries contain a gold boundary, else 0;
-    words encoded as a single content token are EXCLUDED (count reported in
-    ``details["excluded_single_token"]``).  Value = mean score over the rest.
+    words encoded as a single content token are EXCLUDED.  ``morphscore`` =
+    mean score over the rest (NaN when every word is excluded);
+    ``morphscore_excluded`` = the number excluded, its ``n`` the number of items
+    (descriptive, no CI).
     Source: Arnett & Bergen (MorphScore v1, ``morph_eval``).
     Differences: boundaries from byte spans instead of decoded token strings
     (markers never interfere); a word listed with several split points counts
     once and scores 1 if any of them is matched.
     """
-    if any(len(alternative) != 1 for alternatives in analyses.values() for alternative in alternatives):
+    if any(len(alternative) != 1 for alternatives in reference.analyses.values() for alternative in alternatives):
         raise BenchmarkError("metric morphscore: needs a MorphScore reference (exactly one boundary per analysis)")
-    words = _word_boundaries("metric morphscore", analyses, word_encodings)
+    words = _word_boundaries("metric morphscore", reference)
     scored = [w for w in words if w.content_tokens > 1]
-    details = {"excluded_single_token": len(words) - len(scored), "items": len(words)}
+    excluded = MetricResult("morphscore_excluded", float(len(words) - len(scored)), len(words))
     if not scored:  # e.g. a word-level tokenizer: every item excluded, the score is undefined
-        return MetricResult("morphscore", math.nan, 0, np.zeros(0), np.zeros(0), details)
+        return {"morphscore": MetricResult("morphscore", math.nan, 0, np.zeros(0), np.zeros(0)),
+                "morphscore_excluded": excluded}  # fmt: skip
     hits = [float(any(gold <= w.predicted for gold in w.gold)) for w in scored]
-    return ratio_of_sums("morphscore", hits, np.ones(len(scored)), details)
+    return {"morphscore": ratio_of_sums("morphscore", hits, np.ones(len(scored))), "morphscore_excluded": excluded}
+
+
+# --------------------------------------------------------------------------- cross-lingual
+
+
+def parity_vs_eng(pair: PairedCounts) -> MetricResult:
+    """Tokenization premium against English on a line-aligned parallel corpus (FLORES-200).
+
+    Formula: sum_i tokens(lang, i) / sum_i tokens(eng, i), line i of both
+    being translations of each other, both encoded by the same tokenizer row
+    (``Needs.ENGLISH_PARTNER``: lines matched by position).
+    Aggregation: ratio of sums over lines; the bootstrap resamples line indices
+    (paired).  1 = parity; 2 = twice as many tokens as English.
+    Source: Petrov et al. 2023.  Differences: TokSuite averages per-sentence
+    ratios instead; the two aggregations are not comparable.
+    """
+    return ratio_of_sums("parity_vs_eng", pair.tokens, pair.partner_tokens)
 
 
 # --------------------------------------------------------------------------- token distribution
 
 
-def _id_counts(name: str, encodings: Sequence[Encoding], vocab_size: int) -> np.ndarray:
-    if vocab_size < 2:
+def _id_counts(name: str, text: RunningText) -> tuple[np.ndarray, int]:
+    """How often each id occurs in ``text`` (index = id), and the vocabulary size."""
+    vocab_size = text.vocab_size
+    if vocab_size is None or vocab_size < 2:
         raise BenchmarkError(f"metric {name}: vocab_size must be at least 2, got {vocab_size}")
-    ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int64)
+    ids = np.fromiter((i for e in text.encodings for i in e.ids), dtype=np.int64)
     if len(ids) == 0:
         raise BenchmarkError(f"metric {name}: nothing to aggregate (no tokens)")
     if ids.min() < 0 or ids.max() >= vocab_size:
         raise BenchmarkError(f"metric {name}: token id {ids.max()} outside the vocabulary (size {vocab_size})")
-    return np.bincount(ids, minlength=vocab_size)
+    return np.bincount(ids, minlength=vocab_size), vocab_size
 
 
-def renyi_efficiency(encodings: Sequence[Encoding], vocab_size: int, alpha: float = RENYI_ALPHA) -> MetricResult:
+def renyi_efficiency(text: RunningText, alpha: float = RENYI_ALPHA) -> MetricResult:
     """Rényi efficiency of the unigram token distribution, α = 2.5.
 
     Formula: H_α(p) / log2 |V| with H_α(p) = 1/(1-α) · log2 Σ_t p_t^α (Shannon
@@ -540,7 +566,7 @@ def renyi_efficiency(encodings: Sequence[Encoding], vocab_size: int, alpha: floa
     """
     if alpha < 0:
         raise BenchmarkError(f"metric renyi_efficiency: alpha must be >= 0, got {alpha}")
-    counts = _id_counts("renyi_efficiency", encodings, vocab_size)
+    counts, vocab_size = _id_counts("renyi_efficiency", text)
     p = counts[counts > 0] / counts.sum()
     if math.isclose(alpha, 1.0):
         entropy = -float(np.sum(p * np.log2(p)))
@@ -549,40 +575,90 @@ def renyi_efficiency(encodings: Sequence[Encoding], vocab_size: int, alpha: floa
     return MetricResult("renyi_efficiency", entropy / math.log2(vocab_size), int(counts.sum()))
 
 
-def vocab_utilisation(encodings: Sequence[Encoding], vocab_size: int) -> MetricResult:
+def vocab_utilisation(text: RunningText) -> MetricResult:
     """Share of the vocabulary used on the test set.
 
     Formula: #{distinct ids emitted} / |V| (special tokens included in |V|).
     Aggregation: one set over the whole test set (``n`` = tokens); no CI.
     Source: vocabulary utilisation as in TokEval (cimeister/tokenizer-analysis-suite).
     """
-    counts = _id_counts("vocab_utilisation", encodings, vocab_size)
+    counts, vocab_size = _id_counts("vocab_utilisation", text)
     return MetricResult("vocab_utilisation", float(np.count_nonzero(counts)) / vocab_size, int(counts.sum()))
 
 
-#: Every metric this module computes, by the name it reports (keys of ``benchmarks.catalog.METRICS``
-#: plus the running-text word shares).  Signatures differ by what the metric needs: see each docstring.
-METRIC_FUNCTIONS: dict[str, Callable[..., MetricResult]] = {
-    "unk_token_rate": unk_token_rate,
-    "unk_word_rate": unk_word_rate,
-    "oov_token_rate": oov_token_rate,
-    "oov_type_rate": oov_type_rate,
-    "bytes_per_token": bytes_per_token,
-    "chars_per_token": chars_per_token,
-    "tokens_per_kchar": tokens_per_kchar,
-    "tokens_vs_char": tokens_vs_char,
-    "fertility_isolated": fertility_isolated,
-    "fertility_running": fertility_running,
-    "continued_word_share": continued_word_share,
-    "single_token_word_share": single_token_word_share,
-    "continued_word_share_running": continued_word_share_running,
-    "single_token_word_share_running": single_token_word_share_running,
-    "boundary_precision": boundary_precision,
-    "boundary_recall": boundary_recall,
-    "boundary_f1": boundary_f1,
-    "exact_segmentation": exact_segmentation,
-    "morphscore": morphscore,
-    "parity_vs_eng": parity_vs_eng,
-    "renyi_efficiency": renyi_efficiency,
-    "vocab_utilisation": vocab_utilisation,
+# --------------------------------------------------------------------------- cost
+
+
+def vocab_size_reached(tokenizer: TokenizerFacts) -> MetricResult:
+    """The number of ids in the trained vocabulary, special tokens included (one value, no CI).
+
+    It may be below the requested size: a vocabulary size is an upper bound (training stops when no
+    pair reaches ``min_frequency`` or the text has nothing more to learn).
+    """
+    return MetricResult("vocab_size_reached", float(tokenizer.vocab_size), 1)
+
+
+# --------------------------------------------------------------------------- the registry
+
+#: Report sections, in report order, with their titles.
+GROUPS: dict[str, str] = {
+    "oov": "Unknown and out-of-vocabulary words",
+    "compression": "Compression",
+    "fertility": "Fertility",
+    "morphology": "Morpheme-boundary alignment",
+    "parity": "Cross-lingual parity (premium vs English)",
+    "distribution": "Token distribution",
+    "cost": "Cost",
 }
+
+_TEXT, _WORDS, _REFERENCE = Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.MORPHEME_REFERENCE
+_WHOLE_PRETOKENS = frozenset({Capability.WHOLE_PRETOKENS})
+
+#: Every metric tokbench reports, by name, in report order (tables within a group follow this order).
+METRICS: dict[str, Metric] = declare(GROUPS, [
+    # name, label, group, direction, format, needs, function
+    Metric("unk_token_rate", "<unk> token share", "oov", LOWER, "{:.4f}", _TEXT, unk_token_rate),
+    Metric("unk_word_rate", "words with <unk>", "oov", LOWER, "{:.4f}", _WORDS, unk_word_rate),
+    Metric("oov_token_rate", "OOV word tokens", "oov", LOWER, "{:.4f}", _TEXT, oov_token_rate,
+           requires=_WHOLE_PRETOKENS),
+    Metric("oov_type_rate", "OOV word types", "oov", LOWER, "{:.4f}", _TEXT, oov_type_rate,
+           requires=_WHOLE_PRETOKENS),
+    Metric("bytes_per_token", "bytes / token", "compression", HIGHER, "{:.2f}", _TEXT, bytes_per_token),
+    Metric("chars_per_token", "chars / token", "compression", HIGHER, "{:.2f}", _TEXT, chars_per_token),
+    Metric("tokens_per_kchar", "tokens / 1k chars", "compression", LOWER, "{:.1f}", _TEXT, tokens_per_kchar),
+    Metric("tokens_vs_char", "tokens vs char-level", "compression", LOWER, "{:.3f}", Needs.CHAR_BASELINE,
+           tokens_vs_char),
+    Metric("fertility_isolated", "fertility (isolated words)", "fertility", LOWER, "{:.2f}", _WORDS,
+           fertility_isolated),
+    Metric("fertility_running", "fertility (running text)", "fertility", LOWER, "{:.2f}", _TEXT, fertility_running),
+    Metric("continued_word_share", "continued words", "fertility", LOWER, "{:.3f}", _WORDS, continued_word_share),
+    Metric("single_token_word_share", "single-token words", "fertility", HIGHER, "{:.3f}", _WORDS,
+           single_token_word_share),
+    Metric("continued_word_share_running", "continued words (running text)", "fertility", LOWER, "{:.3f}", _TEXT,
+           continued_word_share_running),
+    Metric("single_token_word_share_running", "single-token words (running text)", "fertility", HIGHER, "{:.3f}",
+           _TEXT, single_token_word_share_running),
+    # morphology: one row per morpheme reference, named in the `reference` column
+    Metric("boundary_precision", "boundary precision", "morphology", HIGHER, "{:.3f}", _REFERENCE, boundary_metrics),
+    Metric("boundary_recall", "boundary recall", "morphology", HIGHER, "{:.3f}", _REFERENCE, boundary_metrics),
+    Metric("boundary_f1", "boundary F1", "morphology", HIGHER, "{:.3f}", _REFERENCE, boundary_metrics),
+    Metric("exact_segmentation", "exact segmentation", "morphology", HIGHER, "{:.3f}", _REFERENCE, boundary_metrics),
+    Metric("morphscore", "MorphScore v1", "morphology", HIGHER, "{:.3f}", Needs.MORPHSCORE_REFERENCE, morphscore),
+    Metric("morphscore_excluded", "MorphScore words excluded (single token)", "morphology", DESCRIPTIVE, "{:.0f}",
+           Needs.MORPHSCORE_REFERENCE, morphscore),
+    Metric("parity_vs_eng", "premium vs English", "parity", LOWER, "{:.2f}", Needs.ENGLISH_PARTNER, parity_vs_eng),
+    Metric("renyi_efficiency", "Rényi efficiency (α=2.5)", "distribution", HIGHER, "{:.3f}", _TEXT,
+           renyi_efficiency),
+    Metric("vocab_utilisation", "vocabulary used", "distribution", HIGHER, "{:.3f}", _TEXT, vocab_utilisation),
+    Metric("vocab_size_reached", "vocab size reached", "cost", DESCRIPTIVE, "{:.0f}", Needs.TOKENIZER,
+           vocab_size_reached),
+    Metric("train_seconds", "training time (s)", "cost", LOWER, "{:.2f}", Needs.MEASUREMENT, None,
+           deterministic=False),
+    Metric("encode_mb_per_s", "encode MB/s", "cost", HIGHER, "{:.2f}", Needs.MEASUREMENT, None,
+           deterministic=False),
+])  # fmt: skip
+
+
+def select_metrics(names: Sequence[str] | None) -> list[Metric]:
+    """The metrics a config asks for (``None``: every metric), in registry order."""
+    return [metric for name, metric in METRICS.items() if names is None or name in names]

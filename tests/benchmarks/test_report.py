@@ -29,9 +29,10 @@ import tiktoken
 from PIL import Image
 
 from benchmarks import findings, report
-from benchmarks.catalog import METRICS, RESULT_COLUMNS
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
+from benchmarks.files import RESULT_COLUMNS
+from benchmarks.metrics import METRICS
 
 LINES = 300  # FLORES lines per language
 MORPH_ITEMS = 400  # MorphScore items per language

@@ -1,7 +1,7 @@
 """The runner end to end on a small real grid: embedded Korean and English package text,
-three families and a production row.  One run is shared by the module; the tests then
-check its outputs, determinism, caching, resuming, the output-directory guard and
-the regression check built on it."""
+four families and a production row.  One run is shared by the module; the tests then
+check its outputs, determinism, caching, resuming, the spawn start method, the
+output-directory guard and the regression check built on it."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ import pandas as pd
 import pytest
 
 import bpe
-from benchmarks.catalog import METRICS, RESULT_COLUMNS
 from benchmarks.check import compare, is_failure, read_baseline, write_baseline
 from benchmarks.cli import main
 from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError
+from benchmarks.files import RESULT_COLUMNS
+from benchmarks.metrics import METRICS
 from benchmarks.runner import run_experiment
+from benchmarks.units import read_unit_result
 
 TINY = {
     "name": "tiny",
@@ -28,6 +30,7 @@ TINY = {
         {"kind": "char", "vocab_sizes": [2000]},
         {"kind": "char-bpe", "vocab_sizes": [800, 1500], "options": {"end_of_word": "separate"}},
         {"kind": "byte-bpe", "vocab_sizes": [1000]},
+        {"kind": "word", "vocab_sizes": [2000]},
     ],
     "bootstrap": {"resamples": 200},
     "report": {"vocab_size": 800},
@@ -67,12 +70,13 @@ def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
     assert list(frame.columns) == RESULT_COLUMNS
     assert set(frame["metric"]) <= set(METRICS)
     units = frame.groupby(["corpus", "tokenizer", "vocab_size"], dropna=False).size()
-    assert len(units) == 2 * (1 + 2 + 1 + 1)  # corpora x (char, char-bpe x2, byte-bpe, cl100k)
+    assert len(units) == 2 * (1 + 2 + 1 + 1 + 1)  # corpora x (char, char-bpe x2, byte-bpe, word, cl100k)
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert set(manifest["corpora"]) == {"embedded-kor", "embedded-eng"}
     assert manifest["config_fingerprint"] == parse_config(TINY).fingerprint()
     saved = sorted(p.name for p in (run_dir / "tokenizers" / "embedded-kor").iterdir())
-    assert saved == ["byte-bpe-1000.json", "char-2000.json", "char-bpe-1500.json", "char-bpe-800.json"]
+    assert saved == ["byte-bpe-1000.json", "char-2000.json", "char-bpe-1500.json", "char-bpe-800.json",
+                     "word-2000.json"]  # fmt: skip
     assert bpe.load(run_dir / "tokenizers" / "embedded-kor" / "char-bpe-800.json").vocab_size <= 800
 
 
@@ -98,6 +102,19 @@ def test_known_relations_between_rows(run_dir: Path) -> None:
     assert {"kiwi", "lemminflect"} <= set(morph["reference"])
 
 
+def test_metrics_apply_by_capability(run_dir: Path) -> None:
+    frame = results(run_dir)
+    # word-level OOV rates: only for the tokenizer whose tokens are whole pre-tokens, on every eval set
+    oov = frame[frame["metric"].isin(["oov_token_rate", "oov_type_rate"])]
+    assert set(oov["kind"]) == {"word"} and len(oov) == 2 * 2  # two metrics x two corpora (test sets)
+    assert (oov["value"] > 0).all()  # a 2,000-word vocabulary meets unknown words
+    unk = frame.query("metric == 'unk_token_rate' and kind == 'word'").set_index("corpus")["value"]
+    assert (oov.query("metric == 'oov_token_rate'").set_index("corpus")["value"] == unk).all()
+    # every row gets the metrics that need no capability
+    per_unit = frame.query("metric == 'bytes_per_token'").groupby(["corpus", "tokenizer", "vocab_size"], dropna=False)
+    assert per_unit.ngroups == 2 * 6
+
+
 def test_identical_results_on_a_second_run_without_retraining(run_dir: Path, config, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     def refuse(*args, **kwargs):
@@ -118,6 +135,22 @@ def test_an_interrupted_run_resumes(run_dir: Path, config, tmp_path: Path) -> No
     run_experiment(config, copy, jobs=1, progress=False)
     assert units[0].is_file()
     assert (copy / "results.csv").read_bytes() == (run_dir / "results.csv").read_bytes()
+
+
+def test_spawned_workers_give_the_same_results(run_dir: Path, tmp_path: Path) -> None:
+    """Workers started with `spawn` get the corpora and config from the pool initializer (nothing is
+    inherited from the parent): their units equal the module run's (forked workers).  Tokenizers come
+    from the cache."""
+    tokenizers = [{"kind": "char", "vocab_sizes": [2000]}, dict(TINY["tokenizers"][1], vocab_sizes=[800])]
+    small = parse_config(dict(TINY, name="small", corpora=["embedded-eng"], production=[], tokenizers=tokenizers),
+                         source="small.toml")  # fmt: skip
+    spawned = run_experiment(small, tmp_path / "spawned", jobs=2, progress=False, start_method="spawn")
+    paths = sorted((spawned / "units").iterdir())
+    assert len(paths) == 2
+    for path in paths:
+        ours, forked = read_unit_result(path), read_unit_result(run_dir / "units" / path.name)
+        assert ours.unit == forked.unit
+        assert repr(ours.rows) == repr(forked.rows) and ours.counts == forked.counts, path.name  # repr: NaN == NaN
 
 
 def test_output_directory_guard(run_dir: Path, tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from naive_bpe import naive_train
 
 from bpe.merge_kernel import learn_merges, learn_merges_from_arrays
 from bpe.pretokenizers import get_pretokenizer
+from tests.bpe.naive_bpe import naive_train
 from tests.conftest import FLORES_LANGUAGES
 
 BYTE_KEYS = [bytes([i]) for i in range(256)]

@@ -6,13 +6,13 @@ import random
 from collections import Counter
 
 import pytest
-from naive_bpe import apply_in_training_order, naive_train
 
 import bpe
 from bpe import trainer
 from bpe.base import TokenizerError
 from bpe.pretokenizers import get_pretokenizer
 from bpe.trainer import Merge, checked_texts, count_pretokens, train_merges
+from tests.bpe.naive_bpe import apply_in_training_order, naive_train
 from tests.conftest import leading
 
 

@@ -1,0 +1,140 @@
+"""Files of the experiment layer: atomic writes, the tokenizer cache, and the results table.
+
+* Every file a run, report or baseline writes goes through ``atomic_path`` (a
+  temporary file beside the target, renamed onto it at the end), so an error never
+  leaves a half-written file.  ``bpe`` keeps its own helper for saved tokenizers:
+  the tokenizer library stands alone and knows nothing of this layer.
+* The cache root is ``corpora.loader.cache_home()`` (``$TOKBENCH_CACHE``, default
+  ``~/.cache/tokbench``); trained tokenizers live in its ``tokenizers/`` folder.
+* ``results.parquet`` / ``results.csv`` hold one tidy row per metric value
+  (``RESULT_COLUMNS``), unique by ``KEY_COLUMNS``; ``write_results`` and
+  ``read_results`` are the only code that writes and reads them.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchmarks.errors import BenchmarkError
+from benchmarks.metrics import METRICS
+from corpora.loader import cache_home
+
+#: Columns of results.parquet / results.csv, in order (one tidy row per metric value).
+RESULT_COLUMNS = [
+    "corpus",  # corpus spec id, e.g. ud-tur
+    "language",  # ISO 639-3 + script, e.g. tur_Latn
+    "tokenizer",  # row label, e.g. char-bpe, spm-unigram, cl100k
+    "kind",  # family name (word, char, char-bpe, byte-bpe, spm-bpe, spm-unigram) or production name
+    "row_type",  # family | reference | production
+    "vocab_size",  # requested vocabulary size (<NA> for production rows)
+    "options",  # canonical option string, e.g. "end_of_word=separate,pretokenizer=unicode"
+    "eval_set",  # corpus role evaluated: test | eval, or reference (morphology) | train (vocab_size_reached)
+    "reference",  # morpheme reference name for morphology rows, else ""
+    "metric",  # a key of benchmarks.metrics.METRICS
+    "value",
+    "ci_low",  # 95% bootstrap CI (NaN where not applicable)
+    "ci_high",
+    "n",  # items aggregated (sentences, words or references items)
+]
+#: The columns that identify a result row (and a baseline row of `tokbench check`); the table's sort order.
+KEY_COLUMNS = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "reference", "metric"]
+#: Text columns: read as text even when empty; only "" is missing, never "NA".
+TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options", "eval_set", "reference", "metric"]
+ROW_TYPES = ("family", "reference", "production")
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed onto ``path`` when the block ends without
+    an error, removed otherwise."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        mask = os.umask(0)
+        os.umask(mask)
+        tmp.chmod(0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def tokenizer_cache_dir() -> Path:
+    """Where trained tokenizers are cached across runs."""
+    return cache_home() / "tokenizers"
+
+
+def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Write tidy rows as results.parquet and results.csv, sorted by ``KEY_COLUMNS``."""
+    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    frame["vocab_size"] = frame["vocab_size"].astype("Int64")
+    frame["n"] = frame["n"].astype("int64")
+    frame["reference"] = frame["reference"].fillna("")
+    frame = frame.sort_values(KEY_COLUMNS, na_position="first", kind="stable").reset_index(drop=True)
+    duplicated = frame.duplicated(KEY_COLUMNS)
+    if duplicated.any():
+        raise BenchmarkError(f"internal error: duplicate result rows for {frame[duplicated].iloc[0].to_dict()}")
+    with atomic_path(out_dir / "results.parquet") as tmp:
+        frame.to_parquet(tmp, index=False)
+    atomic_write_text(out_dir / "results.csv", frame.to_csv(index=False))
+    return frame
+
+
+def read_results(run_dir: Path) -> pd.DataFrame:
+    """results.parquet (or results.csv when the parquet is absent), checked: every column of
+    ``RESULT_COLUMNS`` with its dtype, known metrics and row types, one kind and options per label."""
+    parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
+    path = parquet if parquet.is_file() else csv
+    if not path.is_file():
+        raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory")
+    try:
+        if path == parquet:
+            frame = pd.read_parquet(path)
+        else:
+            frame = pd.read_csv(path, dtype=dict.fromkeys(TEXT_COLUMNS, str), keep_default_na=False, na_values=[""])
+    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+        raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
+    missing = [column for column in RESULT_COLUMNS if column not in frame.columns]
+    if missing:
+        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(RESULT_COLUMNS)})")
+    if frame.empty:
+        raise BenchmarkError(f"{path}: no result rows")
+    frame = frame[RESULT_COLUMNS].copy()
+    for column in TEXT_COLUMNS:
+        frame[column] = frame[column].fillna("").astype(str)
+    try:
+        for column in ("value", "ci_low", "ci_high"):
+            frame[column] = pd.to_numeric(frame[column]).astype("float64")
+        frame["vocab_size"] = pd.to_numeric(frame["vocab_size"]).astype("Int64")
+        frame["n"] = pd.to_numeric(frame["n"]).astype("Int64")
+    except (ValueError, TypeError) as exc:
+        raise BenchmarkError(f"{path}: a numeric column holds a non-number ({exc})") from None
+    unknown = sorted(set(frame["metric"]) - set(METRICS))
+    if unknown:
+        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in benchmarks/metrics.py)")
+    bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
+    if bad_types:
+        raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
+    identities = frame.groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
+    ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
+    if ambiguous:
+        raise BenchmarkError(
+            f"{path}: tokenizer label {ambiguous[0]!r} names several kinds/options; each label must be one tokenizer"
+        )
+    return frame

@@ -1,0 +1,108 @@
+"""A run's unit of work and what it produces.
+
+A *unit* is one tokenizer row on one corpus: (corpus, tokenizer entry, vocab size)
+for trained rows, (corpus, production tokenizer) for production rows.  Its result
+(``UnitResult``: tidy rows, wall-clock costs, per-document token counts) is saved as
+``RUN_DIR/units/<key>.json`` when the unit finishes, so an interrupted run resumes
+where it stopped; ``write_unit_result`` and ``read_unit_result`` are the only code
+that writes and reads that file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.files import atomic_write_text
+from benchmarks.registry import Capability, capabilities_of
+
+
+@dataclass(frozen=True)
+class Unit:
+    corpus: str  # corpus spec id
+    language: str  # the corpus's language, e.g. tur_Latn
+    tokenizer: str  # row label: the config entry's label, or the production name
+    kind: str  # family or production name
+    row_type: str  # family | reference | production
+    vocab_size: int | None  # None for production rows
+    options: tuple[tuple[str, Any], ...] = ()  # the entry's options, sorted by name
+
+    @property
+    def key(self) -> str:
+        """A file-name-safe id, unique within a run."""
+        size = self.vocab_size if self.vocab_size is not None else "na"
+        options = "".join(f",{k}={v}" for k, v in self.options)
+        return f"{self.corpus}__{self.tokenizer}__{size}{options}".replace("/", "_")
+
+    @property
+    def options_string(self) -> str:
+        """Canonical ``key=value,...`` list: part of a result row's identity."""
+        return ",".join(f"{k}={v}" for k, v in self.options)
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return capabilities_of(self.kind)
+
+    def columns(self) -> dict[str, Any]:
+        """The identity columns of this unit's result rows (``files.RESULT_COLUMNS``) and costs."""
+        return {"corpus": self.corpus, "language": self.language, "tokenizer": self.tokenizer, "kind": self.kind,
+                "row_type": self.row_type, "vocab_size": self.vocab_size, "options": self.options_string}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One metric value of a unit; with the unit's columns it is one row of results.*."""
+
+    eval_set: str  # test | eval | reference | train
+    reference: str  # morpheme reference name, else ""
+    metric: str
+    value: float
+    ci_low: float  # NaN where the metric has no interval
+    ci_high: float
+    n: int
+
+
+@dataclass(frozen=True)
+class DocumentCounts:
+    """Per document of one evaluation set, in corpus order: what cross-unit metrics and paired tests need."""
+
+    ids: list[str]
+    tokens: list[int]
+    chars: list[int]
+
+
+@dataclass
+class UnitResult:
+    unit: Unit
+    rows: list[ResultRow] = field(default_factory=list)
+    costs: dict[str, float] = field(default_factory=dict)  # wall-clock metrics (not deterministic)
+    counts: dict[str, DocumentCounts] = field(default_factory=dict)  # by evaluation set
+
+
+def tidy_rows(unit: Unit, rows: Iterable[ResultRow]) -> list[dict[str, Any]]:
+    """Rows of results.* (``files.RESULT_COLUMNS``): the unit's columns with each row's."""
+    return [{**unit.columns(), **asdict(row)} for row in rows]
+
+
+def write_unit_result(path: Path, result: UnitResult) -> None:
+    document = {
+        "unit": dict(asdict(result.unit), options=dict(result.unit.options)),
+        "rows": [asdict(row) for row in result.rows],
+        "costs": result.costs,
+        "counts": {role: asdict(counts) for role, counts in result.counts.items()},
+    }
+    atomic_write_text(path, json.dumps(document, ensure_ascii=False) + "\n")
+
+
+def read_unit_result(path: Path) -> UnitResult:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    unit = Unit(**dict(document["unit"], options=tuple(document["unit"]["options"].items())))
+    return UnitResult(
+        unit=unit,
+        rows=[ResultRow(**row) for row in document["rows"]],
+        costs=document["costs"],
+        counts={role: DocumentCounts(**counts) for role, counts in document["counts"].items()},
+    )
