@@ -10,6 +10,10 @@ Baseline file (JSON, written by ``--update``)::
      "rows": [{"corpus": ..., "tokenizer": ..., "vocab_size": ..., "options": ..., "eval_set": ...,
                "reference": ..., "metric": ..., "value": ...}, ...]}
 
+The file is declared by ``Baseline`` below: unknown keys, wrong types, a negative tolerance, no
+rows or two rows with the same key are errors naming the field.  The run's results must hold each
+key once too (``files.read_results``).
+
 A row moves beyond tolerance when ``|new - old| > max(absolute, relative * |old|)``.
 It is a *regression* when it moves the worse way (``metrics.METRICS[m].higher_is_better``);
 for descriptive metrics (direction ``None``) any move beyond tolerance counts.
@@ -25,17 +29,63 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pandas as pd
+from pydantic import Field, Strict, model_validator
 
 from benchmarks import render
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import KEY_COLUMNS, atomic_write_text, read_results
 from benchmarks.metrics import METRICS
+from bpe.validation import Problem, Table, table_rule, validate
 
 BASELINE_FORMAT = "tokbench-baseline"
 DEFAULT_TOLERANCE = {"relative": 0.005, "absolute": 1e-9}
+
+NonNegative = Annotated[float, Field(ge=0)]
+
+
+class Tolerance(Table):
+    relative: NonNegative = 0.0
+    absolute: NonNegative = 0.0
+
+
+class BaselineRow(Table):
+    """One metric value; its key is ``KEY_COLUMNS``.  A metric no longer known counts as missing."""
+
+    corpus: str
+    tokenizer: str
+    vocab_size: int | None
+    options: str
+    eval_set: str
+    reference: str
+    metric: str
+    value: float  # NaN where the metric is undefined
+
+
+class Baseline(Table):
+    format: Literal[BASELINE_FORMAT]  # type: ignore[valid-type]
+    format_version: Literal[1]
+    config: str = ""
+    tolerance: Tolerance = Tolerance(**DEFAULT_TOLERANCE)
+    metric_tolerance: dict[str, Tolerance] = Field(default_factory=dict)
+    rows: Annotated[tuple[BaselineRow, ...], Strict(False), Field(min_length=1)]
+
+    @model_validator(mode="after")
+    def _distinct_keys(self) -> Baseline:
+        unknown = sorted(set(self.metric_tolerance) - set(METRICS))
+        if unknown:
+            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics.py)")
+        seen: dict[tuple[Any, ...], int] = {}
+        for index, row in enumerate(self.rows):
+            key = _key(row.model_dump())
+            if key in seen:
+                named = ", ".join(f"{column}={value!r}" for column, value in zip(KEY_COLUMNS, key, strict=True))
+                raise table_rule(f"rows[{seen[key]}] and rows[{index}] have the same key ({named}): "
+                                 "each row must be given once")  # fmt: skip
+            seen[key] = index
+        return self
 
 
 @dataclass(frozen=True)
@@ -53,7 +103,7 @@ def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (row["corpus"], row["tokenizer"], size, row["options"], row["eval_set"], reference, row["metric"])
 
 
-def write_baseline(run_dir: Path, baseline_path: Path, previous: dict[str, Any] | None = None) -> int:
+def write_baseline(run_dir: Path, baseline_path: Path, previous: Baseline | None = None) -> int:
     """Rewrite the baseline from a run, keeping any tolerances the previous baseline set."""
     frame = read_results(run_dir)
     manifest_path = run_dir / "manifest.json"
@@ -66,39 +116,41 @@ def write_baseline(run_dir: Path, baseline_path: Path, previous: dict[str, Any] 
         "format": BASELINE_FORMAT,
         "format_version": 1,
         "config": config_name,
-        "tolerance": (previous or {}).get("tolerance", DEFAULT_TOLERANCE),
-        "metric_tolerance": (previous or {}).get("metric_tolerance", {}),
+        "tolerance": previous.tolerance.model_dump() if previous else DEFAULT_TOLERANCE,
+        "metric_tolerance": {metric: tolerance.model_dump() for metric, tolerance in previous.metric_tolerance.items()}
+        if previous else {},
         "rows": rows,
     }
     atomic_write_text(baseline_path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     return len(rows)
 
 
-def read_baseline(path: Path) -> dict[str, Any]:
+def read_baseline(path: Path) -> Baseline:
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BenchmarkError(f"{path}: no such baseline (create it with --update)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BenchmarkError(f"{path}: cannot read baseline ({exc})") from None
+    return parse_baseline(document, str(path))
+
+
+def parse_baseline(document: Any, source: str = "<baseline>") -> Baseline:
+    """A parsed baseline JSON document, validated; ``source`` names it in messages."""
     if not isinstance(document, dict) or document.get("format") != BASELINE_FORMAT:
-        raise BenchmarkError(f'{path}: not a tokbench baseline (expected "format": "{BASELINE_FORMAT}")')
-    if not isinstance(document.get("rows"), list):
-        raise BenchmarkError(f'{path}: field "rows" is missing or not a list')
-    return document
+        raise BenchmarkError(f'{source}: not a tokbench baseline (expected "format": "{BASELINE_FORMAT}")')
+
+    def fail(problem: Problem) -> BenchmarkError:
+        return BenchmarkError(f"{source}: {problem.path}: {problem.message}" if problem.path
+                              else f"{source}: {problem.message}")  # fmt: skip
+
+    return validate(Baseline, document, fail)
 
 
-def compare(run_dir: Path, baseline: dict[str, Any]) -> list[Change]:
+def compare(run_dir: Path, baseline: Baseline) -> list[Change]:
     frame = read_results(run_dir)
     new = {_key(record): float(record["value"]) for record in frame.to_dict("records")}
-    old = {}
-    for index, row in enumerate(baseline["rows"]):
-        try:
-            old[_key(row)] = float(row["value"])
-        except (KeyError, TypeError, ValueError):
-            raise BenchmarkError(f"baseline rows[{index}]: expected fields {[*KEY_COLUMNS, 'value']}") from None
-    default = baseline.get("tolerance", DEFAULT_TOLERANCE)
-    per_metric = baseline.get("metric_tolerance", {})
+    old = {_key(row.model_dump()): row.value for row in baseline.rows}
     changes: list[Change] = []
     for key in sorted(old.keys() | new.keys(), key=repr):
         metric = key[-1]
@@ -109,8 +161,8 @@ def compare(run_dir: Path, baseline: dict[str, Any]) -> list[Change]:
             changes.append(Change(key, None, new[key], "new"))
             continue
         before, after = old[key], new[key]
-        tolerance = per_metric.get(metric, default)
-        allowed = max(tolerance.get("absolute", 0.0), tolerance.get("relative", 0.0) * abs(before))
+        tolerance = baseline.metric_tolerance.get(metric, baseline.tolerance)
+        allowed = max(tolerance.absolute, tolerance.relative * abs(before))
         if math.isnan(before) and math.isnan(after):
             continue
         delta = after - before

@@ -1,40 +1,55 @@
 """Experiment configs: TOML files in ``benchmarks/`` describing a grid of
 corpora × tokenizer kinds × vocabulary sizes × options, plus reference and
-production rows, bootstrap settings and the seed.
+pretrained rows, bootstrap settings and the seed.
 
 Format (declared by the models below: unknown keys, types and ranges are errors naming the key)::
 
-    name = "quick"                      # run name; default output dir is runs/<name>
+    name = "quick"                      # run name (letters, digits, . _ -); default output dir is runs/<name>
     description = "..."
     seed = 0                            # bootstrap resampling seed (training is deterministic and takes no seed)
-    corpora = ["embedded-tur", ...]     # corpus spec ids (corpora/*.toml) or paths to spec files
-    production = ["cl100k"]             # encode-only production rows (optional)
+    corpora = ["embedded-tur", ...]     # shipped corpus ids (corpora/*.toml) or spec files (see `corpus_source`)
+    production = ["cl100k"]             # tokenizers known by name, evaluated as is (optional; = [[pretrained]] name)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
-    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS)
+    metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS,
+                                        # e.g. all three parity definitions: they cost one more encoding of eval);
+                                        # each must be computable by this grid (checked before any training)
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
     kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
     label = "char-bpe"                  # row name in tables (default: kind); must be unique
-    vocab_sizes = [1000, 4000]
+    vocab_sizes = [1000, 4000]          # distinct, each at least the family's minimum (bpe: Tokenizer.vocab_floor)
     options = { end_of_word = "separate", min_frequency = 2 }   # the family's options (bpe.options)
+
+    [[pretrained]]                      # a published tokenizer, evaluated as is (encode-only)
+    path = "tokenizers/gpt2.tiktoken"   # a file or folder (relative: the data root, then this file's folder)
+    pattern = "gpt2"                    # tiktoken rank files only: gpt2|r50k|cl100k|o200k or a regex
+    label = "gpt2"                      # row name (default: the name, or the file name without suffix)
+    format = "tiktoken"                 # optional: tokbench|hf|sentencepiece|tiktoken|tekken (default: detected)
+
+    [[pretrained]]
+    name = "mistral-v3"                 # or a tokenizer tokbench knows by name (bpe.PRODUCTION)
 
     [bootstrap]
     resamples = 1000                    # scipy.stats.bootstrap n_resamples
     confidence = 0.95
 
     [report]
-    vocab_size = 4000                   # the vocabulary size paper tables are drawn at
+    vocab_size = 4000                   # the vocabulary size paper tables are drawn at: one of the vocab_sizes
+
+Everything here is checked when the file is read; what needs the corpora' text (roles, vocabulary
+sizes against each training text's alphabet) is checked by ``benchmarks.preflight`` before any training.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,7 +60,8 @@ import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
 from bpe.options import FAMILY_OPTIONS
-from bpe.validation import PositiveInt, Problem, Table, in_interval, table_rule, validate
+from bpe.pretrained import FORMATS, HF_FILE, PretrainedSpec
+from bpe.validation import PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG = "quick"
@@ -56,6 +72,29 @@ REFERENCE_KINDS = ("spm-bpe", "spm-unigram")
 Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
 ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
 MetricName = Literal[tuple(METRICS)]  # type: ignore[valid-type]
+FormatName = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
+NonEmpty = Annotated[str, Field(min_length=1), expecting("a non-empty string")]
+
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _run_name(name: str) -> str:
+    if not _RUN_NAME.match(name):
+        raise ValueError(
+            "must be a plain name (letters, digits, '.', '_', '-', starting with a letter or digit): "
+            f"the default output folder is runs/<name>, got {name!r}"
+        )
+    return name
+
+
+def _distinct(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    repeated = next((value for value in values if values.count(value) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"must not repeat an entry: {repeated!r} is given twice")
+    return values
+
+
+MetricSelection = Annotated[tuple[MetricName, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
 
 
 class TokenizerEntry(Table):
@@ -63,7 +102,7 @@ class TokenizerEntry(Table):
 
     kind: Kind
     label: str = Field(default_factory=lambda validated: validated.get("kind", ""))
-    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1)]
+    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
     options: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("options")
@@ -75,9 +114,52 @@ class TokenizerEntry(Table):
             FAMILY_OPTIONS[info.data["kind"]].parse(info.data["kind"], options)
         return options
 
+    @model_validator(mode="after")
+    def _sizes_above_the_family_floor(self) -> TokenizerEntry:
+        """Below this floor no text can be trained on (the floor on the actual training text is
+        checked before training, ``benchmarks.preflight``)."""
+        floor = bpe.family_class(self.kind).vocab_floor(None, **self.options)
+        for position, size in enumerate(self.vocab_sizes):
+            if size < floor.minimum:
+                raise table_rule(f"vocab_sizes[{position}] = {size} is below the minimum {floor.minimum} for "
+                                 f"{self.kind} ({floor.parts})")  # fmt: skip
+        return self
+
     @property
     def row_type(self) -> str:
         return "reference" if self.kind in REFERENCE_KINDS else "family"
+
+
+def _pretrained_label(validated: dict[str, Any]) -> str:
+    """A row's default label: its name, or its file's name without suffix (a tokenizer.json: its folder's)."""
+    if validated.get("name"):
+        return validated["name"]
+    path = PurePath(validated.get("path") or "")
+    return path.parent.name if path.name == HF_FILE and path.parent.name else path.stem
+
+
+class PretrainedEntry(Table):
+    """One ``[[pretrained]]`` table: a published tokenizer evaluated as is, by name or from a file."""
+
+    name: ProductionName | None = None
+    path: NonEmpty | None = None
+    label: NonEmpty = Field(default_factory=_pretrained_label)
+    format: FormatName | None = None
+    pattern: NonEmpty | None = None
+
+    @model_validator(mode="after")
+    def _name_or_path(self) -> PretrainedEntry:
+        if (self.name is None) == (self.path is None):
+            raise table_rule("give exactly one of 'name' (a tokenizer tokbench knows by name) or 'path' (a file)")
+        if self.name is not None and (self.format is not None or self.pattern is not None):
+            raise table_rule(f"'format' and 'pattern' apply to a 'path'; {self.name!r} carries its own")
+        if self.pattern is not None and self.format not in (None, "tiktoken"):
+            raise table_rule(f"'pattern' applies to tiktoken rank files only, not to format {self.format!r}")
+        return self
+
+    def spec(self) -> PretrainedSpec:
+        """The row as ``bpe.pretrained.load_pretrained`` takes it."""
+        return PretrainedSpec(self.label, self.name or self.path or "", self.format, self.pattern)
 
 
 class Bootstrap(Table):
@@ -92,31 +174,67 @@ class Report(Table):
 class ExperimentConfig(Table):
     """A validated experiment config; ``source`` is the file it came from."""
 
-    name: str
+    name: Annotated[str, AfterValidator(_run_name)]
     description: str = ""
     seed: int = 0
-    corpora: Annotated[tuple[str, ...], Strict(False), Field(min_length=1)]
-    tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)]
+    corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
+                       AfterValidator(_distinct)]  # fmt: skip
+    tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)] = ()
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
+    pretrained: Annotated[tuple[PretrainedEntry, ...], Strict(False)] = ()
     max_train_chars: PositiveInt | None = None
-    metrics: Annotated[tuple[MetricName, ...], Strict(False)] | None = None  # None: every metric
+    metrics: MetricSelection | None = None  # None: every metric
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
     _source: str = PrivateAttr("<config>")
 
     @model_validator(mode="after")
     def _rows_with_distinct_labels(self) -> ExperimentConfig:
-        if not self.tokenizers and not self.production:
-            raise table_rule("tokenizers: expected at least one tokenizer or production row")
-        labels = [entry.label for entry in self.tokenizers] + list(self.production)
+        if not self.tokenizers and not self.pretrained_rows:
+            raise table_rule("expected at least one tokenizer: [[tokenizers]] or [[pretrained]] tables, or production")
+        labels = [entry.label for entry in self.tokenizers] + [row.label for row in self.pretrained_rows]
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`")
+        if self.metrics is not None and not any(METRICS[name].deterministic for name in self.metrics):
+            measured = ", ".join(name for name in METRICS if not METRICS[name].deterministic)
+            raise table_rule(f"metrics: select at least one metric of results.* ({measured} are wall-clock "
+                             "figures, written to costs.csv only)")  # fmt: skip
+        sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
+        if self.report.vocab_size is not None and sizes and self.report.vocab_size not in sizes:
+            raise table_rule(f"report.vocab_size = {self.report.vocab_size} is not a vocabulary size of any "
+                             f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes))})")  # fmt: skip
         return self
 
     @property
     def source(self) -> str:
         return self._source
+
+    def corpus_source(self, entry: str) -> str | Path:
+        """A ``corpora`` entry as ``corpora.load_corpus`` takes it: a shipped spec id, or the spec file
+        it names.  An entry is a file when it ends in ``.toml`` or holds a ``/``; a relative path is
+        looked up in the config file's folder, then in the current directory."""
+        if not entry.endswith(".toml") and "/" not in entry:
+            return entry
+        path = Path(entry).expanduser()
+        if path.is_absolute():
+            return path
+        folder = Path(self._source).parent if Path(self._source).is_file() else None
+        places = ([("the config folder", folder / path)] if folder is not None else []) + [
+            ("the current directory", Path.cwd() / path)
+        ]
+        for _where, candidate in places:
+            if candidate.is_file():
+                return candidate
+        looked = ", then ".join(f"{where} ({candidate})" for where, candidate in places)
+        raise BenchmarkError(f"{self._source}: corpora: spec file {entry!r} not found; looked in {looked}")
+
+    @property
+    def pretrained_rows(self) -> tuple[PretrainedSpec, ...]:
+        """Every tokenizer evaluated as is: the ``production`` names, then the ``[[pretrained]]`` tables."""
+        return tuple(PretrainedSpec(name, name) for name in self.production) + tuple(
+            entry.spec() for entry in self.pretrained
+        )
 
     @property
     def bootstrap_resamples(self) -> int:
@@ -135,8 +253,9 @@ class ExperimentConfig(Table):
 
     def to_json(self) -> dict[str, Any]:
         """Everything that determines the results, as one flat object: the input of ``fingerprint``
-        and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity."""
-        return {
+        and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity, so
+        ``pretrained`` appears only in configs that have ``[[pretrained]]`` tables."""
+        identity = {
             "name": self.name,
             "description": self.description,
             "seed": self.seed,
@@ -149,6 +268,9 @@ class ExperimentConfig(Table):
             "confidence": self.confidence,
             "report_vocab_size": self.report_vocab_size,
         }
+        if self.pretrained:
+            identity["pretrained"] = [entry.model_dump(exclude_none=True) for entry in self.pretrained]
+        return identity
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the results (not where the file lives)."""

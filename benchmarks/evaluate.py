@@ -5,9 +5,12 @@ per unit and hands it to every selected metric that needs it and applies to the
 unit's tokenizer (``Metric.requires``): the tokenizer's own facts, then per
 evaluation role its running texts (encoded once) and its words encoded in isolation,
 then per morpheme reference its words encoded in isolation.  Every result becomes a
-row with its bootstrap CI.  The unit's per-document token counts go with it, for the
-metrics that pair two units (``cross_unit_rows``: the char baseline and the English
-partner) and for the paired tests (``paired_rows``), computed once every unit is done.
+row with its bootstrap CI.  The unit's per-document token counts go with it, and the
+token counts of its joined parallel texts (Petrov et al.'s one string per language,
+when a metric needs them), for the metrics that pair two units (``cross_unit_rows``: the
+char baseline by document id, the English partner by parallel sentence key, as the run's
+``parallel.ParallelPlan`` pairs them) and for the paired tests (``paired_rows``),
+computed once every unit is done.
 
 Which words an isolated-word metric sees: the gold UD FORM words of a document
 when the corpus has them (Rust et al. 2021), otherwise its whitespace-separated
@@ -30,12 +33,14 @@ import pandas as pd
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import (
     IsolatedWords,
+    JoinedCounts,
     MetricResult,
     PairedCounts,
     ReferenceWords,
     RunningText,
     TokenizerFacts,
 )
+from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
 from benchmarks.stats import metric_interval, paired_test
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
@@ -43,8 +48,6 @@ from bpe.base import Encoding, Tokenizer
 
 TRAIN_ROLE = "train"  # the eval set of Needs.TOKENIZER rows
 REFERENCE_ROLE = "reference"  # the eval set of morphology rows
-PARALLEL_ROLE = "eval"  # the role holding a parallel corpus (FLORES): lines align across languages
-ENGLISH = "eng_Latn"
 #: the token-count statistic paired tests compare: tokens per 1,000 characters
 PAIRED_METRIC = "tokens_per_kchar"
 
@@ -91,13 +94,21 @@ class _WordCache:
 
 
 def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Sequence[str],
-                       metrics: Sequence[Metric], config: Any) -> UnitResult:  # fmt: skip
-    """The rows of every metric of ``metrics`` that applies to ``unit``, its encoding throughput and its
-    per-document token counts."""
+                       metrics: Sequence[Metric], config: Any,
+                       joined_texts: Mapping[str, str] | None = None) -> UnitResult:  # fmt: skip
+    """The rows of every metric of ``metrics`` that applies to ``unit``, its encoding throughput, its
+    per-document token counts and, when a metric needs them, the token counts of ``joined_texts``
+    (the corpus's joined parallel texts, by paired corpus: ``ParallelPlan.joined_texts``)."""
     settings = bootstrap_settings(config)
     result = UnitResult(unit)
     applicable = [metric for metric in metrics if metric.applies_to(result.unit.capabilities)]
     needing = {need: [metric for metric in applicable if metric.needs is need] for need in Needs}
+    if needing[Needs.ENGLISH_PARTNER_JOINED] and joined_texts:
+        counted: dict[str, int] = {}  # an English text shared by several pairs is encoded once
+        for paired, text in sorted(joined_texts.items()):
+            if text not in counted:
+                counted[text] = len(tokenizer.encode(text))
+            result.joined[paired] = counted[text]
     encode_word = _WordCache(tokenizer)
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
     result.rows += metric_rows(needing[Needs.TOKENIZER], facts, TRAIN_ROLE, settings)
@@ -131,27 +142,24 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
 
 # --------------------------------------------------------------------------- cross-unit metrics
 
-#: yields (unit result, evaluation set, the paired counts of that unit and its partner)
-Pairs = Iterator[tuple[UnitResult, str, PairedCounts]]
+#: yields (unit result, evaluation set, the input of its metrics: the counts of that unit and its partner)
+Pairs = Iterator[tuple[UnitResult, str, Any]]
 
 
-def _line_key(document_id: str) -> str:
-    """The position part of a document id (``flores/tur_Latn.txt:17`` -> ``17``): parallel lines share it."""
-    return document_id.rsplit(":", 1)[-1]
+def _by_id(counts: DocumentCounts, ids: Sequence[str]) -> np.ndarray:
+    """The token counts of the documents ``ids``, in that order."""
+    position = {doc_id: i for i, doc_id in enumerate(counts.ids)}
+    return np.asarray(counts.tokens, dtype=float)[[position[doc_id] for doc_id in ids]]
 
 
-def _aligned(a: DocumentCounts, b: DocumentCounts, by_line: bool) -> PairedCounts | None:
-    """Token counts of the documents ``a`` and ``b`` share (by id, or by line position), in ``a``'s order."""
-    key: Callable[[str], str] = _line_key if by_line else (lambda x: x)
-    index_b = {key(doc_id): i for i, doc_id in enumerate(b.ids)}
-    pairs = [(i, index_b[key(doc_id)]) for i, doc_id in enumerate(a.ids) if key(doc_id) in index_b]
-    if not pairs:
-        return None
-    ia, ib = map(list, zip(*pairs, strict=True))
-    return PairedCounts(np.asarray(a.tokens, dtype=float)[ia], np.asarray(b.tokens, dtype=float)[ib])
+def _same_documents(a: DocumentCounts, b: DocumentCounts) -> PairedCounts | None:
+    """Token counts of the documents ``a`` and ``b`` share (by id), in ``a``'s order."""
+    shared = set(b.ids)
+    ids = [doc_id for doc_id in a.ids if doc_id in shared]
+    return PairedCounts(_by_id(a, ids), _by_id(b, ids)) if ids else None
 
 
-def char_baseline_pairs(results: Sequence[UnitResult]) -> Pairs:
+def char_baseline_pairs(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
     """Every unit against its corpus's char-level baseline (the run's ``CHARACTER_TOKENS`` tokenizer with
     the largest vocabulary; the first planned on a tie), per evaluation set, documents matched by id."""
     baselines: dict[str, UnitResult] = {}
@@ -166,45 +174,72 @@ def char_baseline_pairs(results: Sequence[UnitResult]) -> Pairs:
         if baseline is None:
             continue
         for role, counts in result.counts.items():
-            aligned = _aligned(counts, baseline.counts[role], by_line=False) if role in baseline.counts else None
+            aligned = _same_documents(counts, baseline.counts[role]) if role in baseline.counts else None
             if aligned is not None:
                 yield result, role, aligned
 
 
-def english_partner_pairs(results: Sequence[UnitResult]) -> Pairs:
-    """Every non-English unit against the same row (label and vocab size) on the run's first English
-    corpus, on the parallel role, lines matched by position."""
-    english = sorted({result.unit.corpus for result in results if result.unit.language == ENGLISH})
-    if not english:
-        return
-    partners = {(r.unit.corpus, r.unit.tokenizer, r.unit.vocab_size): r for r in results}
+def _english_partners(results: Sequence[UnitResult], parallel: ParallelPlan
+                      ) -> Iterator[tuple[UnitResult, UnitResult, ParallelPair]]:  # fmt: skip
+    """Every unit of a paired corpus with the same row (label and vocab size) on its English partner."""
+    units = {(r.unit.corpus, r.unit.tokenizer, r.unit.vocab_size): r for r in results}
     for result in results:
-        if result.unit.language == ENGLISH or PARALLEL_ROLE not in result.counts:
+        pair = parallel.pairs.get(result.unit.corpus)
+        if pair is None:
             continue
-        partner = partners.get((english[0], result.unit.tokenizer, result.unit.vocab_size))
-        if partner is None or PARALLEL_ROLE not in partner.counts:
-            continue
-        aligned = _aligned(result.counts[PARALLEL_ROLE], partner.counts[PARALLEL_ROLE], by_line=True)
-        if aligned is not None:
-            yield result, PARALLEL_ROLE, aligned
+        partner = units.get((pair.partner, result.unit.tokenizer, result.unit.vocab_size))
+        if partner is not None:
+            yield result, partner, pair
+
+
+def english_partner_pairs(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
+    """Every unit of a paired corpus against the same row on its English partner, on the parallel
+    sentences both hold, paired by key (``ParallelPair``)."""
+    for result, partner, pair in _english_partners(results, parallel):
+        if PARALLEL_ROLE in result.counts and PARALLEL_ROLE in partner.counts:
+            counts = _by_id(result.counts[PARALLEL_ROLE], pair.ids)
+            yield result, PARALLEL_ROLE, PairedCounts(counts, _by_id(partner.counts[PARALLEL_ROLE], pair.partner_ids))
+
+
+def english_partner_dev_pairs(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
+    """As ``english_partner_pairs``, on the sentences of the set's dev split only (none when the
+    corpus spec declares no dev split, or no common sentence is in it)."""
+    for result, eval_set, counts in english_partner_pairs(results, parallel):
+        dev = parallel.pairs[result.unit.corpus].dev
+        if dev is not None and any(dev):
+            mask = np.asarray(dev)
+            dev_counts = PairedCounts(np.asarray(counts.tokens)[mask], np.asarray(counts.partner_tokens)[mask])
+            yield result, eval_set, dev_counts
+
+
+def english_partner_joined(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
+    """Every unit of a paired corpus against the same row on its English partner: the token counts of
+    the two joined texts of the sentences both hold."""
+    for result, partner, pair in _english_partners(results, parallel):
+        if pair.corpus in result.joined and pair.corpus in partner.joined:
+            yield result, PARALLEL_ROLE, JoinedCounts(result.joined[pair.corpus], partner.joined[pair.corpus], pair.n)
 
 
 #: how each cross-unit need finds its pairs
-PARTNERS: dict[Needs, Callable[[Sequence[UnitResult]], Pairs]] = {
+PARTNERS: dict[Needs, Callable[[Sequence[UnitResult], ParallelPlan], Pairs]] = {
     Needs.CHAR_BASELINE: char_baseline_pairs,
     Needs.ENGLISH_PARTNER: english_partner_pairs,
+    Needs.ENGLISH_PARTNER_DEV: english_partner_dev_pairs,
+    Needs.ENGLISH_PARTNER_JOINED: english_partner_joined,
 }
 
 
-def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], config: Any) -> list[dict[str, Any]]:
-    """The tidy rows of every selected metric that pairs two units."""
+def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], config: Any,
+                    parallel: ParallelPlan) -> list[dict[str, Any]]:  # fmt: skip
+    """The tidy rows of every selected metric that pairs two units (``parallel``: the run's pairing of
+    parallel evaluation sentences)."""
     settings = bootstrap_settings(config)
     rows: list[dict[str, Any]] = []
     for need, find_pairs in PARTNERS.items():
         paired = [metric for metric in metrics if metric.needs is need]
         if not paired:
             continue
-        for result, eval_set, counts in find_pairs(results):
+        for result, eval_set, counts in find_pairs(results, parallel):
             applicable = [metric for metric in paired if metric.applies_to(result.unit.capabilities)]
             rows += tidy_rows(result.unit, metric_rows(applicable, counts, eval_set, settings))
     return rows

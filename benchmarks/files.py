@@ -31,7 +31,7 @@ RESULT_COLUMNS = [
     "corpus",  # corpus spec id, e.g. ud-tur
     "language",  # ISO 639-3 + script, e.g. tur_Latn
     "tokenizer",  # row label, e.g. char-bpe, spm-unigram, cl100k
-    "kind",  # family name (word, char, char-bpe, byte-bpe, spm-bpe, spm-unigram) or production name
+    "kind",  # family name (word, char, char-bpe, ...), pretrained name (cl100k) or pretrained file format (hf)
     "row_type",  # family | reference | production
     "vocab_size",  # requested vocabulary size (<NA> for production rows)
     "options",  # canonical option string, e.g. "end_of_word=separate,pretokenizer=unicode"
@@ -48,6 +48,11 @@ KEY_COLUMNS = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "refe
 #: Text columns: read as text even when empty; only "" is missing, never "NA".
 TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options", "eval_set", "reference", "metric"]
 ROW_TYPES = ("family", "reference", "production")
+
+
+def trained_tokenizer_path(run_dir: Path, corpus: str, label: str, vocab_size: int) -> Path:
+    """Where a run keeps the tokenizer of a trained row (``RUN_DIR/tokenizers/<corpus>/<label>-<size>.json``)."""
+    return run_dir / "tokenizers" / corpus / f"{label}-{vocab_size}.json"
 
 
 @contextmanager
@@ -75,6 +80,18 @@ def atomic_write_text(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def check_writable_dir(path: Path, what: str) -> None:
+    """Fail, before any work, when ``path`` cannot be or become a directory this process writes to
+    (``what`` names it in the message: "run directory (--out)")."""
+    if path.exists() and not path.is_dir():
+        raise BenchmarkError(f"{path}: the {what} exists and is not a directory")
+    existing = next((parent for parent in (path.absolute(), *path.absolute().parents) if parent.exists()), None)
+    if existing is None or not existing.is_dir():
+        raise BenchmarkError(f"{path}: the {what} cannot be created: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise BenchmarkError(f"{path}: the {what} is not writable ({existing}: permission denied or read-only)")
+
+
 def tokenizer_cache_dir() -> Path:
     """Where trained tokenizers are cached across runs."""
     return cache_home() / "tokenizers"
@@ -98,7 +115,8 @@ def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def read_results(run_dir: Path) -> pd.DataFrame:
     """results.parquet (or results.csv when the parquet is absent), checked: every column of
-    ``RESULT_COLUMNS`` with its dtype, known metrics and row types, one kind and options per label."""
+    ``RESULT_COLUMNS`` with its dtype, known metrics and row types, each key (``KEY_COLUMNS``) once,
+    one kind and options per label."""
     parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
     path = parquet if parquet.is_file() else csv
     if not path.is_file():
@@ -131,6 +149,10 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
     if bad_types:
         raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
+    repeated = frame[frame.duplicated(KEY_COLUMNS, keep=False)]
+    if not repeated.empty:
+        named = ", ".join(f"{column}={repeated.iloc[0][column]!r}" for column in KEY_COLUMNS)
+        raise BenchmarkError(f"{path}: {len(repeated)} rows share one key ({named}); each key must appear once")
     identities = frame.groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
     ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
     if ambiguous:

@@ -4,11 +4,11 @@ Every metric function takes ONE input object, the one its declaration's ``needs`
 names (``benchmarks.registry.Needs``): ``RunningText`` (texts of an evaluation set
 and their encodings), ``IsolatedWords`` (its words, each encoded alone),
 ``ReferenceWords`` (a morpheme reference and its words encoded alone),
-``PairedCounts`` (per-item token counts of two tokenizer rows) or
-``TokenizerFacts``.  Encodings are ``bpe.Encoding``: ids + UTF-8 *byte* spans into
-the text that was encoded.  Nothing here trains, loads or encodes: the evaluator
-(``benchmarks.evaluate``) does that, builds each input once and passes it to every
-metric that needs it.
+``PairedCounts`` (per-item token counts of two tokenizer rows), ``JoinedCounts``
+(token counts of one joined string per row) or ``TokenizerFacts``.  Encodings
+are ``bpe.Encoding``: ids + UTF-8 *byte* spans into the text that was encoded.
+Nothing here trains, loads or encodes: the evaluator (``benchmarks.evaluate``)
+does that, builds each input once and passes it to every metric that needs it.
 
 Conventions shared by all metrics (``docs/metrics.md`` is the user-facing
 version of these definitions and of each function's docstring):
@@ -130,14 +130,27 @@ class ReferenceWords:
 
 @dataclass(frozen=True)
 class PairedCounts:
-    """``Needs.CHAR_BASELINE`` / ``Needs.ENGLISH_PARTNER``: token counts of one tokenizer row and of its
-    partner on the same items (documents, or parallel lines), aligned by index."""
+    """``Needs.CHAR_BASELINE`` / ``Needs.ENGLISH_PARTNER`` / ``Needs.ENGLISH_PARTNER_DEV``: token counts
+    of one tokenizer row and of its partner on the same items (documents, or parallel sentences paired
+    by key), aligned by index."""
 
     tokens: Sequence[float]
     partner_tokens: Sequence[float]
 
     def __post_init__(self) -> None:
         _check_aligned("paired counts: the two token count lists", self.tokens, self.partner_tokens)
+
+
+@dataclass(frozen=True)
+class JoinedCounts:
+    """``Needs.ENGLISH_PARTNER_JOINED``: the token count of one string joining a corpus's parallel
+    sentences as Petrov et al. 2023 join FLORES (``benchmarks.reproduce.petrov_join``), the count of
+    the English partner's string of the same sentences by the same tokenizer row, and how many
+    sentences each string joins."""
+
+    tokens: int
+    partner_tokens: int
+    sentences: int
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -521,17 +534,56 @@ def morphscore(reference: ReferenceWords) -> dict[str, MetricResult]:
 
 
 def parity_vs_eng(pair: PairedCounts) -> MetricResult:
-    """Tokenization premium against English on a line-aligned parallel corpus (FLORES-200).
+    """Tokenization premium against English on a parallel corpus (FLORES-200): ratio of totals.
 
-    Formula: sum_i tokens(lang, i) / sum_i tokens(eng, i), line i of both
-    being translations of each other, both encoded by the same tokenizer row
-    (``Needs.ENGLISH_PARTNER``: lines matched by position).
-    Aggregation: ratio of sums over lines; the bootstrap resamples line indices
-    (paired).  1 = parity; 2 = twice as many tokens as English.
-    Source: Petrov et al. 2023.  Differences: TokSuite averages per-sentence
-    ratios instead; the two aggregations are not comparable.
+    Formula: sum_i tokens(lang, i) / sum_i tokens(eng, i) over the parallel
+    sentences i both corpora hold (``Needs.ENGLISH_PARTNER``: paired by the
+    key the corpus spec declares, e.g. the FLORES line number), each encoded
+    on its own by the same tokenizer row.
+    Aggregation: ratio of sums over sentences; the bootstrap resamples sentence
+    indices (paired).  1 = parity; 2 = twice as many tokens as English.
+    Source: Petrov et al. 2023's premium, counted sentence by sentence.
+    Differences: Petrov et al. count one joined string per language
+    (``parity_joined_vs_eng``); TokSuite averages per-sentence ratios on dev
+    (``parity_mean_ratio_vs_eng``).
     """
     return ratio_of_sums("parity_vs_eng", pair.tokens, pair.partner_tokens)
+
+
+def parity_joined_vs_eng(joined: JoinedCounts) -> MetricResult:
+    """Tokenization premium against English as Petrov et al. 2023 count it: one string per language.
+
+    Formula: len(encode(s_lang)) / len(encode(s_eng)), where s joins the
+    parallel sentences both corpora hold like their ``compute_tokenizations.py``
+    joins FLORES-200: ``" ".join(dev.split("\\n") + devtest.split("\\n"))``,
+    the dev split then the other sentences, each file's trailing newline kept as
+    an empty string (``benchmarks.reproduce.petrov_join``); no special tokens.
+    Aggregation: one ratio of two counts (``n`` = sentences joined); no CI.
+    Source: Petrov et al. 2023 ("Language Model Tokenizers Introduce
+    Unfairness Between Languages"); ``tokbench reproduce petrov2023`` checks
+    the counts against their published table.
+    """
+    if joined.partner_tokens <= 0:
+        raise BenchmarkError("metric parity_joined_vs_eng: the English text has no tokens")
+    return MetricResult("parity_joined_vs_eng", joined.tokens / joined.partner_tokens, joined.sentences)
+
+
+def parity_mean_ratio_vs_eng(pair: PairedCounts) -> MetricResult:
+    """Tokenization premium against English as TokSuite averages it: mean of per-sentence ratios.
+
+    Formula: (1/N) sum_i tokens(lang, i) / tokens(eng, i) over the N parallel
+    sentences of the set's dev split (``Needs.ENGLISH_PARTNER_DEV``: FLORES-200
+    dev, 997 sentences, paired by key).
+    Aggregation: mean of ratios (numerators = the ratios, denominators = 1),
+    so short sentences weigh as much as long ones; the bootstrap resamples
+    sentences.  Not comparable with the ratio of totals.
+    Source: TokSuite (FLORES dev only, mean of per-sentence ratios).
+    """
+    tokens = np.asarray(pair.tokens, dtype=np.float64)
+    english = np.asarray(pair.partner_tokens, dtype=np.float64)
+    if np.any(english <= 0):
+        raise BenchmarkError("metric parity_mean_ratio_vs_eng: an English sentence has no tokens")
+    return ratio_of_sums("parity_mean_ratio_vs_eng", tokens / english, np.ones(len(tokens)))
 
 
 # --------------------------------------------------------------------------- token distribution
@@ -646,7 +698,12 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
     Metric("morphscore", "MorphScore v1", "morphology", HIGHER, "{:.3f}", Needs.MORPHSCORE_REFERENCE, morphscore),
     Metric("morphscore_excluded", "MorphScore words excluded (single token)", "morphology", DESCRIPTIVE, "{:.0f}",
            Needs.MORPHSCORE_REFERENCE, morphscore),
-    Metric("parity_vs_eng", "premium vs English", "parity", LOWER, "{:.2f}", Needs.ENGLISH_PARTNER, parity_vs_eng),
+    Metric("parity_vs_eng", "premium vs English (ratio of totals)", "parity", LOWER, "{:.3f}", Needs.ENGLISH_PARTNER,
+           parity_vs_eng),
+    Metric("parity_joined_vs_eng", "premium vs English (joined text, Petrov et al.)", "parity", LOWER, "{:.3f}",
+           Needs.ENGLISH_PARTNER_JOINED, parity_joined_vs_eng),
+    Metric("parity_mean_ratio_vs_eng", "premium vs English (mean of ratios on dev, TokSuite)", "parity", LOWER,
+           "{:.3f}", Needs.ENGLISH_PARTNER_DEV, parity_mean_ratio_vs_eng),
     Metric("renyi_efficiency", "Rényi efficiency (α=2.5)", "distribution", HIGHER, "{:.3f}", _TEXT,
            renyi_efficiency),
     Metric("vocab_utilisation", "vocabulary used", "distribution", HIGHER, "{:.3f}", _TEXT, vocab_utilisation),

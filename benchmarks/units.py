@@ -2,7 +2,8 @@
 
 A *unit* is one tokenizer row on one corpus: (corpus, tokenizer entry, vocab size)
 for trained rows, (corpus, production tokenizer) for production rows.  Its result
-(``UnitResult``: tidy rows, wall-clock costs, per-document token counts) is saved as
+(``UnitResult``: tidy rows, wall-clock costs, per-document token counts, the token counts of
+joined parallel texts) is saved as
 ``RUN_DIR/units/<key>.json`` when the unit finishes, so an interrupted run resumes
 where it stopped; ``write_unit_result`` and ``read_unit_result`` are the only code
 that writes and reads that file.
@@ -16,6 +17,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
+from benchmarks.errors import BenchmarkError
 from benchmarks.files import atomic_write_text
 from benchmarks.registry import Capability, capabilities_of
 
@@ -80,6 +84,8 @@ class UnitResult:
     rows: list[ResultRow] = field(default_factory=list)
     costs: dict[str, float] = field(default_factory=dict)  # wall-clock metrics (not deterministic)
     counts: dict[str, DocumentCounts] = field(default_factory=dict)  # by evaluation set
+    #: token counts of the joined parallel texts (``ParallelPlan.joined_texts``), by the paired corpus
+    joined: dict[str, int] = field(default_factory=dict)
 
 
 def tidy_rows(unit: Unit, rows: Iterable[ResultRow]) -> list[dict[str, Any]]:
@@ -93,16 +99,37 @@ def write_unit_result(path: Path, result: UnitResult) -> None:
         "rows": [asdict(row) for row in result.rows],
         "costs": result.costs,
         "counts": {role: asdict(counts) for role, counts in result.counts.items()},
+        "joined": result.joined,
     }
     atomic_write_text(path, json.dumps(document, ensure_ascii=False) + "\n")
 
 
-def read_unit_result(path: Path) -> UnitResult:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    unit = Unit(**dict(document["unit"], options=tuple(document["unit"]["options"].items())))
-    return UnitResult(
-        unit=unit,
-        rows=[ResultRow(**row) for row in document["rows"]],
-        costs=document["costs"],
-        counts={role: DocumentCounts(**counts) for role, counts in document["counts"].items()},
-    )
+class UnitFileError(BenchmarkError):
+    """A unit file that does not read back as the unit expected (truncated, edited, another unit's)."""
+
+
+_UNIT = TypeAdapter(Unit)
+_ROWS = TypeAdapter(list[ResultRow])
+_COSTS = TypeAdapter(dict[str, float])
+_COUNTS = TypeAdapter(dict[str, DocumentCounts])
+_JOINED = TypeAdapter(dict[str, int])
+
+
+def read_unit_result(path: Path, expected: Unit | None = None) -> UnitResult:
+    """The unit result saved at ``path``, every field checked; a UnitFileError when the file is
+    unreadable, malformed, or (given ``expected``) holds another unit."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        unit = _UNIT.validate_python(dict(document["unit"], options=tuple(document["unit"]["options"].items())))
+        result = UnitResult(unit, _ROWS.validate_python(document["rows"]), _COSTS.validate_python(document["costs"]),
+                            _COUNTS.validate_python(document["counts"]),
+                            _JOINED.validate_python(document["joined"]))  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # JSON, pydantic: ValueErrors
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UnitFileError(f"{path}: damaged unit file ({type(exc).__name__}: {reason})") from None
+    if expected is not None and unit != expected:
+        raise UnitFileError(f"{path}: holds unit {unit.key!r}, expected {expected.key!r}")
+    for role, counts in result.counts.items():
+        if not len(counts.ids) == len(counts.tokens) == len(counts.chars):
+            raise UnitFileError(f"{path}: damaged unit file (the document counts of {role!r} differ in length)")
+    return result

@@ -3,6 +3,9 @@
 The library knows nothing about corpora or experiments.  Entry points:
 
 * ``train(kind, texts, vocab_size, **options)`` - train a family by name;
+* ``train_from_counts(kind, counts, vocab_size, **options)`` - train on pre-token counts (``bpe.counts``);
+* ``train_sweep(kind, texts, vocab_sizes, **options)`` / ``derive(tokenizer, vocab_size)`` - one
+  training for several vocabulary sizes (``bpe.sweep``);
 * ``load(source, format=None, pattern=None)`` - a tokenizer by name (``PRODUCTION``) or from a
   file of any accepted format (``bpe.pretrained``: tokbench JSON, Hugging Face tokenizer.json,
   sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
@@ -15,11 +18,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bpe.base import Encoding, Tokenizer, TokenizerError, check_tokenizer_document
 from bpe.pretrained import load_file
 from bpe.production import PRODUCTION
+from bpe.sweep import derive, train_sweep
+
+if TYPE_CHECKING:
+    from bpe.counts import PretokenCounts
 
 __version__ = "0.1.0"
 
@@ -36,7 +43,19 @@ FAMILIES: dict[str, str] = {
     "bpe-knockout": "bpe.knockout:KnockoutTokenizer",
 }
 
-__all__ = ["FAMILIES", "PRODUCTION", "Encoding", "Tokenizer", "TokenizerError", "family_class", "load", "train"]
+__all__ = [
+    "FAMILIES",
+    "PRODUCTION",
+    "Encoding",
+    "Tokenizer",
+    "TokenizerError",
+    "derive",
+    "family_class",
+    "load",
+    "train",
+    "train_from_counts",
+    "train_sweep",
+]
 
 
 def _resolve(target: str) -> type[Tokenizer]:
@@ -54,6 +73,22 @@ def family_class(kind: str) -> type[Tokenizer]:
 def train(kind: str, texts: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
     """Train a tokenizer of family ``kind`` on ``texts``."""
     return family_class(kind).train(texts, vocab_size, **options)
+
+
+def train_from_counts(kind: str, counts: PretokenCounts, vocab_size: int, **options: Any) -> Tokenizer:
+    """Train family ``kind`` on pre-token counts (``bpe.counts``): the same tokenizer as training on
+    the text they were counted from.  The pre-tokenizer is the counts' own.  word, char, char-bpe
+    and byte-bpe only: sentencepiece trains on sentences."""
+    from bpe.options import FAMILY_OPTIONS
+    from bpe.trained import TrainedTokenizer
+
+    family = family_class(kind)
+    if not issubclass(family, TrainedTokenizer):
+        raise TokenizerError(f"{kind} cannot train from pre-token counts (sentencepiece reads whole sentences)")
+    # char takes no pre-tokenizer: any lossless one gives the text's characters
+    if "pretokenizer" in FAMILY_OPTIONS[kind].model_fields and options.get("pretokenizer") is None:
+        options["pretokenizer"] = counts.pretokenizer
+    return family.train(counts, vocab_size, **options)
 
 
 def load(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:

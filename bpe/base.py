@@ -1,7 +1,9 @@
 """The interface every tokenizer family shares: train / encode / decode / save / load.
 
-A tokenizer is a pipeline of swappable pieces (as in HF ``tokenizers``; the
-from-scratch families compose them in ``bpe.trained``):
+A tokenizer is a pipeline of pieces, named as in HF ``tokenizers``. The normalizer, the
+pre-tokenizer and the inference method can be chosen (options ``normalizer``, ``pretokenizer``,
+``encode_mode`` of the from-scratch families, composed in ``bpe.trained``); the rest comes with
+the family:
 
 * a **normalizer** (``bpe.normalizers``) rewrites the text and keeps an
   alignment back to it (default: the text as given);
@@ -26,16 +28,17 @@ import json
 import os
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 FORMAT_NAME = "tokbench-tokenizer"
 FORMAT_VERSION = 1
 
 #: Special tokens every trainable family reserves, in this order, at ids 0..3
-#: (the sentencepiece layout of seed 004: pad 0 / unk 1 / bos 2 / eos 3).
+#: (sentencepiece's ``--pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3`` layout).
 DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = ("<pad>", "<unk>", "<s>", "</s>")
 UNK = "<unk>"
 
@@ -46,6 +49,23 @@ class TokenizerError(ValueError):
     The message names the offending file/field/value and what was expected; the
     CLI prints it without a traceback and exits with a non-zero status.
     """
+
+
+@dataclass(frozen=True)
+class VocabFloor:
+    """The smallest ``vocab_size`` a family trains at: ``minimum`` ids, made of ``parts`` (in words);
+    ``hint`` says how to lower it."""
+
+    minimum: int
+    parts: str
+    hint: str = ""
+
+    def check(self, family: str, vocab_size: int) -> None:
+        """Raise when ``vocab_size`` cannot hold the specials and base symbols."""
+        if vocab_size < self.minimum:
+            raise TokenizerError(
+                f"vocab_size {vocab_size} is below the minimum {self.minimum} for {family} ({self.parts}){self.hint}"
+            )
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,13 @@ class Tokenizer(ABC):
     @abstractmethod
     def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
         """Learn a tokenizer from ``texts`` (one document/sentence/line each)."""
+
+    @classmethod
+    @abstractmethod
+    def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
+        """The smallest ``vocab_size`` that ``train`` accepts with these options: on ``texts``, or with
+        None on any text (what a config is checked against before any text is read).  ``train``
+        refuses a smaller size with the same message (``VocabFloor.check``)."""
 
     # -- encoding ---------------------------------------------------------
     @abstractmethod
@@ -179,13 +206,25 @@ class Tokenizer(ABC):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and rename, so a crash or
-    an error never leaves a half-written file behind."""
+    """Write ``text`` (UTF-8) to ``path`` atomically: see ``atomic_write_bytes``."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically: see ``atomic_writer``."""
+    with atomic_writer(path) as handle:
+        handle.write(data)
+
+
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` through: a temporary file beside it, renamed onto ``path``
+    when the block ends without error, so a crash or an error never leaves a half-written file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual permissions
         os.replace(tmp, path)
     except BaseException:

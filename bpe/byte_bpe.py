@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+import numpy as np
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.bytes_unicode import BYTE_TO_CHAR
+from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.normalizers import normalized_texts
-from bpe.options import ByteBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
-from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
+from bpe.options import ByteBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.trainer import ProgressCallback, progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
 
@@ -44,7 +46,7 @@ class ByteBPETokenizer(MergeTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         special_tokens: Iterable[str] = (),
@@ -55,8 +57,9 @@ class ByteBPETokenizer(MergeTokenizer):
         """Learn merges until the vocabulary (specials + 256 bytes + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
 
+        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
-        ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
         ``options``: see ``bpe.options.ByteBPEOptions``; ``normalizer`` rewrites the text before
         training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
         ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
@@ -64,16 +67,36 @@ class ByteBPETokenizer(MergeTokenizer):
         settings = ByteBPEOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 256, f"{len(specials)} special tokens + 256 bytes")
+        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
-        counts = count_pretokens(normalized_texts(texts, settings.normalizer), settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "byte-bpe merges") as callback:
             merges = cls(**arguments)._learn_merges(counts, vocab_size, callback)
         return cls(merges, **arguments)
 
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and the 256 byte symbols, whatever the text."""
+        ByteBPEOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 256, f"{specials} special tokens + 256 bytes")
+
     def _merge_keys(self) -> list[bytes]:
         return list(self._bytes)
+
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from bpe.count_kernel import utf8_words
+
+        counts = pretoken_counts
+        return utf8_words(counts.units, counts.offsets, counts.counts, len(self.special_tokens))
+
+    def base_symbol_tables(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``(first byte id, -, -, -1)``: byte ``b`` of a pre-token's UTF-8 is base symbol ``first + b``."""
+        unused = np.full(1, -1, dtype=np.int32)
+        return len(self.special_tokens), unused, unused, -1
 
     def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
         first = len(self.special_tokens)

@@ -1,9 +1,9 @@
-"""char: one id per character (seeds 002 and 000).
+"""char: one id per character.
 
 The alphabet is the characters of the training text; if ``vocab_size`` cannot
 hold them all, the most frequent are kept (ties: code point order), as are
 only characters seen at least ``min_frequency`` times (default 1).  Ids follow
-the specials in code point order (seed 002 sorts its alphabet).  Characters
+the specials in code point order (a sorted alphabet, as in nanoGPT's ``sorted(set(text))``).  Characters
 outside the alphabet encode as ``<unk>`` covering their bytes.
 """
 
@@ -13,9 +13,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.counts import PretokenCounts, check_counts_normalizer
 from bpe.normalizers import normalized_texts
-from bpe.options import CharOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import CharOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
 
@@ -45,7 +46,7 @@ class CharTokenizer(TrainedTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         special_tokens: Iterable[str] = (),
@@ -53,18 +54,37 @@ class CharTokenizer(TrainedTokenizer):
         **options: Any,
     ) -> CharTokenizer:
         """Keep up to ``vocab_size - len(specials)`` characters, most frequent first.
+        ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
+        lossless, so the characters of the pre-tokens are those of the text);
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        settings = CharOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
-        specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 character")
+        settings, _, _ = _check_options(vocab_size, special_tokens, options)
+        return cls.from_ranked_characters(
+            ranked_characters(texts, settings.normalizer), vocab_size, special_tokens=special_tokens, **options
+        )
 
-        counts: Counter[str] = Counter()
-        for text in checked_texts(normalized_texts(texts, settings.normalizer)):
-            counts.update(text)
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    @classmethod
+    def from_ranked_characters(
+        cls,
+        ranked: Sequence[tuple[str, int]],
+        vocab_size: int,
+        *,
+        special_tokens: Iterable[str] = (),
+        progress: bool | ProgressCallback = False,
+        **options: Any,
+    ) -> CharTokenizer:
+        """What ``train`` gives on a text whose ``ranked_characters`` are ``ranked``."""
+        settings, vocab_size, specials = _check_options(vocab_size, special_tokens, options)
         alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
         return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
+
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and one character, whatever the text (the most frequent characters are kept)."""
+        CharOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 1, f"{specials} special tokens + 1 character")
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         char_ids, unk = self._char_ids, self.unk_id
@@ -78,3 +98,39 @@ class CharTokenizer(TrainedTokenizer):
         return cls(
             vocab[len(specials) :], special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
         )
+
+
+def ranked_characters(texts: Iterable[str] | PretokenCounts, normalizer: str = "none") -> list[tuple[str, int]]:
+    """Every character of the texts through ``normalizer`` (or of the counted pre-tokens, which
+    hold the text as given: no normalizer) with its count, most frequent first (ties: code point
+    order)."""
+    counts: Counter[str] = Counter()
+    if isinstance(texts, PretokenCounts):
+        check_counts_normalizer(normalizer)
+        import numpy as np
+
+        from bpe.count_kernel import character_stats
+
+        if not texts.has_text():
+            raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)")
+        occurrences, _ = character_stats(texts.units, texts.offsets, texts.counts)
+        seen = np.flatnonzero(occurrences)
+        counts.update(dict(zip(map(chr, seen.tolist()), occurrences[seen].tolist(), strict=True)))
+    else:
+        for text in checked_texts(normalized_texts(texts, normalizer)):
+            counts.update(text)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _check_options(
+    vocab_size: int, special_tokens: Iterable[str], options: dict[str, Any]
+) -> tuple[CharOptions, int, tuple[str, ...]]:
+    """The checks of ``train`` before reading any text: the options, the vocabulary size and all
+    the special tokens."""
+    settings = CharOptions.parse(CharTokenizer.family, options)
+    vocab_size = checked_vocab_size(vocab_size)
+    specials = special_tokens_with(special_tokens)
+    CharTokenizer.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(
+        CharTokenizer.family, vocab_size
+    )
+    return settings, vocab_size, specials

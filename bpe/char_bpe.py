@@ -1,18 +1,19 @@
-"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016; seeds 000, 001, 004).
+"""char-bpe: BPE over Unicode characters (Sennrich et al. 2016).
 
 Each pre-token is split into characters plus an end-of-word marker ``</w>``
 (``end_of_word``):
 
 ``separate`` (default)
-    ``</w>`` is its own base symbol after the last character (seed 000 writes
-    ``<w>``); it covers no input, so its byte span is empty.
+    ``</w>`` is its own base symbol after the last character; it covers no
+    input, so its byte span is empty.
 ``attached``
     The marker is glued to the last character (subword-nmt 0.2 / HF tokenizers
     style): ``t</w>`` is a base symbol distinct from ``t``.  A character seen
     only word-finally then has no word-inner symbol (and vice versa): it
     encodes as ``<unk>`` in the other position.
 ``none``
-    No marker (seed 001's ``_AB_ABC_AB_ABAB`` example).
+    No marker: a piece can end a word or sit inside one alike (with the
+    ``none`` pre-tokenizer, BPE on one string such as ``_AB_ABC_AB_ABAB``).
 
 The alphabet is every character of the training text, or with
 ``limit_alphabet=N`` the N most frequent ones (ties: code point order); other
@@ -24,15 +25,16 @@ are ordered ``</w>`` first, then by character code point (plain before
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+import numpy as np
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.normalizers import normalized_texts
-from bpe.options import CharBPEOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
-from bpe.trainer import ProgressCallback, count_pretokens, progress_callback
+from bpe.options import CharBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.trainer import ProgressCallback, progress_callback
 
 END_OF_WORD = "</w>"
 _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, plain or with </w>", "none": "characters"}
@@ -75,7 +77,7 @@ class CharBPETokenizer(MergeTokenizer):
     def from_piece_merges(
         cls, base_pieces: Sequence[str], merges: Iterable[tuple[str, str]], **options: Any
     ) -> CharBPETokenizer:
-        """Build from merges written as piece strings, e.g. seed 000's ``("t", "h"), ("th", "e")``.
+        """Build from merges written as piece strings, e.g. ``("t", "h"), ("th", "e")``.
         A piece names the lowest id that spells it."""
         untrained = cls(base_pieces, **options)
         ids: dict[str, int] = {}
@@ -93,7 +95,7 @@ class CharBPETokenizer(MergeTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         special_tokens: Iterable[str] = (),
@@ -104,8 +106,9 @@ class CharBPETokenizer(MergeTokenizer):
         """Learn merges until the vocabulary (specials + base symbols + merges) has
         ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
 
+        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
-        ``workers``: processes counting pre-tokens (``bpe.trainer.count_pretokens``).
+        ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
         ``options``: see ``bpe.options.CharBPEOptions``; ``normalizer`` rewrites the text before
         training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
         ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
@@ -114,23 +117,63 @@ class CharBPETokenizer(MergeTokenizer):
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
 
-        counts = count_pretokens(normalized_texts(texts, settings.normalizer), settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
-        check_vocab_minimum(
-            cls.family,
-            vocab_size,
-            len(specials) + len(base_pieces),
-            f"{len(specials)} special tokens + {len(base_pieces)} base symbols: "
-            f"{_BASE_SYMBOLS[settings.end_of_word]} of the training text",
-            "" if settings.limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
+        base_floor(len(specials), len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
+            cls.family, vocab_size
         )
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "char-bpe merges") as callback:
             merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
         return cls(base_pieces, merges, **arguments)
 
+    @classmethod
+    def vocab_floor(
+        cls,
+        texts: Iterable[str] | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        **options: Any,
+    ) -> VocabFloor:
+        """The specials and the base symbols of ``texts`` (characters, with ``</w>`` per ``end_of_word``,
+        at most ``limit_alphabet`` characters); on any text, at least one character."""
+        settings = CharBPEOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        if texts is None:
+            least = 2 if settings.end_of_word == "separate" else 1
+            return VocabFloor(specials + least, f"{specials} special tokens + {least} base symbol(s) at least")
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+        base = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
+        return base_floor(specials, len(base), settings.end_of_word, settings.limit_alphabet)
+
     def _merge_keys(self) -> list[str]:
         return list(self._pieces)
+
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from bpe.count_kernel import symbol_words
+
+        _, plain, final, end = self.base_symbol_tables(unknown=-1)
+        return symbol_words(pretoken_counts.units, pretoken_counts.offsets, pretoken_counts.counts, plain, final, end)
+
+    def base_symbol_tables(self, unknown: int | None = None) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``(-1, plain, final, end)``: code point -> base symbol id inside a pre-token (``plain``) and
+        as its last character (``final``), ``unknown`` (default: the ``<unk>`` id) for characters
+        outside the alphabet, and the separate ``</w>`` id (-1 when there is none)."""
+        missing = self.unk_id if unknown is None else unknown
+        plain = np.full(0x110000, missing, dtype=np.int32)
+        final = np.full(0x110000, missing, dtype=np.int32)
+        for piece, symbol in self._symbol_ids.items():
+            if piece == END_OF_WORD:
+                continue
+            if piece.endswith(END_OF_WORD):
+                final[ord(piece[0])] = symbol
+            else:
+                plain[ord(piece)] = symbol
+        if self.end_of_word != "attached":
+            final = plain
+        end = self._end_of_word_id if self.end_of_word == "separate" else -1
+        return -1, plain, final, end
 
     # -- encoding ---------------------------------------------------------
     def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -163,19 +206,27 @@ class CharBPETokenizer(MergeTokenizer):
         return tokenizer
 
 
-def _alphabet(pretoken_counts: Counter[str], end_of_word: str, limit_alphabet: int | None) -> list[str]:
+def base_floor(n_specials: int, n_base: int, end_of_word: str, limit_alphabet: int | None) -> VocabFloor:
+    """The specials and the base symbols: the smallest vocabulary a char-bpe tokenizer can have."""
+    return VocabFloor(
+        n_specials + n_base,
+        f"{n_specials} special tokens + {n_base} base symbols: {_BASE_SYMBOLS[end_of_word]} of the training text",
+        "" if limit_alphabet is not None else "; raise vocab_size or set limit_alphabet",
+    )
+
+
+def _alphabet(pretoken_counts: PretokenCounts, end_of_word: str, limit_alphabet: int | None) -> list[str]:
     """The base symbols for the counted pre-tokens (see the module docstring for the order)."""
-    char_counts: Counter[str] = Counter()
-    for pretoken, count in pretoken_counts.items():
-        for char in pretoken:
-            char_counts[char] += count
+    from bpe.count_kernel import character_stats
+
+    occurrences, places = character_stats(pretoken_counts.units, pretoken_counts.offsets, pretoken_counts.counts)
+    seen = np.flatnonzero(places)
+    char_counts = dict(zip(map(chr, seen.tolist()), occurrences[seen].tolist(), strict=True))
     kept = set(sorted(char_counts, key=lambda char: (-char_counts[char], char))[:limit_alphabet])
     if end_of_word != "attached":
         return ([END_OF_WORD] if end_of_word == "separate" else []) + sorted(kept)
-    inner: set[str] = set()
-    for pretoken in pretoken_counts:
-        inner.update(pretoken[:-1])
-    final = {pretoken[-1] for pretoken in pretoken_counts}
+    inner = {chr(point) for point in np.flatnonzero(places & 1).tolist()}
+    final = {chr(point) for point in np.flatnonzero(places & 2).tolist()}
     # "a" < "a</w>" < "b": sorting the strings orders by character, plain symbol first
     return sorted({char for char in inner if char in kept} | {char + END_OF_WORD for char in final if char in kept})
 

@@ -38,7 +38,8 @@ from collections.abc import Collection, Iterable, Mapping
 from itertools import accumulate
 from typing import Any
 
-from bpe.base import TokenizerError
+from bpe.base import TokenizerError, VocabFloor
+from bpe.counts import PretokenCounts
 from bpe.merge_tokenizer import MergeTokenizer, token_byte_lengths
 from bpe.options import KnockoutOptions, body_field
 from bpe.trained import TrainedTokenizer
@@ -105,7 +106,7 @@ class KnockoutTokenizer(TrainedTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         references: Mapping[str, Collection[int]] | None = None,
@@ -115,7 +116,7 @@ class KnockoutTokenizer(TrainedTokenizer):
     ) -> KnockoutTokenizer:
         """Train the base BPE (``vocab_size`` is its own), then knock out the merges that
         ``references`` (word -> inner character boundaries) blame.  ``options``: see
-        ``bpe.options.KnockoutOptions``; ``workers``: processes counting pre-tokens."""
+        ``bpe.options.KnockoutOptions``; ``workers``: threads counting pre-tokens."""
         import bpe
 
         settings = KnockoutOptions.parse(cls.family, options)
@@ -124,6 +125,14 @@ class KnockoutTokenizer(TrainedTokenizer):
                             **settings.base_options())  # fmt: skip
         assert isinstance(trained, MergeTokenizer)
         return cls(trained, blamed_merges(trained, words, settings.threshold), settings.threshold)
+
+    @classmethod
+    def vocab_floor(cls, texts: Iterable[str] | PretokenCounts | None = None, **options: Any) -> VocabFloor:
+        """The floor of the base BPE family with the base options (``vocab_size`` is the base's)."""
+        import bpe
+
+        settings = KnockoutOptions.parse(cls.family, options)
+        return bpe.family_class(settings.base).vocab_floor(texts, **settings.base_options())
 
     # -- encoding ---------------------------------------------------------
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:

@@ -18,7 +18,7 @@ Ids: the caller numbers its initial tokens ``0 .. n-1`` and gives their unit
 sequences (byte values, or Unicode code points); merge ``k`` creates token
 ``n + k`` whose units are the concatenation of its parts.
 
-Representation (why it is fast; see ``shared/notes/metrics-and-peers.md``):
+Representation (why it is fast):
 
 * every distinct word is laid out once in flat arrays: one *position* per
   symbol with ``prev``/``next`` links, so a merge edits two positions and never
@@ -58,24 +58,28 @@ _ORDER = "int32[::1], int32[::1], int32[::1], int64[::1], int64[::1]"
 
 
 def learn_merges(
-    word_counts: Mapping[tuple[int, ...], int],
+    word_counts: Mapping[tuple[int, ...], int] | tuple[np.ndarray, np.ndarray, np.ndarray],
     piece_keys: Sequence[str] | Sequence[bytes],
     max_merges: int,
     min_frequency: int = 2,
 ) -> list[tuple[int, int, int]]:
     """Learn up to ``max_merges`` merges ``(left id, right id, count)`` over ``word_counts``
-    (tuple of initial token ids -> count).
+    (tuple of initial token ids -> count, or the arrays ``(word_symbols, word_offsets, word_counts)``
+    of ``learn_merges_from_arrays``).
 
     ``piece_keys[t]`` spells initial token ``t``: a ``str`` (compared by code point) or
     ``bytes``; merge ``k`` creates token ``len(piece_keys) + k``.
     """
     token_units, token_offsets = _spell(piece_keys)
-    n_words = len(word_counts)
-    lengths = np.fromiter(map(len, word_counts), dtype=np.int64, count=n_words)
-    word_offsets = np.zeros(n_words + 1, dtype=np.int64)
-    np.cumsum(lengths, out=word_offsets[1:])
-    word_symbols = np.fromiter(chain.from_iterable(word_counts), dtype=np.int32, count=int(word_offsets[-1]))
-    counts = np.fromiter(word_counts.values(), dtype=np.int64, count=n_words)
+    if isinstance(word_counts, Mapping):
+        n_words = len(word_counts)
+        lengths = np.fromiter(map(len, word_counts), dtype=np.int64, count=n_words)
+        word_offsets = np.zeros(n_words + 1, dtype=np.int64)
+        np.cumsum(lengths, out=word_offsets[1:])
+        word_symbols = np.fromiter(chain.from_iterable(word_counts), dtype=np.int32, count=int(word_offsets[-1]))
+        counts = np.fromiter(word_counts.values(), dtype=np.int64, count=n_words)
+    else:
+        word_symbols, word_offsets, counts = word_counts
     lefts, rights, merged_counts = learn_merges_from_arrays(
         word_symbols, word_offsets, counts, token_units, token_offsets, max_merges, min_frequency
     )

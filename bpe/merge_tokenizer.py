@@ -34,16 +34,20 @@ from __future__ import annotations
 
 import random
 from abc import abstractmethod
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from bpe.base import UNK, TokenizerError
 from bpe.inference import VocabularyTrie
 from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, train_merges
+
+if TYPE_CHECKING:
+    from bpe.counts import PretokenCounts
 
 _NO_RANK = 1 << 62
 
@@ -114,35 +118,29 @@ class MergeTokenizer(TrainedTokenizer):
 
     # -- training ---------------------------------------------------------
     def _learn_merges(
-        self, pretoken_counts: Mapping[str, int], vocab_size: int, progress: ProgressCallback | None
+        self, pretoken_counts: PretokenCounts, vocab_size: int, progress: ProgressCallback | None
     ) -> list[tuple[int, int]]:
         """Merges learned on the counted pre-tokens, called on this family's tokenizer with its
-        base symbols but no merges yet.
-
-        A base ``<unk>`` (a character outside the alphabet) never takes part in
-        a merge: words are cut at it before training.
-        """
-        unk = self.unk_id
-        word_counts: Counter[tuple[int, ...]] = Counter()
-        for pretoken, count in pretoken_counts.items():
-            symbols, _ = self._base_symbols(pretoken)
-            if unk not in symbols:
-                if len(symbols) > 1:  # a single symbol has no pair to count
-                    word_counts[tuple(symbols)] += count
-                continue
-            start = 0
-            for end in [i for i, symbol in enumerate(symbols) if symbol == unk] + [len(symbols)]:
-                if end - start > 1:
-                    word_counts[tuple(symbols[start:end])] += count
-                start = end + 1
+        base symbols but no merges yet."""
         merges = train_merges(
-            word_counts,
+            self._training_words(pretoken_counts),
             self._merge_keys(),
             vocab_size - self.vocab_size,
             min_frequency=self.options.min_frequency,
             progress=progress,
         )
         return [(merge.left, merge.right) for merge in merges]
+
+    @abstractmethod
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The counted pre-tokens as the merge kernel's words ``(symbols, offsets, counts)`` of base
+        symbol ids.  A base ``<unk>`` (a character outside the alphabet) never takes part in a
+        merge: pre-tokens are cut at it, and parts of fewer than two symbols are left out."""
+
+    @abstractmethod
+    def base_symbol_tables(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """How compiled code finds base symbols (``bpe.batch_encode``): ``(first byte id, plain, final,
+        end)``, either UTF-8 bytes from the first id, or code point lookups plus an end-of-word id."""
 
     @abstractmethod
     def _merge_keys(self) -> list[str] | list[bytes]:

@@ -42,18 +42,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.normalizers import normalized_texts
-from bpe.options import (
-    MorfessorOptions,
-    body_field,
-    check_vocab_minimum,
-    checked_vocab_size,
-    read_common_body,
-    special_tokens_with,
-)
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.counts import PretokenCounts, training_counts
+from bpe.options import MorfessorOptions, body_field, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
-from bpe.trainer import ProgressCallback, count_pretokens
+from bpe.trainer import ProgressCallback
 
 #: Morfessor's count modifiers, by the name of ``MorfessorOptions.dampening``
 DAMPENINGS = {"ones": lambda count: 1, "log": lambda count: round(math.log(count + 1, 2)), "none": None}
@@ -139,7 +132,7 @@ class MorfessorTokenizer(TrainedTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         special_tokens: Iterable[str] = (),
@@ -147,22 +140,17 @@ class MorfessorTokenizer(TrainedTokenizer):
         workers: int | None = None,
         **options: Any,
     ) -> MorfessorTokenizer:
-        """Train Morfessor Baseline on the words of ``texts`` and keep up to ``vocab_size`` pieces.
-        ``options``: see ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform
-        interface (Morfessor's own dots are silenced); ``workers``: processes counting pre-tokens."""
+        """Train Morfessor Baseline on the words of ``texts`` (strings, or their pre-token counts,
+        ``bpe.counts``) and keep up to ``vocab_size`` pieces.  ``options``: see
+        ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform interface
+        (Morfessor's own dots are silenced); ``workers``: threads counting pre-tokens."""
         settings = MorfessorOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
 
-        texts = normalized_texts(texts, settings.normalizer)
-        pretoken_counts = count_pretokens(texts, settings.pretokenizer, workers=workers)
+        pretoken_counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         alphabet = sorted({char for pretoken in pretoken_counts for char in pretoken})
-        check_vocab_minimum(
-            cls.family,
-            vocab_size,
-            len(specials) + len(alphabet),
-            f"{len(specials)} special tokens + {len(alphabet)} characters of the training text",
-        )
+        _alphabet_floor(len(specials), len(alphabet)).check(cls.family, vocab_size)
         word_counts: Counter[str] = Counter()
         for pretoken, count in pretoken_counts.items():
             word = split_word(pretoken)[1]
@@ -185,6 +173,24 @@ class MorfessorTokenizer(TrainedTokenizer):
         morph_pieces = ranked[: vocab_size - len(specials) - len(alphabet)]
         extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
         return cls(alphabet, morph_pieces, lexicon, special_tokens=extra_specials, **settings.model_dump())
+
+    @classmethod
+    def vocab_floor(
+        cls,
+        texts: Iterable[str] | PretokenCounts | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        **options: Any,
+    ) -> VocabFloor:
+        """The specials and every character of ``texts`` (through the normalizer); on any text, at
+        least one character."""
+        settings = MorfessorOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        if texts is None:
+            return VocabFloor(specials + 1, f"{specials} special tokens + 1 character at least")
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+        return _alphabet_floor(specials, len({char for pretoken in counts for char in pretoken}))
 
     # -- encoding ---------------------------------------------------------
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -266,3 +272,9 @@ def _quiet_seeded_morfessor(morfessor: Any, seed: int) -> Any:
     finally:
         random.setstate(state)
         morfessor.utils.show_progress_bar = progress_bar
+
+
+def _alphabet_floor(specials: int, characters: int) -> VocabFloor:
+    """Every character of the training text is a piece, so any morph can be spelled out."""
+    parts = f"{specials} special tokens + {characters} characters of the training text"
+    return VocabFloor(specials + characters, parts)

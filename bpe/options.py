@@ -404,12 +404,6 @@ def special_tokens_with(extra: Iterable[str]) -> tuple[str, ...]:
     return tuple(specials)
 
 
-def check_vocab_minimum(family: str, vocab_size: int, minimum: int, parts: str, hint: str = "") -> None:
-    """Raise when ``vocab_size`` cannot hold the specials and base symbols (``parts`` says which)."""
-    if vocab_size < minimum:
-        raise TokenizerError(f"vocab_size {vocab_size} is below the minimum {minimum} for {family} ({parts}){hint}")
-
-
 # -- reading saved bodies ----------------------------------------------------
 
 

@@ -9,8 +9,8 @@ pre-token is simply the running sum of the byte lengths before it.
 Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
 
 ``unicode``
-    Seed 001's scheme.  A pre-token is a run of letters, combining marks and
-    digits (``[\\p{L}\\p{M}\\p{N}]+``: letters and digits stay together, so
+    A pre-token is a run of letters, combining marks and digits
+    (``[\\p{L}\\p{M}\\p{N}]+``: letters and digits stay together, so
     ``abc123`` is one word; combining marks and Korean jamo never split a
     word), or a run of other non-space characters (punctuation, symbols).
     ONE preceding space (U+0020) attaches to the following run:
@@ -26,7 +26,7 @@ Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
     The exact regexes of tiktoken's ``r50k_base`` (GPT-2), ``cl100k_base``
     and ``o200k_base`` encodings (evaluated with the ``regex`` module).
 ``none``
-    The whole text is one pre-token (seed 001's ``_AB_ABC_AB_ABAB`` example).
+    The whole text is one pre-token (BPE on one string such as ``_AB_ABC_AB_ABAB``).
 ``morpheme``
     Korean morpheme-aware pre-tokenization (Park et al. 2020, "An Empirical
     Study of Tokenization Strategies for Various Korean NLP Tasks": morpheme
@@ -49,6 +49,7 @@ Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
 from __future__ import annotations
 
 import functools
+import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -184,7 +185,9 @@ def morpheme_cuts(morphemes: Iterable[tuple[int, int]]) -> list[int]:
 def _kiwi() -> Any:
     from kiwipiepy import Kiwi  # loads its model (seconds): only when the morpheme pre-tokenizer runs
 
-    return Kiwi(num_workers=0)
+    with warnings.catch_warnings():  # kiwipiepy warns that 0 means one thread since 0.21, which is what we want
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return Kiwi(num_workers=0)
 
 
 PRETOKENIZERS: dict[str, PreTokenizer] = {

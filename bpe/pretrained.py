@@ -74,6 +74,10 @@ class PretrainedTokenizer(Tokenizer):
     def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> NoReturn:
         cls._encode_only(cls.family)
 
+    @classmethod
+    def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> NoReturn:
+        cls._encode_only(cls.family)
+
     def to_dict(self) -> NoReturn:
         self._encode_only(self.name)
 

@@ -1,6 +1,6 @@
 """Reference rows ``spm-bpe`` and ``spm-unigram``: sentencepiece behind the Tokenizer interface.
 
-Settings follow seed 004 (pad 0 / unk 1 / bos 2 / eos 3, byte fallback on) with
+Settings: pad 0 / unk 1 / bos 2 / eos 3 (every trainable family's layout), byte fallback on, and
 four deliberate choices:
 
 * **identity normalization**, no whitespace collapsing: every piece maps back to
@@ -47,6 +47,12 @@ Encode-time options (``bpe.options``; saved in ``config``; training is unchanged
     give the same tokens in any order (the seed is process-wide sentencepiece
     state: do not sample from several threads at once).
 
+A literal ``▁`` (U+2581) in the text is sentencepiece's own whitespace symbol: it is encoded
+exactly like a space, so ``"a▁b"`` and ``"a b"`` give the same ids and both decode to ``"a b"``
+(decoding is lossy for that one character).  Spans stay exact: they index the text as given (a
+literal ``▁`` covers its own three bytes) and tile it; only ``id_to_bytes`` of such a token shows a
+space where the text has ``▁``.
+
 ``SentencePieceBacked`` is shared with ``SentencePieceModelTokenizer``: a published sentencepiece
 ``.model`` file (Llama 2, the mistral-common models), used as is.
 """
@@ -60,21 +66,15 @@ import random
 import re
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar
 
 import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError, VocabFloor
 from bpe.inference import UNMATCHED, VocabularyTrie
-from bpe.options import (
-    DeclaredOptions,
-    SentencePieceBPEOptions,
-    SentencePieceUnigramOptions,
-    check_vocab_minimum,
-    checked_vocab_size,
-)
-from bpe.pretrained import PretrainedTokenizer, check_token_id
+from bpe.options import DeclaredOptions, SentencePieceBPEOptions, SentencePieceUnigramOptions, checked_vocab_size
+from bpe.pretrained import PretrainedTokenizer, check_token_id, utf8
 from bpe.trainer import check_encodable, checked_texts
 
 #: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
@@ -121,6 +121,8 @@ class SentencePieceBacked(Tokenizer):
         the dummy-prefix ``▁`` covers nothing (empty span), and byte-fallback pieces,
         which sentencepiece reports as empty spans plus one span for the whole
         character on the last byte, each get their own single byte."""
+        if not isinstance(text, str) or not text.isascii():
+            utf8(text)  # a lone surrogate has no UTF-8 form: a TokenizerError, as in every family
         processor = self._processor
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
@@ -265,7 +267,7 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
         settings = cls.options_model.parse(cls.family, options)
         character_coverage = settings.character_coverage
         vocab_size = checked_vocab_size(vocab_size)
-        sentences = [text for text in checked_texts(texts) if text.strip()]
+        sentences = _sentences(texts)
         config = {
             "model_type": cls.model_type,
             "vocab_size": vocab_size,
@@ -277,47 +279,58 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
         }
         model = io.BytesIO()
         try:
-            sentencepiece.SentencePieceTrainer.train(
-                sentence_iterator=iter(sentences),
-                model_writer=model,
-                model_type=cls.model_type,
-                vocab_size=vocab_size,
-                character_coverage=character_coverage,
-                byte_fallback=True,
-                pad_id=0,
-                unk_id=1,
-                bos_id=2,
-                eos_id=3,
-                pad_piece=DEFAULT_SPECIAL_TOKENS[0],
-                unk_piece=DEFAULT_SPECIAL_TOKENS[1],
-                bos_piece=DEFAULT_SPECIAL_TOKENS[2],
-                eos_piece=DEFAULT_SPECIAL_TOKENS[3],
-                normalization_rule_name="identity",
-                remove_extra_whitespaces=False,
-                input_sentence_size=0,
-                # like the other families, stop below vocab_size when the text has no more to learn
-                hard_vocab_limit=False,
-                num_threads=1,
-                # never skip a long sentence silently (sentencepiece's default skips > 4192 bytes)
-                max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
-                minloglevel=2,
-            )
+            cls._run_trainer(sentences, model, vocab_size, character_coverage)
         except RuntimeError as exc:
-            cls._raise_training_error(str(exc), vocab_size, character_coverage)
+            if floor := _floor_in(str(exc), character_coverage):
+                floor.check(cls.family, vocab_size)
+            raise TokenizerError(f"{cls.family}: sentencepiece training failed: {exc}") from None
         return cls(model.getvalue(), config, options=settings)
 
     @classmethod
-    def _raise_training_error(cls, message: str, vocab_size: int, character_coverage: float) -> NoReturn:
-        """Translate sentencepiece's internal check failures into advice."""
-        if match := _TOO_SMALL.search(message):
-            required = int(match.group(2))
-            characters = required - len(DEFAULT_SPECIAL_TOKENS) - _BYTE_PIECES
-            parts = (
-                f"{len(DEFAULT_SPECIAL_TOKENS)} specials + {_BYTE_PIECES} byte-fallback pieces + {characters} "
-                f"characters covering {character_coverage:.2%} of this text"
-            )
-            check_vocab_minimum(cls.family, vocab_size, required, parts, "; or use a lower character_coverage")
-        raise TokenizerError(f"{cls.family}: sentencepiece training failed: {message}")
+    def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
+        """The specials, the 256 byte-fallback pieces and the characters covering ``character_coverage``
+        of ``texts``, as sentencepiece counts them (asked of sentencepiece itself: a trainer run with no
+        room for any character stops, before training, at the check that reports this number); on any
+        text, at least one character."""
+        character_coverage = cls.options_model.parse(cls.family, options).character_coverage
+        if texts is None:
+            return _floor(len(DEFAULT_SPECIAL_TOKENS) + _BYTE_PIECES + 1, character_coverage, least=True)
+        no_room = len(DEFAULT_SPECIAL_TOKENS) + _BYTE_PIECES
+        try:
+            cls._run_trainer(_sentences(texts), io.BytesIO(), no_room, character_coverage)
+        except RuntimeError as exc:
+            if floor := _floor_in(str(exc), character_coverage):
+                return floor
+            raise TokenizerError(f"{cls.family}: sentencepiece training failed: {exc}") from None
+        return _floor(no_room, character_coverage)  # a text with no character at all
+
+    @classmethod
+    def _run_trainer(cls, sentences: list[str], model: io.BytesIO, vocab_size: int, character_coverage: float) -> None:
+        sentencepiece.SentencePieceTrainer.train(
+            sentence_iterator=iter(sentences),
+            model_writer=model,
+            model_type=cls.model_type,
+            vocab_size=vocab_size,
+            character_coverage=character_coverage,
+            byte_fallback=True,
+            pad_id=0,
+            unk_id=1,
+            bos_id=2,
+            eos_id=3,
+            pad_piece=DEFAULT_SPECIAL_TOKENS[0],
+            unk_piece=DEFAULT_SPECIAL_TOKENS[1],
+            bos_piece=DEFAULT_SPECIAL_TOKENS[2],
+            eos_piece=DEFAULT_SPECIAL_TOKENS[3],
+            normalization_rule_name="identity",
+            remove_extra_whitespaces=False,
+            input_sentence_size=0,
+            # like the other families, stop below vocab_size when the text has no more to learn
+            hard_vocab_limit=False,
+            num_threads=1,
+            # never skip a long sentence silently (sentencepiece's default skips > 4192 bytes)
+            max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
+            minloglevel=2,
+        )
 
     # -- persistence ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -351,6 +364,26 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
         if tokenizer.to_dict()["vocab"] != vocab:
             raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"')
         return tokenizer
+
+
+def _sentences(texts: Iterable[str]) -> list[str]:
+    """The training sentences sentencepiece is given: every text with a non-blank character."""
+    return [text for text in checked_texts(texts) if text.strip()]
+
+
+def _floor(required: int, character_coverage: float, least: bool = False) -> VocabFloor:
+    base = f"{len(DEFAULT_SPECIAL_TOKENS)} specials + {_BYTE_PIECES} byte-fallback pieces"
+    if least:
+        return VocabFloor(required, f"{base} + at least 1 character")
+    characters = required - len(DEFAULT_SPECIAL_TOKENS) - _BYTE_PIECES
+    return VocabFloor(required, f"{base} + {characters} characters covering {character_coverage:.2%} of this text",
+                      "; or use a lower character_coverage")  # fmt: skip
+
+
+def _floor_in(message: str, character_coverage: float) -> VocabFloor | None:
+    """The floor a sentencepiece "vocabulary size is smaller than required_chars" failure reports."""
+    match = _TOO_SMALL.search(message)
+    return _floor(int(match.group(2)), character_coverage) if match else None
 
 
 class SentencePieceBPETokenizer(SentencePieceTokenizer):

@@ -2,8 +2,8 @@
 
 Two steps:
 
-1. ``count_pretokens`` cuts the training texts into pre-tokens and counts each
-   distinct pre-token once (in worker processes for large inputs).
+1. ``bpe.counts.count_pretokens`` cuts the training texts into pre-tokens and
+   counts each distinct pre-token once (compiled, in threads for large inputs).
 2. ``train_merges`` learns merges over integer symbol ids: each distinct
    pre-token, already mapped by its family to a tuple of base symbol ids, is
    a "word" weighted by its count.  It repeatedly merges the most frequent
@@ -30,23 +30,17 @@ everything after each merge; differential tests (``test_trainer.py``,
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import sys
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import chain
 from typing import NamedTuple
 
+import numpy as np
+
 from bpe.base import TokenizerError
-from bpe.pretokenizers import get_pretokenizer
 
 #: progress(merges_done, merges_wanted), called after every merge
 ProgressCallback = Callable[[int, int], None]
-
-#: characters of training text per worker task when counting in parallel
-CHUNK_CHARS = 16_000_000
 
 
 class Merge(NamedTuple):
@@ -77,25 +71,32 @@ def progress_callback(progress: bool | ProgressCallback | None, description: str
         yield None
 
 
-# -- counting pre-tokens ------------------------------------------------------
+# -- checking training texts --------------------------------------------------
 
 
-def checked_texts(texts: Iterable[str]) -> Iterator[str]:
+def checked_texts(texts: Iterable[str], *, check_unicode: bool = True, require_text: bool = True) -> Iterator[str]:
     """Yield the training texts, raising TokenizerError for a non-string item,
-    a single string passed instead of an iterable of texts, or an input with no
+    a single string or a mapping passed instead of an iterable of texts, text
+    that is not valid Unicode (unless ``check_unicode`` is False: the caller
+    checks), or (unless ``require_text`` is False) an input with no
     non-whitespace character at all (checked once the input is exhausted)."""
     if isinstance(texts, (str, bytes)):
         raise TokenizerError("training texts must be an iterable of strings (one text per item), not a single string")
+    if isinstance(texts, Mapping):
+        raise TokenizerError(
+            "training texts must be an iterable of strings, not a mapping; pre-token counts train word, char, "
+            "char-bpe and byte-bpe only (sentencepiece reads sentences)"
+        )
     blank = True
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise TokenizerError(f"training text #{index} is {type(text).__name__}, expected str")
-        if not text.isascii():
+        if check_unicode and not text.isascii():
             check_encodable(text, f"training text #{index}")
         if blank and text and not text.isspace():
             blank = False
         yield text
-    if blank:
+    if blank and require_text:
         raise TokenizerError("training input is empty or whitespace-only")
 
 
@@ -109,66 +110,19 @@ def check_encodable(text: str, what: str) -> None:
         ) from None
 
 
-def count_pretokens(texts: Iterable[str], pretokenizer: str, *, workers: int | None = None) -> Counter[str]:
-    """Count every distinct pre-token of ``texts`` (pre-tokenizer by name).
-
-    Inputs longer than ``CHUNK_CHARS`` characters are counted in chunks by
-    ``workers`` processes (default: all available cores; 1 = in-process).
-    The result does not depend on the number of workers.
-    """
-    get_pretokenizer(pretokenizer)  # fail early on an unknown name
-    chunks = _chunks(checked_texts(texts), CHUNK_CHARS)
-    head = [chunk for chunk in (next(chunks, None), next(chunks, None)) if chunk is not None]
-    workers = workers if workers is not None else len(os.sched_getaffinity(0))
-    counts: Counter[str] = Counter()
-    if len(head) < 2 or workers <= 1:
-        for chunk in chain(head, chunks):
-            counts.update(_count_chunk(pretokenizer, chunk))
-        return counts
-    tasks = ((pretokenizer, chunk) for chunk in chain(head, chunks))
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        for partial in pool.imap_unordered(_count_task, tasks):
-            counts.update(partial)
-    return counts
-
-
-def _chunks(texts: Iterator[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
-    length = 0
-    for text in texts:
-        chunk.append(text)
-        length += len(text)
-        if length >= size:
-            yield chunk
-            chunk, length = [], 0
-    if chunk:
-        yield chunk
-
-
-def _count_chunk(pretokenizer: str, texts: list[str]) -> Counter[str]:
-    split = get_pretokenizer(pretokenizer).split
-    counts: Counter[str] = Counter()
-    for text in texts:
-        counts.update(split(text))
-    return counts
-
-
-def _count_task(task: tuple[str, list[str]]) -> Counter[str]:
-    return _count_chunk(*task)
-
-
 # -- learning merges ----------------------------------------------------------
 
 
 def train_merges(
-    word_counts: Mapping[tuple[int, ...], int],
+    word_counts: Mapping[tuple[int, ...], int] | tuple[np.ndarray, np.ndarray, np.ndarray],
     piece_keys: Sequence[str] | Sequence[bytes],
     max_merges: int,
     *,
     min_frequency: int = 2,
     progress: ProgressCallback | None = None,
 ) -> list[Merge]:
-    """Learn up to ``max_merges`` merges over ``word_counts`` (base-symbol-id tuple -> count).
+    """Learn up to ``max_merges`` merges over ``word_counts`` (base-symbol-id tuple -> count, or the
+    arrays ``(word_symbols, word_offsets, word_counts)`` of ``bpe.merge_kernel.learn_merges_from_arrays``).
 
     ``piece_keys[i]`` is the tie-break key (piece string or bytes) of symbol id
     ``i`` for every id the words use; merge number ``k`` (0-based) creates the

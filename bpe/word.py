@@ -1,11 +1,11 @@
-"""word: one id per pre-token seen in training (seed 000's word-level tokenizer, done right).
+"""word: one id per pre-token seen in training (the word-level baseline).
 
 The vocabulary is the specials followed by the most frequent pre-tokens, up to
 ``vocab_size`` entries (ties: higher count first, then code point order;
 pre-tokens seen fewer than ``min_frequency`` times, default 1, are left out).
 An unknown pre-token encodes as ``<unk>`` covering its bytes: a word is never
-dropped (seed 000: dropping ``unusual`` from ``the unusual dog`` makes ``the``
-and ``dog`` look adjacent).  With the default ``unicode`` pre-tokenizer a word
+dropped (a tokenizer that drops ``unusual`` from ``the unusual dog`` makes
+``the`` and ``dog`` look adjacent).  With the default ``unicode`` pre-tokenizer a word
 carries its leading space, so `` dog`` and ``dog`` are different entries and
 decoding is lossless whenever no ``<unk>`` was produced.
 """
@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.normalizers import normalized_texts
-from bpe.options import WordOptions, check_vocab_minimum, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.counts import PretokenCounts, training_counts
+from bpe.options import WordOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
-from bpe.trainer import ProgressCallback, count_pretokens
+from bpe.trainer import ProgressCallback
 
 
 class WordTokenizer(TrainedTokenizer):
@@ -42,7 +42,7 @@ class WordTokenizer(TrainedTokenizer):
     @classmethod
     def train(
         cls,
-        texts: Iterable[str],
+        texts: Iterable[str] | PretokenCounts,
         vocab_size: int,
         *,
         special_tokens: Iterable[str] = (),
@@ -51,18 +51,28 @@ class WordTokenizer(TrainedTokenizer):
         **options: Any,
     ) -> WordTokenizer:
         """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens.
+        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress`` is accepted for a uniform interface; counting shows none."""
         settings = WordOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
-        check_vocab_minimum(cls.family, vocab_size, len(specials) + 1, f"{len(specials)} special tokens + 1 word")
+        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
-        counts = count_pretokens(normalized_texts(texts, settings.normalizer), settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         # a pre-token spelling a special (a literal "<s>" in the text) is not a word: it stays unknown
         words = [word for word, count in ranked if count >= settings.min_frequency and word not in specials]
         words = words[: vocab_size - len(specials)]
         return cls(words, special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
+
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and one word, whatever the text."""
+        WordOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 1, f"{specials} special tokens + 1 word")
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         return [self._word_ids.get(pretoken, self.unk_id)], [len(pretoken.encode("utf-8"))]

@@ -1,7 +1,9 @@
 """Load a corpus: read its sources, clean and normalize the text, split it, cache it as Arrow.
 
 Pipeline per source, in spec order: resolve files (or hub splits) -> read records -> named
-transforms -> Unicode normalization -> drop blank documents -> assign a role -> per-role size cap.
+transforms -> Unicode normalization -> drop blank documents -> assign a role -> per-role size cap;
+then, over the whole corpus, the leak check (``corpora.leaks``: test or eval text inside the
+training text fails the load, or is dropped from training, per the spec's ``on_leak``).
 
 * Role ``all`` is split by a hash of the document id: a document goes to ``test`` when the first 8
   bytes of ``sha256(id)``, read as a big-endian integer and divided by 2**64, are below the spec's
@@ -32,6 +34,7 @@ from typing import Any
 import regex
 
 from corpora.errors import CorpusError, CorpusWarning
+from corpora.leaks import Leaks, find_leaks
 from corpora.morph import MorphReference, read_reference
 from corpora.silver import analyze
 from corpora.sources import (
@@ -50,7 +53,7 @@ from corpora.sources import (
 from corpora.spec import ROLES, CorpusSpec, HubSource, ReferenceSpec, Source, load_spec
 
 #: bump when the cached layout or the reading rules change, so old cache entries are not reused
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 #: a longer document is refused: a text "line" this long is nearly always a wrong format
 MAX_DOCUMENT_CHARS = 1_000_000
 #: a word where no gold words exist: letters with their combining marks
@@ -60,11 +63,13 @@ LETTER_RUN = regex.compile(r"\p{L}[\p{L}\p{M}]*")
 @dataclass(frozen=True)
 class Document:
     """``id`` is stable: ``<input name>:<line number | sent_id | row number>``; ``words`` holds the
-    gold word segmentation (UD FORMs) when the source has one."""
+    gold word segmentation (UD FORMs) when the source has one; ``key`` names the sentence in its
+    parallel set when the source declares one (``[sources.parallel]``), else None."""
 
     id: str
     text: str
     words: tuple[str, ...] | None = None
+    key: str | None = None
 
 
 def cache_home() -> Path:
@@ -173,8 +178,9 @@ def split_role(document_id: str, test_fraction: float) -> str:
 def _records(plan: _Plan, warn: Any) -> Iterator[tuple[str, Record]]:
     """(input name, record) for every record of a planned source."""
     if plan.hub:
+        parallel = plan.source.parallel
         for hub in plan.hub:
-            for record in read_hub(hub):
+            for record in read_hub(hub, parallel.column if parallel is not None else None):
                 yield hub.describe(), record
         return
     reader = FILE_READERS[plan.source.format or ""]
@@ -187,6 +193,41 @@ def _normalize(text: str, form: str) -> str:
     return text if form == "none" else unicodedata.normalize(form, text)
 
 
+class _ParallelKeys:
+    """The parallel key of each record of a source (``corpora.spec.ParallelSpec``): its line/row
+    number run on across the source's inputs, its sent_id, or its key column's value; a key seen
+    twice is an error."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.seen: set[str] = set()
+        self.input: str | None = None
+        self.offset = self.last = 0  # lines of the inputs before the current one; last number seen
+
+    def __call__(self, name: str, record: Record) -> str:
+        if self.source.parallel is None:
+            raise AssertionError("keys of a source without [sources.parallel]")
+        parallel = self.source.parallel
+        if parallel.key != "line":
+            if record.given_key is None:
+                what = "no '# sent_id'" if parallel.key == "sent_id" else f"no {parallel.column!r} value"
+                raise CorpusError(f"{name}:{record.key}: {what} in {self.source.describe()}, whose parallel key is "
+                                  f"{parallel.key!r}")  # fmt: skip
+            key = record.given_key
+            if parallel.dev is not None and not key.isdigit():
+                raise CorpusError(f"{name}:{record.key}: parallel key {key!r} is not a number, but "
+                                  f"{self.source.describe()} declares a dev split by key range")  # fmt: skip
+        else:
+            if name != self.input:
+                self.input, self.offset, self.last = name, self.offset + self.last, 0
+            self.last = int(record.key)
+            key = str(self.offset + self.last)
+        if key in self.seen:
+            raise CorpusError(f"{name}:{record.key}: parallel key {key!r} occurs twice in {self.source.describe()}")
+        self.seen.add(key)
+        return key
+
+
 def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str, list[Document]]:
     documents: dict[str, list[Document]] = {role: [] for role in ROLES}
     budget = _Budget(spec.max_documents, spec.max_chars)
@@ -195,9 +236,11 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
         source = plan.source
         roles = ("train", "test") if source.role == "all" else (source.role,)
         produced = 0
+        parallel_key = _ParallelKeys(source) if source.parallel is not None else None
         for name, record in _records(plan, warn):
             if budget.full(roles):
                 break  # streaming: stop reading once every role this source feeds is full
+            key = parallel_key(name, record) if parallel_key is not None else None
             text = record.text
             for transform in source.transforms:
                 text = TRANSFORMS[transform](text)
@@ -218,7 +261,7 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
                 if record.words is not None
                 else None
             )
-            document = Document(doc_id, text, words)
+            document = Document(doc_id, text, words, key)
             role = split_role(doc_id, spec.test_fraction) if source.role == "all" else source.role
             produced += 1
             if budget.admit(role, document):
@@ -229,7 +272,9 @@ def _read_documents(spec: CorpusSpec, plans: list[_Plan], warn: Any) -> dict[str
 
 
 def fingerprint_of(documents: dict[str, list[Document]]) -> str:
-    """sha256 over every role's documents (ids, texts, words) in order."""
+    """sha256 over every role's documents (ids, texts, words) in order.  Parallel keys are left out:
+    they do not change what a tokenizer is trained on (the fingerprint keys the tokenizer cache);
+    ``parallel_fingerprint`` covers them."""
     digest = hashlib.sha256()
     for role in ROLES:
         digest.update(f"\x02{role}\x02".encode())
@@ -253,6 +298,7 @@ def _save(entry: Path, documents: dict[str, list[Document]], meta: dict[str, Any
             "id": datasets.Value("string"),
             "text": datasets.Value("string"),
             "words": datasets.Sequence(datasets.Value("string")),
+            "key": datasets.Value("string"),
         }
     )
     splits = {
@@ -261,6 +307,7 @@ def _save(entry: Path, documents: dict[str, list[Document]], meta: dict[str, Any
                 "id": [d.id for d in docs],
                 "text": [d.text for d in docs],
                 "words": [list(d.words) if d.words is not None else None for d in docs],
+                "key": [d.key for d in docs],
             },
             features=features,
         )
@@ -285,19 +332,35 @@ def _save(entry: Path, documents: dict[str, list[Document]], meta: dict[str, Any
 
 
 def _load_cached(entry: Path) -> tuple[dict[str, Any], dict[str, list[Document]]] | None:
+    """The cached entry, None if there is none.  An entry that does not read back to its recorded
+    fingerprint (truncated, edited) is removed, with a warning, and the corpus is read again."""
     if not (entry / _META).is_file():
         return None
     import datasets
 
-    meta = json.loads((entry / _META).read_text(encoding="utf-8"))
-    splits = datasets.load_from_disk(str(entry / "arrow"))
-    documents: dict[str, list[Document]] = {role: [] for role in ROLES}
-    for role in splits:
-        columns = splits[role].data.table.to_pydict()
-        documents[role] = [
-            Document(i, t, tuple(w) if w is not None else None)
-            for i, t, w in zip(columns["id"], columns["text"], columns["words"], strict=True)
-        ]
+    try:
+        meta = json.loads((entry / _META).read_text(encoding="utf-8"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            splits = datasets.load_from_disk(str(entry / "arrow"))
+        documents: dict[str, list[Document]] = {role: [] for role in ROLES}
+        for role in splits:
+            columns = splits[role].data.table.to_pydict()
+            documents[role] = [
+                Document(i, t, tuple(w) if w is not None else None, k)
+                for i, t, w, k in zip(columns["id"], columns["text"], columns["words"], columns["key"], strict=True)
+            ]
+        intact = fingerprint_of(documents) == meta["fingerprint"] and isinstance(meta["notes"], list)
+        intact = intact and isinstance(meta["leaks"], dict)
+    except Exception as exc:  # a damaged entry fails in json, pyarrow or datasets, each with its own errors
+        intact, reason = False, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    else:
+        reason = "its documents do not match its recorded fingerprint"
+    if not intact:
+        warnings.warn(f"corpus cache entry {entry} is damaged ({reason}); reading the corpus again",
+                      CorpusWarning, stacklevel=3)  # fmt: skip
+        shutil.rmtree(entry, ignore_errors=True)
+        return None
     return meta, documents
 
 
@@ -315,6 +378,7 @@ class Corpus:
         data_dir: Path | None,
         notes: tuple[str, ...] = (),
         cached: bool = False,
+        leaks: dict[str, Any] | None = None,
     ) -> None:
         self.spec = spec
         self.fingerprint = fingerprint
@@ -323,6 +387,8 @@ class Corpus:
         self.notes = notes
         #: True when this load came from the on-disk cache
         self.cached = cached
+        #: what the leak check found and did (corpora.leaks.Leaks.summary)
+        self.leaks = leaks if leaks is not None else Leaks().summary(spec.on_leak)
         self._documents = documents
         self._references: dict[str, MorphReference] | None = None
 
@@ -335,6 +401,16 @@ class Corpus:
         if role not in ROLES:
             raise CorpusError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
         return list(self._documents.get(role, []))
+
+    def parallel_fingerprint(self) -> str:
+        """sha256 over the parallel set's declaration and every document's key (what pairs sentences
+        across corpora); empty for a corpus without a parallel set."""
+        if self.spec.parallel is None:
+            return ""
+        digest = hashlib.sha256(self.spec.parallel.model_dump_json().encode())
+        for document in self.documents("eval"):
+            digest.update(f"{document.id}\x00{document.key}\x01".encode())
+        return digest.hexdigest()
 
     def roles(self) -> list[str]:
         """Roles that have documents, in the order train, test, eval."""
@@ -392,7 +468,8 @@ def load_corpus(
         meta, documents = cached
         for note in meta["notes"]:
             warnings.warn(note, CorpusWarning, stacklevel=2)
-        return Corpus(spec, documents, meta["fingerprint"], root, tuple(meta["notes"]), cached=True)
+        return Corpus(spec, documents, meta["fingerprint"], root, tuple(meta["notes"]), cached=True,
+                      leaks=meta["leaks"])  # fmt: skip
     notes: list[str] = []
 
     def warn(message: str) -> None:
@@ -402,6 +479,8 @@ def load_corpus(
     documents = _read_documents(spec, plans, warn)
     if not any(documents.values()):
         raise CorpusError(f"{spec.id}: the corpus is empty (no source produced a document)")
+    leaks = find_leaks(documents)
+    documents = _apply_leak_policy(spec, documents, leaks, warn)
     fingerprint = fingerprint_of(documents)
     meta = {
         "id": spec.id,
@@ -409,6 +488,27 @@ def load_corpus(
         "fingerprint": fingerprint,
         "notes": notes,
         "documents": {role: len(docs) for role, docs in documents.items()},
+        "leaks": leaks.summary(spec.on_leak),
     }
     _save(entry, documents, meta)
-    return Corpus(spec, documents, fingerprint, root, tuple(notes))
+    return Corpus(spec, documents, fingerprint, root, tuple(notes), leaks=meta["leaks"])
+
+
+def _apply_leak_policy(
+    spec: CorpusSpec, documents: dict[str, list[Document]], leaks: Leaks, warn: Any
+) -> dict[str, list[Document]]:
+    """Fail, drop the training documents holding leaked text, or keep them (``spec.on_leak``)."""
+    if not leaks.total or spec.on_leak == "keep":
+        return documents
+    counts = " and ".join(f"{count:,} {role}" for role, count in leaks.documents.items())
+    evaluation_id, training_id, text = leaks.example  # type: ignore[misc]
+    found = (f"{spec.id}: {counts} document(s) also occur in the training text "
+             f"(e.g. {evaluation_id} in {training_id}: {text[:60]!r})")  # fmt: skip
+    dropped = set(leaks.training_ids)
+    if spec.on_leak == "fail":
+        raise CorpusError(
+            f"{found}; remove them from the training sources, or set on_leak = \"drop\" in the spec "
+            f"(drops the {len(dropped):,} training documents holding them) or on_leak = \"keep\""
+        )
+    warn(f"{found}; dropped the {len(dropped):,} training documents holding them (on_leak = \"drop\")")
+    return dict(documents, train=[document for document in documents["train"] if document.id not in dropped])

@@ -47,11 +47,14 @@ def data_root(data_dir: str | Path | None) -> Path | None:
 
 @dataclass(frozen=True)
 class Record:
-    """One document as read from an input: ``key`` is its line number, sent_id or row number."""
+    """One document as read from an input: ``key`` is its line number, sent_id or row number;
+    ``given_key`` the id the input itself gives it, if any: a CoNLL-U ``# sent_id``, or the value of
+    a table's key column (``[sources.parallel] column``)."""
 
     key: str
     text: str
     words: tuple[str, ...] | None = None
+    given_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,9 +108,15 @@ def path_files(source: Source, data_dir: Path | None) -> list[InputFile]:
         if not absolute and data_dir is None:
             raise CorpusError(f"{source.describe()}: needs a data root for {pattern!r}; {DATA_ROOT_HINT}")
         full = pattern if absolute else str(data_dir / pattern)  # type: ignore[operator]
-        matches = sorted(Path(match) for match in glob.glob(full, recursive=True) if Path(match).is_file())
+        found = [Path(match) for match in glob.glob(full, recursive=True)]
+        matches = sorted(path for path in found if path.is_file())
         if not matches:
-            what = "matches no file" if glob.has_magic(pattern) else "no such file"
+            if found:  # directories only
+                what = f"is a directory, not a file; to read the files in it, write a glob such as '{pattern}/*.txt'"
+                if glob.has_magic(pattern):
+                    what = "matches only directories, no file"
+            else:
+                what = "matches no file" if glob.has_magic(pattern) else "no such file"
             raise CorpusError(f"{source.describe()}: {full}: {what}")
         for path in matches:
             name = path.as_posix() if absolute else path.relative_to(data_dir).as_posix()  # type: ignore[arg-type]
@@ -135,6 +144,14 @@ def file_digest(path: Path) -> str:
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
+def binary_file_message(name: str, first: int, count: int | None = None) -> str:
+    """What text input holding NUL bytes (a binary or UTF-16 file) is told: corpus files and the text
+    `tokbench train`/`encode` read alike."""
+    nul = f"{count:,} NUL bytes" if count is not None else "NUL bytes"
+    return (f"{name}: contains {nul} (first at byte {first:,}): not a UTF-8 text file (binary, or UTF-16?); "
+            "convert it to UTF-8")  # fmt: skip
+
+
 def decode_text_file(item: InputFile, warn: Callable[[str], None] | None) -> str:
     """UTF-8 text of a file; a leading BOM is dropped.  NUL bytes are an error (a binary or UTF-16
     file).  Invalid bytes are replaced by U+FFFD one for one and reported through ``warn``; with
@@ -142,10 +159,7 @@ def decode_text_file(item: InputFile, warn: Callable[[str], None] | None) -> str
     raw = item.path.read_bytes()
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise CorpusError(
-            f"{item.name}: contains {raw.count(0):,} NUL bytes (first at byte {nul:,}): not a UTF-8 text "
-            "file (binary, or UTF-16?); convert it to UTF-8"
-        )
+        raise CorpusError(binary_file_message(item.name, nul, raw.count(0)))
     text = raw.decode("utf-8", errors="surrogateescape")
     bad = len(_ESCAPED_BYTE.findall(text))
     if bad:
@@ -224,7 +238,8 @@ def _conllu_sentence(item: InputFile, block: list[tuple[int, str]], keep_words: 
             surface.append(form + spacing)
         words.append(form)
     key = sent_id or str(block[0][0])
-    return Record(key, text if text is not None else "".join(surface).strip(), tuple(words) if keep_words else None)
+    text = text if text is not None else "".join(surface).strip()
+    return Record(key, text, tuple(words) if keep_words else None, sent_id)
 
 
 def read_rl_wsd(item: InputFile, source: Source, warn: Callable[[str], None]) -> Iterator[Record]:
@@ -260,21 +275,26 @@ def read_tabular(item: InputFile, source: Source, warn: Callable[[str], None]) -
     builder = {"jsonl": "json", "tsv": "csv"}.get(source.format or "", source.format)
     options: dict[str, Any] = {"sep": "\t"} if source.format == "tsv" else {}
     rows = _stream(lambda: _load_dataset(builder, data_files=[str(item.path)], split="train", **options), item.name)
-    yield from _rows_to_records(rows, source.column, source.words_column, item.name)
+    key_column = source.parallel.column if source.parallel is not None else None
+    yield from _rows_to_records(rows, source.column, source.words_column, item.name, key_column)
 
 
-def read_hub(hub: HubSource) -> Iterator[Record]:
-    """Rows of a hub split (or of a local dataset folder), streamed, keyed by 1-based row number."""
+def read_hub(hub: HubSource, key_column: str | None = None) -> Iterator[Record]:
+    """Rows of a hub split (or of a local dataset folder), streamed, keyed by 1-based row number;
+    ``key_column`` names the column holding each row's parallel key, if any."""
     rows = _stream(
         lambda: _load_dataset(hub.dataset, name=hub.config, split=hub.split, revision=hub.revision),
         f"hub dataset {hub.describe()}",
     )
-    yield from _rows_to_records(rows, hub.column, hub.words_column, hub.describe())
+    yield from _rows_to_records(rows, hub.column, hub.words_column, hub.describe(), key_column)
 
 
 def _load_dataset(path: str, **options: Any) -> Any:
     import datasets  # heavy import: only when a tabular or hub source is actually read
 
+    # datasets logs a file's parse error (at level ERROR) before raising it; tokbench reports the raised
+    # error once, as a CorpusError, so the log line would only repeat it
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)
     return datasets.load_dataset(path, streaming=True, **options)
 
 
@@ -290,10 +310,10 @@ def _stream(open_rows: Callable[[], Any], label: str) -> Iterator[dict[str, Any]
 
 
 def _rows_to_records(
-    rows: Iterator[dict[str, Any]], column: str, words_column: str | None, label: str
+    rows: Iterator[dict[str, Any]], column: str, words_column: str | None, label: str, key_column: str | None = None
 ) -> Iterator[Record]:
     for number, row in enumerate(rows, start=1):
-        for wanted in filter(None, (column, words_column)):
+        for wanted in filter(None, (column, words_column, key_column)):
             if wanted not in row:
                 raise CorpusError(f"{label}: no column {wanted!r}; columns: {', '.join(map(str, row))}")
         text = row[column]
@@ -304,7 +324,8 @@ def _rows_to_records(
         words = row[words_column] if words_column else None
         if words is not None and not (isinstance(words, list) and all(isinstance(w, str) for w in words)):
             raise CorpusError(f"{label}: row {number}: column {words_column!r} must be a list of strings")
-        yield Record(str(number), text, tuple(words) if words is not None else None)
+        given_key = None if key_column is None or row[key_column] is None else str(row[key_column])
+        yield Record(str(number), text, tuple(words) if words is not None else None, given_key)
 
 
 def hub_fingerprint(hub: HubSource) -> str:

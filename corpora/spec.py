@@ -35,8 +35,14 @@ SOURCE_KINDS = ("package", "path", "hf")
 FILE_FORMATS = ("text", "conllu", "jsonl", "parquet", "csv", "tsv", "rl-wsd")  # read by corpora.sources.FILE_READERS
 TABULAR_FORMATS = ("jsonl", "parquet", "csv", "tsv")
 NORMALIZATIONS = ("NFC", "NFKC", "none")
+#: what loading does when a test or eval document occurs in the training text (corpora.leaks)
+LEAK_POLICIES = ("fail", "drop", "keep")
 #: named clean-ups a source may list in ``transforms`` (applied by corpora.sources.TRANSFORMS)
 TRANSFORM_NAMES = ("strip",)
+#: how a parallel source names its sentences (``[sources.parallel] key``)
+PARALLEL_KEYS = ("line", "sent_id", "column")
+#: the formats whose records are numbered lines or rows (``key = "line"``)
+NUMBERED_FORMATS = ("text", *TABULAR_FORMATS)
 
 _LANGUAGE_PATTERN = re.compile(r"^([a-z]{3})_([A-Z][a-z]{3})$")
 _ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -71,6 +77,45 @@ class HubSource(Table):
         return "/".join(p for p in parts if p) + (f"@{self.revision}" if self.revision else "")
 
 
+KeyRange = Annotated[
+    tuple[PositiveInt, PositiveInt], Strict(False), expecting("a list [first, last] of two integers >= 1")
+]
+
+
+class ParallelSpec(Table):
+    """``[sources.parallel]``: the source's documents are the sentences of a parallel set (FLORES-200,
+    UD PUD): a sentence has the same ``key`` in every corpus whose source names the same set, so
+    cross-lingual metrics pair sentences by key, never by position.
+
+    ``key = "line"``: the line number of a text file, the row number of a table or hub split; the
+    numbers run on across the source's files or splits in order (FLORES dev rows 1-997, devtest
+    998-2009), so a data-root file and its hub splits give the same keys.  ``key = "sent_id"``: a
+    CoNLL-U sentence's ``# sent_id``.  ``key = "column"``: the value of the table's or hub split's
+    column ``column`` (a partial or reordered set that carries its sentence ids).  ``dev``: the first
+    and last key of the set's dev split (numeric keys); TokSuite's parity reads the dev split only,
+    Petrov et al.'s joins the dev and the other sentences as two files."""
+
+    name: Annotated[str, Field(min_length=1), expecting("a non-empty string")]
+    key: Literal[PARALLEL_KEYS] = "line"  # type: ignore[valid-type]
+    column: Annotated[str, Field(min_length=1), expecting("a non-empty string")] | None = None
+    dev: KeyRange | None = None
+
+    @model_validator(mode="after")
+    def _column_and_dev(self) -> ParallelSpec:
+        if (self.key == "column") != (self.column is not None):
+            raise table_rule("key = 'column' needs 'column' (the column holding the key), and only it takes one")
+        if self.dev is not None:
+            if self.key == "sent_id":
+                raise table_rule("'dev' applies to numeric keys ('line' or a numeric 'column'), not to 'sent_id'")
+            if self.dev[0] > self.dev[1]:
+                raise table_rule(f"'dev' must be [first, last] with first <= last, got {list(self.dev)}")
+        return self
+
+    def in_dev(self, key: str) -> bool:
+        """Whether the sentence of ``key`` is in the declared dev split (False when none is declared)."""
+        return self.dev is not None and self.dev[0] <= int(key) <= self.dev[1]
+
+
 @dataclass(frozen=True)
 class Source:
     """One ``[[sources]]`` entry as the loader reads it.  ``hub`` holds the hub split(s) to read: for
@@ -88,6 +133,7 @@ class Source:
     words: bool = True  # conllu: FORM column is word gold
     transforms: tuple[str, ...] = ()
     hub: tuple[HubSource, ...] = ()
+    parallel: ParallelSpec | None = None  # the documents are sentences of a parallel set
 
     def describe(self) -> str:
         if self.kind == "package":
@@ -99,9 +145,9 @@ class Source:
 
 #: the keys each source kind takes beyond kind, role and transforms, and those it needs
 _KIND_KEYS = {
-    "package": {"format", "package", "files", "column", "words_column", "words"},
-    "path": {"format", "files", "column", "words_column", "words", "hub"},
-    "hf": {"dataset", "config", "split", "revision", "column", "words_column"},
+    "package": {"format", "package", "files", "column", "words_column", "words", "parallel"},
+    "path": {"format", "files", "column", "words_column", "words", "hub", "parallel"},
+    "hf": {"dataset", "config", "split", "revision", "column", "words_column", "parallel"},
 }
 _KIND_REQUIRED = {"package": ("format", "package", "files"), "path": ("format", "files"), "hf": ("dataset", "split")}
 
@@ -123,6 +169,7 @@ class _SourceTable(Table):
     split: str | None = None
     revision: str | None = None
     hub: Annotated[tuple[HubSource, ...], Strict(False)] = ()
+    parallel: ParallelSpec | None = None
 
     @model_validator(mode="after")
     def _keys_fit_the_kind(self) -> _SourceTable:
@@ -138,6 +185,21 @@ class _SourceTable(Table):
             raise table_rule(f"'column'/'words_column' apply to formats {', '.join(TABULAR_FORMATS)} only")
         if "words" in given and self.format != "conllu":
             raise table_rule("'words' applies to format 'conllu' only")
+        if self.parallel is not None:
+            if self.role != "eval":
+                raise table_rule(f"'parallel' applies to role = 'eval' only (the evaluation set), got {self.role!r}")
+            numbered = self.kind == "hf" or self.format in NUMBERED_FORMATS
+            if self.parallel.key == "line" and not numbered:
+                raise table_rule(
+                    f"parallel key 'line' needs numbered lines or rows (formats {', '.join(NUMBERED_FORMATS)}, or a "
+                    f"hub source), got format {self.format!r}; CoNLL-U sentences take key = 'sent_id'"
+                )
+            if self.parallel.key == "sent_id" and self.format != "conllu":
+                raise table_rule(f"parallel key 'sent_id' applies to format 'conllu' only, got {self.format!r}")
+            tabular = self.kind == "hf" or self.format in TABULAR_FORMATS
+            if self.parallel.key == "column" and not tabular:
+                raise table_rule(f"parallel key 'column' needs a table (formats {', '.join(TABULAR_FORMATS)}, or a "
+                                 f"hub source), got format {self.format!r}")  # fmt: skip
         return self
 
     def to_source(self) -> Source:
@@ -209,6 +271,7 @@ class CorpusSpec(Table):
     test_fraction: in_interval(0, 1) = 0.1  # type: ignore[valid-type]
     max_documents: PositiveInt | None = None
     max_chars: PositiveInt | None = None
+    on_leak: Literal[LEAK_POLICIES] = "fail"  # type: ignore[valid-type]
     sources: Annotated[tuple[Annotated[Source, BeforeValidator(_read_source)], ...], Strict(False), Field(min_length=1)]
     references: Annotated[tuple[ReferenceSpec, ...], Strict(False)] = ()
     _path: Path | None = PrivateAttr(None)
@@ -218,6 +281,16 @@ class CorpusSpec(Table):
     def _number_sources(cls, sources: tuple[Source, ...]) -> tuple[Source, ...]:
         """Messages and cache keys name a source by its 1-based position in the file."""
         return tuple(dataclasses.replace(source, index=n) for n, source in enumerate(sources, start=1))
+
+    @field_validator("sources")
+    @classmethod
+    def _one_parallel_source(cls, sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        parallel = [source.index for source in sources if source.parallel is not None]
+        if len(parallel) > 1:
+            raise ValueError(
+                f"may declare [sources.parallel] once, got it in sources #{parallel[0]} and #{parallel[1]}"
+            )
+        return sources
 
     @field_validator("references")
     @classmethod
@@ -231,6 +304,11 @@ class CorpusSpec(Table):
     @property
     def path(self) -> Path | None:
         return self._path
+
+    @property
+    def parallel(self) -> ParallelSpec | None:
+        """The parallel set the corpus's evaluation sentences belong to (declared by one eval source)."""
+        return next((source.parallel for source in self.sources if source.parallel is not None), None)
 
     @property
     def language_code(self) -> str:
@@ -251,8 +329,13 @@ class CorpusSpec(Table):
         return getattr(record, "alpha_2", None) or self.language_code
 
     def loading_fields(self) -> dict[str, Any]:
-        """The fields that decide the loaded text (part of the cache key)."""
-        return self.model_dump(exclude={"description", "license", "provenance", "references"})
+        """The fields that decide the loaded text and its parallel keys (part of the cache key); a source
+        without ``parallel`` dumps as it did before parallel sets were declared."""
+        fields = self.model_dump(exclude={"description", "license", "provenance", "references"})
+        for source in fields["sources"]:
+            if source["parallel"] is None:
+                del source["parallel"]
+        return fields
 
 
 def parse_spec(data: dict[str, Any], path: Path | None = None) -> CorpusSpec:
@@ -270,6 +353,8 @@ def _where(problem: Problem) -> str:
         f"[[{'sources.hub' if name == 'hub' else name}]] #{position + 1}"
         for name, position in zip(problem.table[::2], problem.table[1::2], strict=False)
     ]
+    if len(problem.table) % 2:  # a plain table inside the last list entry: [sources.parallel]
+        tables.append(f"[sources.{problem.table[-1]}]")
     where = [" ".join(tables)] if tables else []
     if problem.key:
         key = f"key {problem.key[0]!r}" + "".join(f" entry #{position + 1}" for position in problem.key[1:])

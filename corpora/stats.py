@@ -64,6 +64,7 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
         "license": spec.license,
         "fingerprint": corpus.fingerprint,
         "roles": {role: role_stats(corpus.documents(role), spec.script) for role in corpus.roles()},
+        "leaks": corpus.leaks,
         "notes": list(corpus.notes),
     }
 

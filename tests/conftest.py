@@ -5,17 +5,16 @@ Three sources, from always to sometimes available:
 * the **embedded corpora** (``corpora/embedded-*.toml``): running text in all four languages, read
   at run time from installed pip packages. Training text for tokenizers (``embedded_text``);
 * the **sample data root** ``tests/fixtures/data``: small excerpts of FLORES-200, Universal
-  Dependencies and SIGMORPHON 2022 in the layout of a data root (its README states sources, licenses
-  and how each file was cut). Evaluation text and reader input (``sample_data_root``, ``flores_sample``);
+  Dependencies and SIGMORPHON 2022, and a few entries in the published format of each morpheme gold
+  file that states no license, in the layout of a data root (its README states sources, licenses and
+  how each file was made). Evaluation text and reader input (``sample_data_root``, ``flores_sample``);
 * the **full data root**: the offline mirror of FLORES-200, UD and morpheme gold (``$TOKBENCH_DATA``
   or ``../shared/data`` beside the checkout).
 
-A test that checks a property of real text takes ``each_data_root`` / ``flores`` (or parameters from
-``sample_and_full``): it runs on the sample and, when the full data root is present, once more on it
-(parameter id ``full``, marker ``full_data``). Without a full data root those variants are
-deselected: the sample variant already ran, and pytest's summary counts them. Tests that reproduce
-paper-scale figures take ``data_root`` / ``flores_lines`` and skip with a stated reason when it is
-absent.
+A test that checks a property of real text runs once, on the data root in use: the full one when present,
+else the shipped sample (``DATA_ROOT``, ``flores``; the pytest header says which). Expected values
+that depend on the data come from ``by_data(sample=..., full=...)``. Tests that reproduce paper-scale figures
+take ``data_root`` / ``flores_lines`` and skip with a stated reason when the full data root is absent.
 """
 
 from __future__ import annotations
@@ -24,13 +23,14 @@ import os
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA_ROOT = REPO_ROOT / "tests" / "fixtures" / "data"
 FLORES_LANGUAGES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
+T = TypeVar("T")
 DATA_ROOT_ABSENT = "data root absent: set TOKBENCH_DATA or place shared/data beside the checkout"
 
 
@@ -44,31 +44,22 @@ def find_data_root() -> Path | None:
 
 #: the full data root, looked up once at collection (None when absent)
 FULL_DATA_ROOT = find_data_root()
-FULL_DATA = pytest.mark.full_data
+#: the data root tests of real text read: the full one when present, else the shipped sample
+DATA_ROOT = FULL_DATA_ROOT or SAMPLE_DATA_ROOT
 
 
-def sample_and_full(sample: Any, full: Any) -> list[Any]:
-    """``parametrize`` values ``(root, expected)``: the sample data root with ``sample``, the full data
-    root with ``full`` (a ``full_data`` variant, deselected when the full data root is absent)."""
-    return [
-        pytest.param(SAMPLE_DATA_ROOT, sample, id="sample"),
-        pytest.param(FULL_DATA_ROOT, full, id="full", marks=FULL_DATA),
-    ]
+def by_data(sample: T, full: T) -> T:
+    """An expected value that depends on the data: ``full`` on the full data root, ``sample`` on the shipped one."""
+    return sample if FULL_DATA_ROOT is None else full
 
 
 def pytest_report_header(config: pytest.Config) -> str:
     if FULL_DATA_ROOT is None:
-        return f"tokbench data: shipped sample only ({DATA_ROOT_ABSENT}; full-data variants deselected)"
-    return f"tokbench data: shipped sample and full data root {FULL_DATA_ROOT}"
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if FULL_DATA_ROOT is not None:
-        return
-    deselected = [item for item in items if item.get_closest_marker("full_data")]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if not item.get_closest_marker("full_data")]
+        return (
+            f"tokbench data: the shipped sample {SAMPLE_DATA_ROOT.relative_to(REPO_ROOT)} "
+            f"({DATA_ROOT_ABSENT}: tests of paper-scale figures skip)"
+        )
+    return f"tokbench data: the full data root {FULL_DATA_ROOT}"
 
 
 def read_flores(root: Path) -> dict[str, list[str]]:
@@ -119,19 +110,10 @@ def flores_sample() -> dict[str, list[str]]:
     return read_flores(SAMPLE_DATA_ROOT)
 
 
-@pytest.fixture(
-    scope="session",
-    params=[pytest.param(SAMPLE_DATA_ROOT, id="sample"), pytest.param(FULL_DATA_ROOT, id="full", marks=FULL_DATA)],
-)
-def each_data_root(request: pytest.FixtureRequest) -> Path:
-    """The sample data root, then the full one (a ``full_data`` variant)."""
-    return request.param
-
-
 @pytest.fixture(scope="session")
-def flores(each_data_root: Path) -> dict[str, list[str]]:
-    """FLORES-200 lines per language, aligned: the sample's 100, then the full data root's 2,009."""
-    return read_flores(each_data_root)
+def flores() -> dict[str, list[str]]:
+    """FLORES-200 lines per language, aligned: the full data root's 2,009, else the sample's 100."""
+    return read_flores(DATA_ROOT)
 
 
 @pytest.fixture(scope="session")

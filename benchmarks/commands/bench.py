@@ -24,25 +24,37 @@ def _csv(kind: type, choices: tuple[str, ...] | None = None):
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from benchmarks.perf.harness import FAMILIES, PEERS, SUITES
+    from benchmarks.perf.harness import FAMILIES, HEADLINE_VOCAB, PEERS, SUITES
 
     bench = subparsers.add_parser(
         "bench",
-        help="performance harness: training/encoding time and memory against HF tokenizers, sentencepiece, tiktoken",
+        help="performance harness: training, counting and encoding against HF tokenizers, sentencepiece, tiktoken",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
-            "Measure, in one run on the same text, tokbench's BPE training and encoding against HF tokenizers,\n"
-            "sentencepiece and tiktoken (wall time, peak memory, ratio), the end-to-end `tokbench run`, and\n"
-            "the growth of training time and memory with corpus size. Every measurement runs in its own\n"
-            "child process. Prints markdown tables; --results writes them (and growth.png) to a file."
+            "Measure, in one run, on diverse text it generates (a Zipf mix of word types of the four\n"
+            "languages), tokbench's BPE training against HF tokenizers and sentencepiece (wall time, peak\n"
+            "memory, ratios), training on 1 GB, `tokbench encode` against a tiktoken script, counting on each\n"
+            "engine, a vocabulary sweep, the end-to-end `tokbench run` and the growth with corpus size. Every\n"
+            "measurement runs in its own child process. Prints markdown; --results writes it (and growth.png)."
         ),
-        epilog="examples:\n  tokbench bench --results benchmarks/perf/RESULTS.md\n"
-        "  tokbench bench --suites train --size-mb 5 --vocab-sizes 8000 --peers hf",
+        epilog="examples:\n  tokbench bench --data-dir DIR --results benchmarks/perf/RESULTS.md      # everything\n"
+        "  tokbench bench --suites train --train-mb 5 --peers spm                   # a quick look",
     )
-    bench.add_argument("--data-dir", type=Path, default=None, help="data root with ud/ (default: $TOKBENCH_DATA)")
+    bench.add_argument(
+        "--data-dir", type=Path, default=None, help="data root (default: $TOKBENCH_DATA; none: embedded)"
+    )
     bench.add_argument("--suites", type=_csv(str, SUITES), default=SUITES, help=f"default: {','.join(SUITES)}")
-    bench.add_argument("--size-mb", type=float, default=20.0, help="mixed text for training/encoding (default 20)")
-    bench.add_argument("--vocab-sizes", type=_csv(int), default=(8000, 32000, 64000), help="default: 8000,32000,64000")
+    bench.add_argument(
+        "--train-mb", type=_csv(float), default=(20.0, 100.0), help="training text sizes (default 20,100)"
+    )
+    bench.add_argument(
+        "--vocab-sizes",
+        type=_csv(int),
+        default=(HEADLINE_VOCAB,),
+        help=f"training vocabularies (default {HEADLINE_VOCAB})",
+    )
+    bench.add_argument("--memory-mb", type=float, default=1000.0, help="text for the memory check (default 1000)")
+    bench.add_argument("--encode-mb", type=float, default=20.0, help="text for the encoding suite (default 20)")
     bench.add_argument("--growth-mb", type=_csv(float), default=(1, 3, 10, 30, 100), help="default: 1,3,10,30,100")
     bench.add_argument("--families", type=_csv(str, FAMILIES), default=FAMILIES, help=f"default: {','.join(FAMILIES)}")
     bench.add_argument("--peers", type=_csv(str, PEERS), default=PEERS, help=f"default: {','.join(PEERS)}")
@@ -50,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--work-dir",
         type=Path,
         default=None,
-        help="corpus files, trained tokenizers, run directories (default: $TOKBENCH_CACHE/perf)",
+        help="generated text, trained tokenizers, run directories (default: $TOKBENCH_CACHE/perf)",
     )
     bench.add_argument("--timeout", type=float, default=3600.0, help="seconds per measurement (default 3600)")
     bench.add_argument(
@@ -65,15 +77,20 @@ def handle_bench(args: argparse.Namespace) -> int:
     from corpora.sources import data_root
 
     root = data_root(args.data_dir)
-    if root is None or not (root / "ud").is_dir():
-        raise BenchmarkError(f"data root {root or '(none)'}: no ud/ folder; pass --data-dir DIR or set TOKBENCH_DATA")
-    if args.size_mb <= 0 or any(size <= 0 for size in args.growth_mb):
-        raise BenchmarkError("--size-mb and --growth-mb must be positive")
+    if root is not None and not (root / "ud").is_dir():
+        raise BenchmarkError(
+            f"data root {root}: no ud/ folder (pass --data-dir DIR, or no data root for embedded text)"
+        )
+    sizes = (*args.train_mb, args.memory_mb, args.encode_mb, *args.growth_mb)
+    if any(size <= 0 for size in sizes):
+        raise BenchmarkError("--train-mb, --memory-mb, --encode-mb and --growth-mb must be positive")
     options = BenchOptions(
         data_root=root,
         work_dir=args.work_dir or cache_home() / "perf",
-        size_mb=args.size_mb,
+        train_mb=args.train_mb,
         vocab_sizes=args.vocab_sizes,
+        memory_mb=args.memory_mb,
+        encode_mb=args.encode_mb,
         growth_mb=args.growth_mb,
         suites=args.suites,
         families=args.families,

@@ -123,6 +123,10 @@ def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool, referen
         corpus = load_corpus(spec, data_dir=data_dir)
     for warning in caught:
         print(f"tokbench: warning: {warning.message}", file=sys.stderr)
+    for roles, purpose in (("train",), "train on"), (("test", "eval"), "compute metrics on"):
+        if not any(corpus.documents(role) for role in roles):
+            print(f"tokbench: warning: {spec.id}: no {' or '.join(roles)} documents: `tokbench run` needs them to "
+                  f"{purpose}", file=sys.stderr)  # fmt: skip
     stats = corpus_stats(corpus)
     if references:
         stats["references"] = reference_coverage(corpus)
@@ -130,6 +134,7 @@ def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool, referen
         print(json.dumps(stats, ensure_ascii=False, indent=1))
         return 0
     print(f"{stats['id']} ({stats['language']}), fingerprint {stats['fingerprint'][:16]}")
+    print(_leak_line(stats["leaks"]))
     _print_table(stats["roles"], spec.script)
     for name, coverage in stats.get("references", {}).items():
         dropped = ", ".join(f"{reason} {count:,}" for reason, count in coverage["dropped"].items()) or "none"
@@ -137,6 +142,17 @@ def _print_stats(spec: CorpusSpec, data_dir: Path | None, as_json: bool, referen
               f"{coverage['entries_kept']:,} of {coverage['entries_read']:,} entries "
               f"({coverage['share_kept']:.1%}); dropped: {dropped}")  # fmt: skip
     return 0
+
+
+def _leak_line(leaks: dict[str, Any]) -> str:
+    """What the leak check found (corpora/leaks.py), in one line."""
+    leaked = " and ".join(f"{count:,} {role}" for role, count in leaks["leaked_documents"].items())
+    if not leaked:
+        found = "no test or eval document occurs in the training text"
+    else:
+        holders = f"{leaks['training_documents']:,} training document(s)"
+        found = f"{leaked} document(s) occur in {holders}, " + ("dropped" if leaks["policy"] == "drop" else "kept")
+    return f"leak check (on_leak = {leaks['policy']}): {found}"
 
 
 _COLUMNS = ("documents", "sentences", "words", "word_types", "characters", "utf8_bytes")

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "so a second run retrains nothing; an interrupted run resumes when started again with the\n"
             "same config and --out."
         ),
-        epilog="examples:\n  tokbench run\n  tokbench run paper --data-dir ../shared/data --jobs 2",
+        epilog="examples:\n  tokbench run\n  tokbench run paper --data-dir DIR --jobs 2",
     )
     run.add_argument("config", nargs="?", default="quick",
                      help="a config shipped in benchmarks/ (quick, paper) or a path to a TOML file (default: quick)")
@@ -87,9 +87,12 @@ def _write_report(run_dir: Path) -> Path:
 
 
 def handle_report(args: argparse.Namespace) -> int:
+    from benchmarks.runner import run_folder_lock
+
     if not args.run_dir.is_dir():
         raise BenchmarkError(f"{args.run_dir}: no such run directory")
-    print(f"report: {_write_report(args.run_dir)}")
+    with run_folder_lock(args.run_dir):  # never beside a run still writing it
+        print(f"report: {_write_report(args.run_dir)}")
     return 0
 
 

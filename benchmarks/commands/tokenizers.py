@@ -1,21 +1,24 @@
-"""`tokbench train | encode | decode | export`: tokenizers from the command line.
+"""`tokbench count | train | encode | decode | export`: tokenizers from the command line.
 
 Input text is read as UTF-8, one line per text, with only the line ending
 (``\\n`` or ``\\r\\n``) removed.  Invalid UTF-8 is not refused: each invalid
 byte sequence becomes U+FFFD and the number replaced per file is reported on
-stderr.  Files are written atomically, so an error never leaves a
+stderr.  A NUL byte is refused (a binary or UTF-16 file), as the corpus loader
+refuses it.  Files are written atomically, so an error never leaves a
 half-written output behind.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import textwrap
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
+from itertools import islice
 from pathlib import Path
 from typing import Annotated, Any, BinaryIO, Literal, get_args, get_origin
 
@@ -23,20 +26,27 @@ from pydantic.fields import FieldInfo
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from bpe.base import Tokenizer, TokenizerError
+from bpe.base import Tokenizer, TokenizerError, atomic_writer
+from bpe.counts import PretokenCounts, count_pretokens, read_counts
+from bpe.distributed import ENGINES, LineReader
 from bpe.hf_export import EXPORTABLE, to_hf_json
-from bpe.options import options_by_name
+from bpe.options import FAMILY_OPTIONS, options_by_name
+from bpe.pretokenizers import PRETOKENIZERS
 from bpe.pretrained import FORMATS
 from bpe.render import render_pieces
 from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
+from bpe.trained import TrainedTokenizer
+from corpora.sources import binary_file_message
 
 INVALID_UTF8_POLICY = (
     "Input is read as UTF-8, one text per line (only the line ending is removed); invalid UTF-8 byte "
-    "sequences are replaced with U+FFFD and their number is reported on stderr."
+    "sequences are replaced with U+FFFD and their number is reported on stderr; a NUL byte (a binary or "
+    "UTF-16 file) is an error."
 )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    _register_count(subparsers)
     _register_train(subparsers)
     _register_encode(subparsers)
     _register_decode(subparsers)
@@ -72,19 +82,19 @@ def open_input(path: str) -> BinaryIO:
 
 
 def read_lines(handle: BinaryIO, name: str) -> Iterator[str]:
-    """Stream the lines of ``handle`` without their line ending; report replaced invalid UTF-8 on stderr."""
-    replaced = 0
-    for raw in handle:
-        raw = raw.removesuffix(b"\n").removesuffix(b"\r")
-        try:
-            yield raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
-            # every U+FFFD beyond the ones genuinely encoded in the line is a replaced sequence
-            replaced += text.count("\ufffd") - raw.count("\ufffd".encode())
-            yield text
-    if replaced:
-        print(f"tokbench: warning: {name}: {replaced} invalid UTF-8 sequence(s) replaced with U+FFFD", file=sys.stderr)
+    """Stream the lines of ``handle`` without their line ending; report replaced invalid UTF-8 on stderr;
+    refuse a NUL byte."""
+
+    def refuse(offset: int) -> None:
+        raise BenchmarkError(binary_file_message(name, offset))
+
+    lines = LineReader(handle, on_nul=refuse)
+    yield from lines
+    if lines.replaced:
+        print(
+            f"tokbench: warning: {name}: {lines.replaced} invalid UTF-8 sequence(s) replaced with U+FFFD",
+            file=sys.stderr,
+        )
 
 
 def _stdin_or_file(path: str | None, stack: ExitStack) -> tuple[BinaryIO, str]:
@@ -119,6 +129,96 @@ def write_lines(lines: Iterable[str]) -> None:
     out.flush()
 
 
+# -- count ------------------------------------------------------------------
+
+
+def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="local",
+        help="count on this machine (threads; default) or on a Dask cluster (pip install 'tokbench[cluster]')",
+    )
+    parser.add_argument(
+        "--address", metavar="ADDR", help="dask: scheduler address, e.g. tcp://host:8786 (default: a local cluster)"
+    )
+    parser.add_argument("--workers", type=int, metavar="N", help="counting threads, or local dask worker processes")
+
+
+def _register_count(subparsers: argparse._SubParsersAction) -> None:
+    parser = _add_command(
+        subparsers,
+        "count",
+        "Count the pre-tokens of text files into a Parquet file that `tokbench train --counts` trains on.",
+        "The file holds one row per distinct pre-token (columns pretoken, count) and, as key-value\n"
+        "metadata, the settings that made it (docs/formats.md: any engine can write the same format).\n"
+        "Training on the counts gives the same tokenizer as training on the files (not sentencepiece).\n\n"
+        "examples:\n"
+        "  tokbench count --pretokenizer gpt2 --input a.txt b.txt --out counts.parquet\n"
+        "  tokbench count --pretokenizer gpt2 --input shard-*.txt --out counts.parquet \\\n"
+        "      --engine dask --address tcp://scheduler:8786",
+    )
+    parser.add_argument(
+        "--pretokenizer", required=True, choices=list(PRETOKENIZERS), help="pre-tokenizer the family will use"
+    )
+    parser.add_argument("--input", required=True, nargs="+", metavar="FILE", help="text, one text per line")
+    parser.add_argument("--out", required=True, metavar="PATH", help="Parquet file to write")
+    _add_engine_arguments(parser)
+    parser.set_defaults(handler=run_count)
+
+
+def count_files(args: argparse.Namespace) -> PretokenCounts:
+    """The pre-token counts of ``args.input`` with ``args.pretokenizer`` on ``args.engine``, with
+    the settings that made them (docs/formats.md)."""
+    from bpe.distributed import count_shards, file_shards
+
+    if args.workers is not None and args.workers < 1:
+        raise BenchmarkError(f"--workers must be at least 1, got {args.workers}")
+    with ExitStack() as stack:  # every input must be readable before counting starts
+        for path in args.input:
+            stack.enter_context(open_input(path))
+    if args.engine == "local":
+        with ExitStack() as stack:
+            handles = [(stack.enter_context(open_input(path)), path) for path in args.input]
+            lines = (line for handle, name in handles for line in read_lines(handle, name))
+            counts = count_pretokens(_require_text(lines, args.input), args.pretokenizer, workers=args.workers)
+    else:
+        counts = count_shards(
+            file_shards(args.input), args.pretokenizer, engine=args.engine, address=args.address, workers=args.workers
+        )
+        if not counts.has_text():
+            raise BenchmarkError(f"{', '.join(args.input)}: no text to count (the input is empty or whitespace-only)")
+    counts.settings = {
+        "normalization": "none",
+        "text_unit": "line",
+        "tokbench_version": bpe.__version__,
+        "inputs": json.dumps([_fingerprint(path) for path in args.input], ensure_ascii=False),
+    }
+    return counts
+
+
+def _fingerprint(path: str) -> dict[str, Any]:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"path": path, "bytes": Path(path).stat().st_size, "sha256": digest.hexdigest()}
+
+
+def run_count(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    _check_output_path(out)
+    started = time.perf_counter()
+    counts = count_files(args)
+    with _writing(out):
+        counts.save(out)
+    print(
+        f"counted {counts.total:,} pre-tokens ({len(counts):,} distinct, pre-tokenizer {args.pretokenizer}) in "
+        f"{time.perf_counter() - started:.1f} s -> {out}"
+    )
+    return 0
+
+
 # -- train ------------------------------------------------------------------
 
 
@@ -126,14 +226,17 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
         "train",
-        "Train a tokenizer on text files and save it as one JSON file.",
+        "Train a tokenizer on text files, or on pre-token counts, and save it as one JSON file.",
         "Options that a family does not use are an error (e.g. --pretokenizer for spm-*).\n"
         "Families: word, char, char-bpe, byte-bpe (written from scratch); spm-bpe, spm-unigram (sentencepiece);\n"
         "morfessor (Morfessor Baseline); bpe-knockout (BPE pruned with gold morphemes: needs --references).\n"
+        "--counts (from `tokbench count`) trains the from-scratch families exactly as the counted text would,\n"
+        "with the counts' pre-tokenizer; sentencepiece needs the text.\n"
         f"Encode-time options ({_flags(options_by_name(encode_time_only=True))}) only change encoding: they are\n"
         "saved with the tokenizer, and `tokbench encode` takes them too.\n\n"
         "examples:\n"
         "  tokbench train --kind byte-bpe --vocab-size 8000 --input train.txt --out byte-bpe-8k.json\n"
+        "  tokbench train --kind byte-bpe --vocab-size 32000 --counts counts.parquet --out byte-bpe-32k.json\n"
         "  tokbench train --kind char-bpe --vocab-size 8000 --normalizer jamo --pretokenizer morpheme \\\n"
         "      --input ko.txt --out ko-jamo-morpheme.json\n"
         "  tokbench train --kind bpe-knockout --vocab-size 8000 --references gold.tsv --input tr.txt --out tr-ko.json",
@@ -147,8 +250,11 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="bpe-knockout: gold morphemes, one 'word<TAB>morph morph ...' per line (the morphs spell the word)",
     )
-    parser.add_argument("--input", required=True, nargs="+", metavar="FILE", help="training text, one text per line")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--input", nargs="+", metavar="FILE", help="training text, one text per line")
+    source.add_argument("--counts", metavar="FILE", help="pre-token counts (Parquet) made by `tokbench count`")
     parser.add_argument("--out", required=True, metavar="PATH", help="tokenizer JSON file to write")
+    _add_engine_arguments(parser)
     parser.set_defaults(handler=run_train)
 
 
@@ -206,14 +312,34 @@ def run_train(args: argparse.Namespace) -> int:
     }
     if args.references is not None:
         options["references"] = read_references(args.references)
-    with ExitStack() as stack:
-        # every input must be readable before training starts
-        handles = [(stack.enter_context(open_input(path)), path) for path in args.input]
-        texts = _require_text((line for handle, name in handles for line in read_lines(handle, name)), args.input)
+    # a merge progress bar where someone watches (the families draw it on stderr)
+    progress = sys.stderr.isatty()
+    counted = args.counts is not None or args.engine != "local"
+    if counted and not issubclass(family, TrainedTokenizer):
+        raise BenchmarkError(
+            f"{args.kind} trains on the text itself (sentencepiece reads sentences): use --input with the local engine"
+        )
+    if args.counts is not None:
+        if args.engine != "local" or args.address is not None:
+            raise BenchmarkError("--engine and --address count text; --counts is already counted")
         started = time.perf_counter()
-        # a merge progress bar where someone watches (the families draw it on stderr)
-        tokenizer = family.train(texts, args.vocab_size, progress=sys.stderr.isatty(), **options)
-        seconds = time.perf_counter() - started
+        counts = read_counts(args.counts)
+        tokenizer = bpe.train_from_counts(args.kind, counts, args.vocab_size, progress=progress, **options)
+    elif args.engine != "local":
+        settings = FAMILY_OPTIONS[args.kind].parse(args.kind, options)  # refuse bad options before counting
+        # char takes no pre-tokenizer: the characters of any (lossless) pre-tokens are the text's
+        args.pretokenizer = getattr(settings, "pretokenizer", "unicode")
+        started = time.perf_counter()
+        counts = count_files(args)
+        tokenizer = bpe.train_from_counts(args.kind, counts, args.vocab_size, progress=progress, **options)
+    else:
+        with ExitStack() as stack:
+            # every input must be readable before training starts
+            handles = [(stack.enter_context(open_input(path)), path) for path in args.input]
+            texts = _require_text((line for handle, name in handles for line in read_lines(handle, name)), args.input)
+            started = time.perf_counter()
+            tokenizer = family.train(texts, args.vocab_size, progress=progress, workers=args.workers, **options)
+    seconds = time.perf_counter() - started
     with _writing(out):
         tokenizer.save(out)
     print(_summary(tokenizer, args.vocab_size, seconds, out))
@@ -271,7 +397,6 @@ def load_tokenizer(args: argparse.Namespace) -> Tokenizer:
     return bpe.load(args.tokenizer, format=args.format, pattern=args.pattern)
 
 
-
 def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser = _add_command(
         subparsers,
@@ -287,6 +412,7 @@ def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     )
     add_tokenizer_option(parser)
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
+    parser.add_argument("--out", metavar="PATH", help="file to write (default: stdout)")
     parser.add_argument("--pieces", action="store_true", help="print the text each token covers instead of ids")
     for name, families in options_by_name(encode_time_only=True).items():
         parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families, as_saved=True))
@@ -312,22 +438,45 @@ def read_references(path: str) -> dict[str, list[int]]:
     return references
 
 
+#: lines encoded and written together by the compiled batch encoder
+BATCH_LINES = 20_000
+
+
 def run_encode(args: argparse.Namespace) -> int:
     encode_options = {name: getattr(args, name) for name in options_by_name(encode_time_only=True)}
     tokenizer = load_tokenizer(args).with_encode_options(**encode_options)
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        _check_output_path(out)
     with ExitStack() as stack:
         handle, name = _stdin_or_file(args.input, stack)
-
-        def encoded() -> Iterator[str]:
-            for line in read_lines(handle, name):
-                if args.pieces:
-                    pieces = render_pieces(line, tokenizer.encode_with_spans(line), tokenizer.unk_id)
-                    yield json.dumps(pieces, ensure_ascii=False)
-                else:
-                    yield json.dumps(tokenizer.encode(line))
-
-        write_lines(encoded())
+        lines = read_lines(handle, name)
+        if out is None:
+            sink: BinaryIO = sys.stdout.buffer
+        else:  # written beside the target and renamed into place at the end: never half-written
+            with _writing(out):
+                sink = stack.enter_context(atomic_writer(out))
+        with _writing(out or Path("<stdout>")):
+            _encode_lines(tokenizer, lines, args.pieces, sink)
     return 0
+
+
+def _encode_lines(tokenizer: Tokenizer, lines: Iterator[str], pieces: bool, sink: BinaryIO) -> None:
+    """One JSON array per line: in compiled batches for BPE ids (``bpe.batch_encode``), else line by line."""
+    from bpe.batch_encode import BatchEncoder
+
+    if not pieces and BatchEncoder.supports(tokenizer):
+        encoder = BatchEncoder(tokenizer)
+        while batch := list(islice(lines, BATCH_LINES)):
+            sink.write(encoder.json_lines(batch))
+    else:
+        for line in lines:
+            if pieces:
+                encoded: list[Any] = render_pieces(line, tokenizer.encode_with_spans(line), tokenizer.unk_id)
+            else:
+                encoded = tokenizer.encode(line)
+            sink.write(json.dumps(encoded, ensure_ascii=False).encode("utf-8") + b"\n")
+    sink.flush()
 
 
 def _register_decode(subparsers: argparse._SubParsersAction) -> None:

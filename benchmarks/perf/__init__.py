@@ -1,4 +1,4 @@
-"""Performance harness (issue 5): training and encoding speed and memory against HF tokenizers,
+"""Performance harness: training and encoding speed and memory against HF tokenizers,
 sentencepiece and tiktoken, end-to-end run time, growth with corpus size.
 
 Run it with ``tokbench bench`` or ``python -m benchmarks.perf``; figures go to

@@ -1,17 +1,23 @@
 """One measurement, run in a fresh process so that its peak memory is its own:
 ``python -m benchmarks.perf.child '<task as JSON>'`` prints one JSON line.
 
-Every task reads the corpus file first (one text per line); the reported ``seconds`` cover the
-measured call only, ``rss_before_mb`` is the resident size after reading the corpus and
-``rss_peak_mb`` the peak of the whole process; ``workers_peak_mb`` is the largest worker
-process of a pool (0 when none ran).
+A task with a ``corpus`` reads that file first (one text per line); the reported ``seconds`` cover
+the measured call only, ``rss_before_mb`` is the resident size after reading the corpus and
+``rss_peak_mb`` the peak of the whole process; ``workers_peak_mb`` is the largest worker process of
+a pool (0 when none ran).  The ``command`` task runs a whole command as its own process instead
+(``tokbench encode``, the tiktoken script, ``tokbench train`` on 1 GB) and reports that process's wall
+time and peak (``command_peak_mb``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from multiprocessing import get_context
@@ -87,31 +93,75 @@ def train_spm(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
 
 
 def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
-    """Where tokbench's byte-bpe training time goes: serial and parallel counting, then the merge kernel."""
-    from collections import Counter
+    """Where tokbench's byte-bpe training time goes: counting in one thread and in all, the words of
+    the merge kernel, the kernel (numba imported beforehand)."""
+    import os
 
-    from bpe.merge_kernel import learn_merges
-    from bpe.trainer import count_pretokens
+    import bpe.merge_kernel  # noqa: F401 - import numba and load the compiled kernels before timing
+    from bpe.byte_bpe import ByteBPETokenizer
+    from bpe.counts import count_pretokens
 
     timings: dict[str, Any] = {}
     start = time.perf_counter()
     serial = count_pretokens(lines, "gpt2", workers=1)
     timings["count_serial_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    parallel = count_pretokens(lines, "gpt2")
+    parallel = count_pretokens(lines, "gpt2", workers=len(os.sched_getaffinity(0)))
     timings["count_parallel_s"] = time.perf_counter() - start
-    timings["counts_equal"] = parallel == serial
+    timings["counts_equal"] = counts_digest(parallel) == counts_digest(serial)
+    untrained = ByteBPETokenizer()
     start = time.perf_counter()
-    words: Counter[tuple[int, ...]] = Counter()
-    for pretoken, count in serial.items():
-        words[tuple(pretoken.encode("utf-8"))] += count
+    words = untrained._training_words(serial)
     timings["to_words_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    byte_keys = [bytes([value]) for value in range(256)]
-    merges = learn_merges(words, byte_keys, task["vocab_size"] - len(DEFAULT_SPECIAL_TOKENS) - 256, 2)
-    timings["kernel_s"] = time.perf_counter() - start
-    timings.update(pretoken_types=len(serial), symbols=sum(map(len, words)), merges=len(merges))
+    merges = untrained._learn_merges(serial, task["vocab_size"], None)
+    timings["kernel_s"] = time.perf_counter() - start - timings["to_words_s"]
+    timings.update(pretoken_types=len(serial), pretokens=serial.total, symbols=int(words[0].size), merges=len(merges))
     return timings
+
+
+def counts_digest(counts: Any) -> str:
+    """A fingerprint of pre-token counts (their sorted items), to compare counts made in two processes."""
+    pretokens, values = counts.sorted_items()
+    return hashlib.sha256(json.dumps([pretokens, values], ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def count_engine(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """Count the pre-tokens of the corpus file on an engine (``bpe.distributed``): local threads or a
+    local Dask cluster; timed from shards to the summed counts (a Dask cluster's start included)."""
+    from bpe.distributed import count_shards, file_shards
+
+    start = time.perf_counter()
+    shards = file_shards([task["file"]])
+    counts = count_shards(shards, "gpt2", engine=task["engine"], workers=task["workers"])
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "shards": len(shards), "distinct": len(counts), "digest": counts_digest(counts)}
+
+
+def sweep(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """Training byte-bpe at every size: ``once`` (bpe.train_sweep) or ``separate`` (one training each)."""
+    import bpe
+
+    sizes = task["vocab_sizes"]
+    if task["mode"] == "once":
+        tokenizers = bpe.train_sweep("byte-bpe", lines, sizes)
+    else:
+        tokenizers = {size: bpe.train("byte-bpe", lines, size) for size in sizes}
+    return {"vocab": {size: tokenizers[size].vocab_size for size in sizes}}
+
+
+def command(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """Run ``argv`` as its own process: its wall time and its peak resident size (from ``wait4``)."""
+    with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty command never blocks on it
+        start = time.perf_counter()
+        process = subprocess.Popen(task["argv"], stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        if status != 0:
+            errors.seek(0)
+            last = (errors.read().decode("utf-8", "replace").strip().splitlines() or [""])[-1]
+            raise SystemExit(f"{' '.join(task['argv'])}: exit status {status}: {last}")
+    return {"seconds": seconds, "command_peak_mb": usage.ru_maxrss / 1024}
 
 
 # -- encoding ------------------------------------------------------------------------------------
@@ -204,6 +254,9 @@ TASKS: dict[str, Callable[[list[str], dict[str, Any]], dict[str, Any]]] = {
     "train-hf": train_hf,
     "train-spm": train_spm,
     "train-phases": train_phases,
+    "count-engine": count_engine,
+    "sweep": sweep,
+    "command": command,
     "encode": encode,
     "cli": cli,
 }
@@ -211,7 +264,7 @@ TASKS: dict[str, Callable[[list[str], dict[str, Any]], dict[str, Any]]] = {
 
 def main(argv: list[str]) -> int:
     task = json.loads(argv[0])
-    lines = read_lines(Path(task["corpus"]))
+    lines = read_lines(Path(task["corpus"])) if task.get("corpus") else []
     before = _status_mb("VmRSS")
     start = time.perf_counter()
     result = {"seconds": None, **TASKS[task["task"]](lines, task)}

@@ -1,95 +1,187 @@
-"""The benchmark text: mixed Turkish / Russian / Korean / English, built from real sources, at any size.
+"""The benchmark text: diverse Turkish / Russian / Korean / English, generated deterministically at any size.
 
-Per language, the distinct source text is every UD ``# text =`` sentence of the data root (all
-treebank files: train, dev and test; never FLORES, which is evaluation text) plus the language's
-embedded package corpus (``corpora`` spec ``embedded-<lang>``, read from its pip package).  Each
-language gets an equal share of the requested UTF-8 bytes; its lines are cycled in order until the
-share is filled, and the four languages are interleaved line by line so that any prefix is mixed.
+A small corpus cycled to a large size keeps the number of distinct pre-tokens tiny and flatters every
+trainer (the merge phase scales with distinct pre-tokens, not bytes).  Real text of 100 MB has
+hundreds of thousands of word types with a Zipf-shaped frequency curve, so this text is a **Zipf mix
+of word types**:
 
-Repetition inflates pre-token counts but not pre-token types: the merge phase of a trainer depends
-mostly on types, so on a repeated corpus it is relatively cheaper than on fresh text of the same
-size, for every implementation alike.  ``describe`` reports the repetition factor per language.
+1. *Real types.*  Per language, the whitespace-separated words of every UD ``# text =`` sentence of
+   the data root (all treebank files; never FLORES, which is evaluation text) plus the language's
+   embedded package corpus (``corpora`` spec ``embedded-<lang>``); without a data root, the embedded
+   corpus alone.  Punctuation stays attached as in the text (``dünya,``).  Ranked by corpus frequency
+   (ties: code point order).
+2. *Recombined types*, so the inventory reaches ``TYPES_PER_REAL_TYPE`` times the real types (about
+   940k with the data root): the start of one real type joined to the end of another type of the
+   same language, each cut at a seeded random character position, skipping repeats and real types.
+   They mimic the long tail of real text (rare inflected forms and compounds built from common
+   parts) and rank after every real type.
+3. *Sampling.*  Word ``r`` (0-based rank) of a language is drawn with probability proportional to
+   ``1 / (r + 1)`` (Zipf, exponent 1) by inverse-CDF sampling from numpy's PCG64 generator seeded
+   with ``SEED``; a line holds ``WORDS_PER_LINE`` words of one language, joined by spaces, and the
+   languages take turns every ``BATCH_LINES`` lines.
+
+Same sources and size give byte-identical text; ``describe`` reports the inventory, and the harness
+counts the text's distinct pre-tokens.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from dataclasses import dataclass
-from itertools import cycle
 from pathlib import Path
+
+import numpy as np
 
 from benchmarks.errors import BenchmarkError
 
 #: FLORES code -> (UD folder, short code of the embedded corpus spec)
 LANGUAGES = {"tur_Latn": ("tr", "tur"), "rus_Cyrl": ("ru", "rus"), "kor_Hang": ("ko", "kor"), "eng_Latn": ("en", "eng")}
+SEED = 20261201
+#: the inventory of a language is this many times its real word types (real + recombined)
+TYPES_PER_REAL_TYPE = 4.2
+#: words per line: drawn uniformly from this range (inclusive)
+WORDS_PER_LINE = (4, 24)
+#: lines of one language generated at a time (then the next language takes its turn)
+BATCH_LINES = 250
 
 
 @dataclass(frozen=True)
-class SourceText:
-    """The distinct lines of one language and their UTF-8 size."""
+class WordTypes:
+    """The inventory of one language: types by rank (real first), how many are real, their UTF-8 arena."""
 
     language: str
-    lines: list[str]
-    n_bytes: int
+    types: list[str]
+    n_real: int
+
+    @property
+    def n_recombined(self) -> int:
+        return len(self.types) - self.n_real
 
 
-def source_texts(data_root: Path) -> list[SourceText]:
-    """Distinct source lines per language (UD sentences + embedded package corpus), in a fixed order."""
+def source_lines(data_root: Path | None) -> dict[str, list[str]]:
+    """Non-blank source lines per language (UD sentences when a data root is given + embedded corpus)."""
     from corpora.loader import load_corpus
 
-    texts = []
+    texts: dict[str, list[str]] = {}
     for language, (ud_folder, short) in LANGUAGES.items():
-        files = sorted((data_root / "ud" / ud_folder).glob("*.conllu"))
-        if not files:
-            raise BenchmarkError(f"{data_root / 'ud' / ud_folder}: no UD .conllu files (is {data_root} a data root?)")
-        lines = [
-            line.removeprefix("# text = ")
-            for path in files
-            for line in path.read_text(encoding="utf-8").splitlines()
-            if line.startswith("# text = ")
-        ]
+        lines: list[str] = []
+        if data_root is not None:
+            files = sorted((data_root / "ud" / ud_folder).glob("*.conllu"))
+            if not files:
+                raise BenchmarkError(
+                    f"{data_root / 'ud' / ud_folder}: no UD .conllu files (is {data_root} a data root?)"
+                )
+            lines += [
+                line.removeprefix("# text = ")
+                for path in files
+                for line in path.read_text(encoding="utf-8").splitlines()
+                if line.startswith("# text = ")
+            ]
         with warnings.catch_warnings():  # repairs of the embedded text are reported by `tokbench corpora`
             warnings.simplefilter("ignore")
             corpus = load_corpus(f"embedded-{short}", data_root)
         for role in corpus.roles():
             lines += [line for document in corpus.documents(role) for line in document.text.splitlines()]
-        lines = [line for line in lines if line.strip()]
-        texts.append(SourceText(language, lines, sum(len(line.encode("utf-8")) + 1 for line in lines)))
+        texts[language] = [line for line in lines if line.strip()]
     return texts
 
 
-def build_mixed(sources: list[SourceText], total_bytes: int) -> list[str]:
-    """About ``total_bytes`` of text (counting one newline per line), an equal share per language."""
-    share = total_bytes // len(sources)
-    per_language = []
-    for source in sources:
-        lines, size = [], 0
-        for line in cycle(source.lines):
-            if size >= share:
-                break
-            lines.append(line)
-            size += len(line.encode("utf-8")) + 1
-        per_language.append(lines)
-    mixed = []
-    for i in range(max(map(len, per_language))):
-        mixed += [lines[i] for lines in per_language if i < len(lines)]
-    return mixed
+def word_types(data_root: Path | None) -> list[WordTypes]:
+    """The ranked inventory of every language (see the module docstring)."""
+    rng = np.random.Generator(np.random.PCG64(SEED))
+    inventories = []
+    for language, lines in source_lines(data_root).items():
+        counts = Counter(word for line in lines for word in line.split())
+        real = sorted(counts, key=lambda word: (-counts[word], word))
+        seen = set(real)
+        wanted = int(len(real) * TYPES_PER_REAL_TYPE)
+        recombined: list[str] = []
+        while len(real) + len(recombined) < wanted:
+            batch = wanted - len(real) - len(recombined)
+            heads = rng.integers(0, len(real), batch)
+            tails = rng.integers(0, len(real), batch)
+            head_cuts = rng.random(batch)
+            tail_cuts = rng.random(batch)
+            for head, tail, head_cut, tail_cut in zip(
+                heads.tolist(), tails.tolist(), head_cuts.tolist(), tail_cuts.tolist(), strict=True
+            ):
+                first, second = real[head], real[tail]
+                # at least one character of each part
+                word = first[: 1 + int(head_cut * len(first))] + second[int(tail_cut * len(second)) :]
+                if word not in seen:
+                    seen.add(word)
+                    recombined.append(word)
+        inventories.append(WordTypes(language, real + recombined, len(real)))
+    return inventories
 
 
-def write_mixed(data_root: Path, total_bytes: int, path: Path) -> Path:
-    """Write the mixed text (one line per text) to ``path`` unless it is already there."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("\n".join(build_mixed(source_texts(data_root), total_bytes)) + "\n", encoding="utf-8")
-        tmp.replace(path)
+def _zipf_cdf(n_types: int) -> np.ndarray:
+    weights = 1.0 / np.arange(1, n_types + 1, dtype=np.float64)
+    cdf = np.cumsum(weights)
+    return cdf / cdf[-1]
+
+
+def write_diverse(data_root: Path | None, total_bytes: int, path: Path) -> Path:
+    """Write about ``total_bytes`` of diverse text (one line per text) to ``path`` unless it is already there."""
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    inventories = word_types(data_root)
+    rng = np.random.Generator(np.random.PCG64(SEED + 1))
+    arenas = []
+    for inventory in inventories:
+        encoded = [word.encode("utf-8") for word in inventory.types]
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        starts = np.zeros(len(encoded), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        arenas.append((np.frombuffer(b"".join(encoded), dtype=np.uint8), starts, lengths, _zipf_cdf(len(encoded))))
+    tmp = path.with_suffix(".tmp")
+    written = 0
+    with open(tmp, "wb") as out:
+        while written < total_bytes:
+            for arena, starts, lengths, cdf in arenas:
+                chunk = _lines(rng, arena, starts, lengths, cdf)
+                out.write(chunk)
+                written += len(chunk)
+    # cut at the first line end after the requested size
+    with open(tmp, "r+b") as handle:
+        handle.seek(max(total_bytes - 1, 0))
+        rest = handle.read(1 << 16)
+        cut = total_bytes + rest.find(b"\n") if b"\n" in rest else handle.tell()
+        handle.truncate(max(cut, 0))
+    tmp.replace(path)
     return path
 
 
-def describe(sources: list[SourceText], total_bytes: int) -> str:
-    """A sentence per language: distinct bytes and the repetition factor to reach its share."""
-    share = total_bytes / len(sources)
-    return "; ".join(f"{s.language}: {s.n_bytes / 1e6:.2f} MB distinct, x{share / s.n_bytes:.2g}" for s in sources)
+def _lines(
+    rng: np.random.Generator, arena: np.ndarray, starts: np.ndarray, lengths: np.ndarray, cdf: np.ndarray
+) -> bytes:
+    """``BATCH_LINES`` lines of one language: Zipf-drawn words joined by spaces, each line ending in a newline."""
+    low, high = WORDS_PER_LINE
+    words_per_line = rng.integers(low, high + 1, BATCH_LINES)
+    n_words = int(words_per_line.sum())
+    ranks = np.minimum(np.searchsorted(cdf, rng.random(n_words), side="right"), cdf.size - 1)
+    word_lengths = lengths[ranks]
+    out_lengths = word_lengths + 1  # the separator after each word
+    out_starts = np.zeros(n_words, dtype=np.int64)
+    np.cumsum(out_lengths[:-1], out=out_starts[1:])
+    total = int(out_lengths.sum())
+    out = np.full(total, ord(" "), dtype=np.uint8)
+    # every byte of every word: its offset inside the word, its place in the output and in the arena
+    inner = np.arange(int(word_lengths.sum())) - np.repeat(np.cumsum(word_lengths) - word_lengths, word_lengths)
+    out[np.repeat(out_starts, word_lengths) + inner] = arena[np.repeat(starts[ranks], word_lengths) + inner]
+    line_ends = np.cumsum(words_per_line) - 1
+    out[out_starts[line_ends] + word_lengths[line_ends]] = ord("\n")
+    return out.tobytes()
+
+
+def describe(inventories: list[WordTypes]) -> str:
+    """One clause per language: real and recombined types."""
+    return "; ".join(
+        f"{inventory.language}: {inventory.n_real:,} real + {inventory.n_recombined:,} recombined types"
+        for inventory in inventories
+    )
 
 
 def read_lines(path: Path) -> list[str]:

@@ -11,6 +11,7 @@ from benchmarks.cli import main
 from corpora import silver
 from corpora.silver import SILVER
 from corpora.spec import parse_spec
+from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
 
 
 @pytest.fixture(autouse=True)
@@ -69,8 +70,8 @@ def test_stats_json_of_an_embedded_corpus(capsys):
     assert train["script_share"] == 1.0 and train["words"] > train["word_types"] > 0
 
 
-def test_stats_reports_reference_coverage(capsys, data_root):
-    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(data_root), "--references", "--json")
+def test_stats_reports_reference_coverage(capsys):
+    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(DATA_ROOT), "--references", "--json")
     assert status == 0
     references = json.loads(out)["references"]
     sigmorphon = references["sigmorphon2022"]
@@ -78,16 +79,18 @@ def test_stats_reports_reference_coverage(capsys, data_root):
     # underlying-form entries are dropped and counted: about 70% of the file is kept
     assert 0.6 < sigmorphon["share_kept"] < 0.8
     assert sigmorphon["entries_read"] == sigmorphon["entries_kept"] + sum(sigmorphon["dropped"].values())
-    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(data_root), "--references")
+    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(DATA_ROOT), "--references")
     assert "reference sigmorphon2022 (gold):" in out
 
 
-def test_stats_table_with_a_data_root(capsys, data_root):
-    status, out, _ = run(capsys, "corpora", "stats", "ud-tur", "--data-dir", str(data_root))
+def test_stats_table_with_a_data_root(capsys):
+    status, out, _ = run(capsys, "corpora", "stats", "ud-eng", "--data-dir", str(DATA_ROOT))
     assert status == 0
     rows = {row["role"]: row for row in text_table(out)}
-    assert rows["eval"]["documents"] == "2,009" and rows["train"]["documents"] == "6,060"
-    assert rows["test"]["documents"] == "3,722"
+    documents = {role: row["documents"] for role, row in rows.items()}  # UD EWT dev and test sentences; FLORES lines
+    assert documents == by_data({"train": "15", "test": "15", "eval": "100"},
+                                {"train": "2,001", "test": "2,077", "eval": "2,009"})  # fmt: skip
+    assert re.fullmatch(r"\d{1,3}(,\d{3})+", rows["eval"]["words"])  # thousands separated
     assert rows["eval"]["share Latn"].endswith("%")
 
 
@@ -135,7 +138,7 @@ def test_agreement_subcommand_is_registered(capsys):
 # -- agreement of the silver analyzers with the gold references ------------------------------------
 
 
-def test_agreement_command_prints_table_and_json(data_root, monkeypatch, capsys):
+def test_agreement_command_prints_table_and_json(monkeypatch, capsys):
     korean = parse_spec(
         {
             "id": "t-kor",
@@ -150,7 +153,7 @@ def test_agreement_command_prints_table_and_json(data_root, monkeypatch, capsys)
         }
     )
     monkeypatch.setattr(silver, "list_corpora", lambda: [korean])
-    status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(data_root), "--json")
+    status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(DATA_ROOT), "--json")
     assert status == 0
     records = json.loads(out)
     assert records["skipped"] == []
@@ -161,7 +164,7 @@ def test_agreement_command_prints_table_and_json(data_root, monkeypatch, capsys)
     assert kaist["f1"] == pytest.approx(kaist["tp"] / (kaist["tp"] + 0.5 * (kaist["fp"] + kaist["fn"])), abs=1e-4)
     assert by_gold["ms-kor"]["gold_kind"] == "morphscore" and "unreliable" in by_gold["ms-kor"]["gold_notes"]
 
-    status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(data_root))
+    status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(DATA_ROOT))
     assert status == 0
     row = next(row for row in text_table(out) if row["gold reference"] == "kaist")
     assert row["analyzer"] == "kiwi" and row["lang"] == "ko" and row["kind"] == "gold"
@@ -178,11 +181,12 @@ def test_agreement_command_without_data_root_exits_2(capsys):
 
 
 @pytest.mark.slow
-def test_agreement_command_over_the_shipped_specs(data_root, capsys):
-    status, out, _ = run(capsys, "corpora", "agreement", "--json", "--data-dir", str(data_root))
+def test_agreement_command_over_the_shipped_specs(capsys):
+    status, out, _ = run(capsys, "corpora", "agreement", "--json", "--data-dir", str(DATA_ROOT))
     assert status == 0
     records = json.loads(out)["agreement"]  # stdout holds the JSON only
     assert {record["analyzer"] for record in records} == set(SILVER)
     f1 = {(r["analyzer"], r["gold"]): r["f1"] for r in records if r["gold_kind"] == "gold"}
-    assert f1[("zemberek", "morphochallenge2010")] > 0.90
-    assert f1[("kiwi", "ud-korean-lemma")] > 0.92
+    assert f1[("kiwi", "ud-korean-lemma")] > 0.92  # data README: ~0.94 (the sample's Kaist excerpt too)
+    if FULL_DATA_ROOT is not None:  # a figure of the whole Morpho Challenge file (the sample has 4 entries)
+        assert f1[("zemberek", "morphochallenge2010")] > 0.90

@@ -1,4 +1,4 @@
-"""`tokbench train | encode | decode | export`: the stable contract and every bad input.
+"""`tokbench count | train | encode | decode | export`: the stable contract and every bad input.
 
 Training text is real running text shipped inside installed packages (read in
 place, never copied): the Korean constitution from konlpy (CRLF line ends) and
@@ -7,6 +7,7 @@ English news from gensim.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import io
 import json
@@ -21,7 +22,9 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer as HFTokenizer
 
+import bpe
 from benchmarks.cli import main
+from bpe.counts import read_counts
 from bpe.options import options_by_name
 
 
@@ -164,7 +167,7 @@ def test_export_hf_gives_the_same_ids(tokbench, trained: dict[str, Path], korean
 
 
 def test_help_documents_each_command(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in ("train", "encode", "decode", "export"):
+    for command in ("count", "train", "encode", "decode", "export"):
         with pytest.raises(SystemExit) as exit_info:
             main([command, "--help"])
         assert exit_info.value.code == 0
@@ -454,3 +457,114 @@ def test_unexportable_and_bad_export_target(tokbench, trained: dict[str, Path], 
         assert "exportable: byte-bpe" in tokbench(*export, tokenizer, "--out", out).error()
     assert "is a directory" in tokbench(*export, trained["byte-bpe"], "--out", tmp_path).error()
     assert list(tmp_path.iterdir()) == []
+
+
+# -- counts as a training input, engines, batch encoding -------------------------------------------
+
+
+def test_count_then_train_equals_training_on_the_text(tokbench, korean: Path, english: Path, tmp_path: Path) -> None:
+    counts = tmp_path / "counts.parquet"
+    run = tokbench("count", "--pretokenizer", "unicode", "--input", korean, english, "--out", counts)
+    assert run.status == 0, run.err
+    assert run.out.startswith("counted ") and "distinct, pre-tokenizer unicode" in run.out
+    settings = read_counts(counts).settings
+    assert settings["normalization"] == "none" and settings["text_unit"] == "line"
+    inputs = json.loads(settings["inputs"])
+    assert [item["path"] for item in inputs] == [str(korean), str(english)]
+    assert inputs[0]["sha256"] == hashlib.sha256(korean.read_bytes()).hexdigest()
+    for kind, options in [("char-bpe", ["--end-of-word", "attached"]), ("word", []), ("char", [])]:
+        from_counts, from_text = tmp_path / f"{kind}-counts.json", tmp_path / f"{kind}-text.json"
+        argv = ["train", "--kind", kind, "--vocab-size", 1500, *options]
+        assert tokbench(*argv, "--counts", counts, "--out", from_counts).status == 0
+        assert tokbench(*argv, "--input", korean, english, "--out", from_text).status == 0
+        assert from_counts.read_bytes() == from_text.read_bytes(), kind
+
+
+def test_dask_engine_through_the_cli(tokbench, korean: Path, english: Path, tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason="the cluster extra is not installed: pip install 'tokbench[cluster]'")
+    local, dask = tmp_path / "local.parquet", tmp_path / "dask.parquet"
+    assert tokbench("count", "--pretokenizer", "gpt2", "--input", korean, english, "--out", local).status == 0
+    run = tokbench(
+        "count", "--pretokenizer", "gpt2", "--input", korean, english, "--out", dask, "--engine", "dask", "--workers", 2
+    )
+    assert run.status == 0, run.err
+    assert read_counts(dask) == read_counts(local)
+    trained_on_cluster = tmp_path / "cluster.json"
+    argv = ["train", "--kind", "byte-bpe", "--vocab-size", 1200, "--out", trained_on_cluster]
+    assert tokbench(*argv, "--input", korean, english, "--engine", "dask", "--workers", 2).status == 0
+    assert tokbench(*argv[:-1], tmp_path / "plain.json", "--input", korean, english).status == 0
+    assert trained_on_cluster.read_bytes() == (tmp_path / "plain.json").read_bytes()
+
+
+def test_encode_writes_a_file_in_batches(tokbench, trained: dict[str, Path], korean: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ids.jsonl"
+    assert tokbench("encode", "--tokenizer", trained["byte-bpe"], "--input", korean, "--out", out).status == 0
+    tokenizer = bpe.load(trained["byte-bpe"])
+    assert out.read_text(encoding="utf-8").splitlines() == [
+        json.dumps(tokenizer.encode(t)) for t in korean_lines(korean)
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.jsonl"]  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["train", "--kind", "spm-bpe", "--vocab-size", "500", "--counts", "{counts}", "--out", "{out}"],
+            "spm-bpe trains on the text",
+        ),
+        (
+            [
+                "train",
+                "--kind",
+                "byte-bpe",
+                "--vocab-size",
+                "500",
+                "--pretokenizer",
+                "gpt2",
+                "--counts",
+                "{counts}",
+                "--out",
+                "{out}",
+            ],
+            "not 'gpt2'",
+        ),
+        (
+            [
+                "train",
+                "--kind",
+                "word",
+                "--vocab-size",
+                "500",
+                "--counts",
+                "{counts}",
+                "--out",
+                "{out}",
+                "--engine",
+                "dask",
+            ],
+            "already counted",
+        ),
+        (
+            ["train", "--kind", "word", "--vocab-size", "500", "--counts", "{missing}", "--out", "{out}"],
+            "no such counts file",
+        ),
+        (["count", "--pretokenizer", "gpt2", "--input", "{missing}", "--out", "{out}"], "no such file"),
+        (["count", "--pretokenizer", "gpt2", "--input", "{blank}", "--out", "{out}"], "no training text"),
+        (["count", "--pretokenizer", "gpt2", "--input", "{korean}", "--out", "{out}", "--workers", "0"], "--workers"),
+    ],
+)
+def test_bad_count_and_counts_arguments(tokbench, korean: Path, tmp_path: Path, argv: list[str], message: str) -> None:
+    counts = tmp_path / "counts.parquet"
+    assert tokbench("count", "--pretokenizer", "unicode", "--input", korean, "--out", counts).status == 0
+    (tmp_path / "blank.txt").write_text("  \n\n", encoding="utf-8")
+    names = {
+        "counts": counts,
+        "missing": tmp_path / "missing",
+        "out": tmp_path / "o.parquet",
+        "blank": tmp_path / "blank.txt",
+        "korean": korean,
+    }
+    error = tokbench(*[arg.format(**names) for arg in argv]).error()
+    assert message in error
+    assert not (tmp_path / "o.parquet").exists()

@@ -8,6 +8,7 @@ import pytest
 
 from benchmarks.config import load_config, parse_config
 from benchmarks.errors import BenchmarkError
+from benchmarks.pretrained import is_name
 
 MINIMAL = {
     "name": "tiny",
@@ -90,7 +91,19 @@ def test_defaults() -> None:
         ({"tokenizers": [{"kind": "char", "sizes": [10]}]}, "tokenizers[0]: unknown key 'sizes'"),
         ({"tokenizers": [{"vocab_sizes": [10]}]}, "tokenizers[0]: missing required key 'kind'"),
         ({"tokenizers": [{"kind": "char", "vocab_sizes": [9]}] * 2}, "label 'char' is used twice"),
-        ({"tokenizers": [], "production": []}, "expected at least one tokenizer or production row"),
+        ({"tokenizers": [], "production": []}, "expected at least one tokenizer: [[tokenizers]] or [[pretrained]]"),
+        ({"pretrained": [{"name": "cl100k"}], "production": ["cl100k"]}, "label 'cl100k' is used twice"),
+        ({"pretrained": [{"path": "a.json", "label": "char-bpe"}]}, "label 'char-bpe' is used twice"),
+        ({"pretrained": [{"label": "x"}]}, "pretrained[0]: give exactly one of 'name' (a tokenizer tokbench knows"),
+        ({"pretrained": [{"name": "cl100k", "path": "a.json"}]}, "pretrained[0]: give exactly one of 'name'"),
+        ({"pretrained": [{"name": "o200k"}]}, "pretrained[0].name: must be 'cl100k', 'mistral-v1', "),
+        ({"pretrained": [{"name": "cl100k", "pattern": "gpt2"}]}, "'format' and 'pattern' apply to a 'path'"),
+        ({"pretrained": [{"path": "a.json", "format": "hf", "pattern": "gpt2"}]},
+         "'pattern' applies to tiktoken rank files only, not to format 'hf'"),
+        ({"pretrained": [{"path": "a.json", "format": "json"}]}, "pretrained[0].format: must be 'tokbench', 'hf', "),
+        ({"pretrained": [{"path": ""}]}, "pretrained[0].path: must be a non-empty string, got ''"),
+        ({"pretrained": [{"path": "a.json", "colour": "red"}]}, "pretrained[0]: unknown key 'colour'; allowed keys: "
+                                                                 "name, path, label, format, pattern"),
         ({"production": ["gpt5"]}, "production[0]: must be 'cl100k', 'mistral-v1', "),
         ({"metrics": ["bleu"]}, "metrics[0]: must be 'unk_token_rate', "),
         ({"bootstrap": {"confidence": 1.5}}, "bootstrap.confidence: must be a number in (0.5, 1), got 1.5"),
@@ -116,6 +129,25 @@ def test_malformed_configs_name_the_field(change: dict, expected: str) -> None:
         parse_config(dict(MINIMAL, **change), source="bad.toml")
     assert expected in str(error.value)
     assert str(error.value).startswith("bad.toml: ")
+
+
+def test_pretrained_tables_and_production_names_are_one_list_of_rows() -> None:
+    config = parse_config(dict(MINIMAL, production=["cl100k"], pretrained=[
+        {"path": "tokenizers/gpt2.tiktoken", "pattern": "gpt2"},
+        {"path": "exported/byte-bpe/tokenizer.json", "format": "hf"},
+        {"name": "mistral-v3", "label": "Mistral v3"},
+    ]))  # fmt: skip
+    assert [(row.label, row.source, row.format, row.pattern, is_name(row)) for row in config.pretrained_rows] == [
+        ("cl100k", "cl100k", None, None, True),
+        ("gpt2", "tokenizers/gpt2.tiktoken", None, "gpt2", False),  # default label: the file name without suffix
+        ("byte-bpe", "exported/byte-bpe/tokenizer.json", "hf", None, False),  # a tokenizer.json: its folder's name
+        ("Mistral v3", "mistral-v3", None, None, True),
+    ]
+    # [[pretrained]] joins the identity only where it is used: configs without it keep their fingerprints
+    assert config.to_json()["pretrained"][0] == {"path": "tokenizers/gpt2.tiktoken", "label": "gpt2", "pattern": "gpt2"}
+    assert "pretrained" not in parse_config(dict(MINIMAL)).to_json()
+    only_pretrained = parse_config({"name": "p", "corpora": ["embedded-kor"], "pretrained": [{"name": "bytes"}]})
+    assert only_pretrained.tokenizers == () and only_pretrained.report_vocab_size == 1
 
 
 def test_unreadable_or_unknown_config_files(tmp_path: Path) -> None:

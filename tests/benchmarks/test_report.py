@@ -1,17 +1,17 @@
 """The report of a run directory, built from a small REAL results table.
 
-The table is computed here, on FLORES lines and MorphScore gold from the data
-root, for three tokenizers: a character split (family ``char``), cl100k cut to
-its first 1,024 / 4,096 / 16,384 ranks (family ``byte-bpe``: every cl100k token
-is built from lower-ranked ones, so a rank prefix is itself a byte BPE) and the
-full cl100k (production row).  Metrics: bytes and characters per token,
-tokens per whitespace word, premium vs English, boundary F1 against MorphScore
-boundaries; 95% percentile-bootstrap CIs of ratios of sums (seeded).
+The table is computed here, on the shipped sample data root (the same table with
+or without a full data root): its FLORES lines, and MorphScore-style items from
+its UD sentences, for three tokenizers: a character split (family ``char``),
+cl100k cut to its first 1,024 / 4,096 / 16,384 ranks (family ``byte-bpe``: every
+cl100k token is built from lower-ranked ones, so a rank prefix is itself a byte
+BPE) and the full cl100k (production row).  Metrics: bytes and characters per
+token, tokens per whitespace word, premium vs English, boundary F1 against the
+items' boundaries; 95% percentile-bootstrap CIs of ratios of sums (seeded).
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -34,8 +34,7 @@ from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULT_COLUMNS
 from benchmarks.metrics import METRICS
 
-LINES = 300  # FLORES lines per language
-MORPH_ITEMS = 400  # MorphScore items per language
+LINES = 100  # FLORES lines per language (all of the sample's)
 PREFIX_SIZES = (1024, 4096, 16384)
 REPORT_SIZE = 4096
 CHAR_SIZE = 8000  # the char row is "run" at another size, so the report must substitute and say so
@@ -69,20 +68,31 @@ def token_lengths_factory():
     return tokenizers
 
 
+UD_FILES = {"eng_Latn": "ud/en/en_ewt-ud-{}.conllu", "tur_Latn": "ud/tr/tr_boun-ud-{}.conllu"}
+
+
 def morphscore_items(data_root: Path, language: str) -> list[tuple[str, str]]:
-    name = {"eng_Latn": "english", "tur_Latn": "turkish"}[language]
-    path = data_root / "morph" / language[:3] / f"morphscore_{name}_morph_data.csv"
-    with path.open(encoding="utf-8") as handle:
-        rows = [(r["full_word"], r["pt1"]) for r in csv.DictReader(handle) if r["rest"]]
-    return rows[:MORPH_ITEMS]
+    """Items in MorphScore's form (word, first part; one boundary per word), in corpus order: every word of the UD
+    dev and test files whose lemma is a proper prefix of its form, cut after the lemma (MorphScore's own items are
+    likewise derived from UD treebanks; Arnett & Bergen)."""
+    items = []
+    for split in ("dev", "test"):
+        for line in (data_root / UD_FILES[language].format(split)).read_text(encoding="utf-8").splitlines():
+            columns = line.split("\t")
+            if len(columns) == 10 and columns[0].isdigit():
+                form, lemma = columns[1], columns[2]
+                if lemma and len(lemma) < len(form) and form.startswith(lemma):
+                    items.append((form, lemma))
+    return items
 
 
 def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.DataFrame:
     rows = []
 
-    def add(language, name, size, kind, row_type, metric, value, low, high, n, corpus="flores", reference=""):
+    def add(language, name, size, kind, row_type, metric, value, low, high, n, corpus=None, reference=""):
         rows.append({
-            "corpus": corpus, "language": language, "tokenizer": name, "kind": kind, "row_type": row_type,
+            "corpus": corpus or f"flores-{language[:3]}", "language": language, "tokenizer": name, "kind": kind,
+            "row_type": row_type,
             "vocab_size": size, "options": "", "eval_set": "eval", "reference": reference, "metric": metric,
             "value": value, "ci_low": low, "ci_high": high, "n": n,
         })  # fmt: skip
@@ -142,8 +152,8 @@ def write_run(run_dir: Path, results: pd.DataFrame, manifest: dict | None = None
 
 
 @pytest.fixture(scope="module")
-def results(flores_lines, data_root) -> pd.DataFrame:
-    return build_results(flores_lines, data_root)
+def results(flores_sample, sample_data_root) -> pd.DataFrame:
+    return build_results(flores_sample, sample_data_root)
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,12 @@
-"""`tokbench reproduce petrov2023`: Petrov et al. 2023's counts, recomputed exactly from the data root."""
+"""`tokbench reproduce petrov2023`: Petrov et al. 2023's counts, recomputed exactly from the data root.
+
+The counts need the whole FLORES-200 set (full data root); which rows, notes and errors appear is checked
+on the data root in use."""
 
 from __future__ import annotations
 
 import csv
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,6 +15,7 @@ import pytest
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproduce import DEV_LINES, DEVTEST_LINES, PETROV_TOKENIZERS, petrov_text, published_petrov2023
+from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
 
 # the data README's copy of the paper's figures (English, Turkish, Russian, Korean)
 PAPER = {
@@ -38,15 +43,31 @@ def read_rows(out: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def data_root_with(tmp_path: Path, data_root: Path, files: dict[str, str], tokenizers: bool = True) -> Path:
-    """A data root holding the given flores/<name> (copied from the real FLORES file named by the
-    value) and, optionally, the real tokenizer files."""
+def flores_bytes(language: str) -> bytes:
+    """The FLORES-200 file of ``language`` as the command reads it (dev then devtest, 2,009 lines): the full
+    data root's, or the shipped sample's 100 lines repeated to that length (for tests of which rows, notes
+    and errors appear, never of counts)."""
+    path = DATA_ROOT / "flores" / f"{language}.txt"
+    if FULL_DATA_ROOT is not None:
+        return path.read_bytes()
+    lines = itertools.islice(itertools.cycle(path.read_text(encoding="utf-8").splitlines()), DEV_LINES + DEVTEST_LINES)
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+#: the exit status on the data root in use: 0 (every count equals the published one) on FLORES-200, 1 on the
+#: repeated sample lines, which are not the text the paper counted
+REPRODUCED = by_data(1, 0)
+
+
+def data_root_with(tmp_path: Path, files: dict[str, str], tokenizers: Path | None = None) -> Path:
+    """A data root holding the given flores/<name> (the FLORES text of the language named by the value)
+    and, given a data root, its tokenizer files."""
     root = tmp_path / "data"
     (root / "flores").mkdir(parents=True)
-    for name, source in files.items():
-        (root / "flores" / name).write_bytes((data_root / "flores" / source).read_bytes())
-    if tokenizers:
-        (root / "tokenizers").symlink_to(data_root / "tokenizers")
+    for name, language in files.items():
+        (root / "flores" / name).write_bytes(flores_bytes(language))
+    if tokenizers is not None:
+        (root / "tokenizers").symlink_to(tokenizers / "tokenizers")
     return root
 
 
@@ -93,14 +114,14 @@ def test_all_twenty_counts_are_identical(reproduce, data_root: Path, tmp_path: P
     assert "20 of 20 published counts reproduced exactly" in out
 
 
-def test_the_languages_of_a_data_root(reproduce, data_root: Path, tmp_path: Path) -> None:
+def test_the_languages_of_a_data_root(reproduce, tmp_path: Path) -> None:
     """Only the languages a data root holds; a requested language it lacks is reported."""
-    root = data_root_with(tmp_path, data_root, {"tur_Latn.txt": "tur_Latn.txt", "kor_Hang.txt": "kor_Hang.txt"})
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn", "kor_Hang.txt": "kor_Hang"}, FULL_DATA_ROOT)
     status, _, err = reproduce("--data-dir", root, "--out", tmp_path / "a")
-    assert status == 0, err
+    assert status == REPRODUCED, err
     assert sorted({row["language"] for row in read_rows(tmp_path / "a")}) == ["kor_Hang", "tur_Latn"]
     status, out, _ = reproduce("--data-dir", root, "--languages", "eng_Latn", "tur_Latn", "--out", tmp_path / "b")
-    assert status == 0
+    assert status == REPRODUCED
     assert {row["language"] for row in read_rows(tmp_path / "b")} == {"tur_Latn"}
     assert f"note: eng_Latn: not in the data root (no {root}/flores/eng_Latn.txt)" in out
 
@@ -109,7 +130,7 @@ def test_an_added_language_is_counted_and_compared(reproduce, data_root: Path, t
     """A user's flores/<lang>.txt is counted like the four; with a published figure it is compared.
     Offline there is no FLORES text beyond the four, so the Korean text stands in: under a code the
     paper lacks it is counted only; under Japanese's code it must differ from the paper's Japanese row."""
-    root = data_root_with(tmp_path, data_root, {"xxx_Hang.txt": "kor_Hang.txt", "jpn_Jpan.txt": "kor_Hang.txt"})
+    root = data_root_with(tmp_path, {"xxx_Hang.txt": "kor_Hang", "jpn_Jpan.txt": "kor_Hang"}, data_root)
     status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
     rows = {(row["tokenizer"], row["language"]): row for row in read_rows(tmp_path)}
     assert status == 1  # Korean text is not the Japanese the paper counted
@@ -125,27 +146,27 @@ def test_an_added_language_is_counted_and_compared(reproduce, data_root: Path, t
     assert "0 of 5 published counts reproduced exactly" in out
 
 
-def test_missing_tokenizer_files_are_reported(reproduce, data_root: Path, tmp_path: Path) -> None:
-    root = data_root_with(tmp_path, data_root, {"tur_Latn.txt": "tur_Latn.txt"}, tokenizers=False)
+def test_missing_tokenizer_files_are_reported(reproduce, tmp_path: Path) -> None:
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn"})
     status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
-    assert status == 0
+    assert status == REPRODUCED
     assert [row["tokenizer"] for row in read_rows(tmp_path)] == ["cl100k_base", "ByT5", "UTF-32"]
     assert "note: pretrained tokenizer 'GPT-2': tokenizers/gpt2.tiktoken: not found; looked in the data root" in out
 
 
-def test_bad_input(reproduce, data_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_input(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOKBENCH_DATA", raising=False)
     for argv, message in [
         ((), "petrov2023 needs a data root with flores/ and tokenizers/: give --data-dir DIR"),
         (("--data-dir", tmp_path / "missing"), "is not a directory"),
         (("--data-dir", tmp_path), "no flores/ folder"),
-        (("--data-dir", data_root, "--languages", "xxx_Latn"), "no FLORES language to reproduce (xxx_Latn: not in"),
+        (("--data-dir", DATA_ROOT, "--languages", "xxx_Latn"), "no FLORES language to reproduce (xxx_Latn: not in"),
     ]:
         status, out, err = reproduce(*argv, "--out", tmp_path / "out")
         assert status == 2 and out == "" and "Traceback" not in err and message in err, err
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    status, _, err = reproduce("--data-dir", data_root, "--out", blocker)
+    status, _, err = reproduce("--data-dir", DATA_ROOT, "--out", blocker)
     assert status == 2 and "exists and is not a directory" in err
     assert not (tmp_path / "out").exists()
 

@@ -6,6 +6,7 @@ output-directory guard and the regression check built on it."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 
 import bpe
-from benchmarks.check import compare, is_failure, read_baseline, write_baseline
+from benchmarks.check import compare, is_failure, parse_baseline, read_baseline, write_baseline
 from benchmarks.cli import main
 from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError
@@ -78,6 +79,39 @@ def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
     assert saved == ["byte-bpe-1000.json", "char-2000.json", "char-bpe-1500.json", "char-bpe-800.json",
                      "word-2000.json"]  # fmt: skip
     assert bpe.load(run_dir / "tokenizers" / "embedded-kor" / "char-bpe-800.json").vocab_size <= 800
+
+
+def test_the_report_shows_how_every_tokenizer_splits_the_first_test_documents(run_dir: Path, tmp_path: Path) -> None:
+    import bpe.render
+    from benchmarks.report import code_span, write_report
+    from corpora import load_corpus
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / "tokenizers" / "embedded-eng" / "byte-bpe-1000.json").unlink()  # a tokenizer the run no longer has
+    report = write_report(copy).read_text(encoding="utf-8")
+    section = report.split("## How the tokenizers split\n")[1].split("\n## ")[0]
+    examples = json.loads((copy / "examples.json").read_text(encoding="utf-8"))
+    assert examples["role"] == "test"
+    # at the report size (800) where a row was run at it, else at its closest size, named beside it
+    shown = {"byte-bpe (1k)": "byte-bpe-1000", "char (2k)": "char-2000", "char-bpe": "char-bpe-800",
+             "word (2k)": "word-2000", "cl100k": None}  # fmt: skip
+    for corpus_id in ("embedded-kor", "embedded-eng"):
+        documents = load_corpus(corpus_id).documents("test")[:3]
+        chosen = [example for example in examples["examples"] if example["corpus"] == corpus_id]
+        assert [example["id"] for example in chosen] == [document.id for document in documents]
+        for example, document in zip(chosen, documents, strict=True):
+            assert document.text.startswith(example["text"]) and len(example["text"]) <= 160
+            assert example["cut"] == (example["text"] != document.text)
+            for label, file in shown.items():
+                if corpus_id == "embedded-eng" and label == "byte-bpe (1k)":
+                    assert "_Note: byte-bpe on embedded-eng is not shown: " in section
+                    continue
+                tokenizer = bpe.load(copy / "tokenizers" / corpus_id / f"{file}.json" if file else "cl100k")
+                encoding = tokenizer.encode_with_spans(example["text"])
+                pieces = code_span(bpe.render.render(example["text"], encoding, tokenizer.unk_id))
+                row = rf"\| {re.escape(label)} +\| +{len(encoding)} \| {re.escape(pieces)} +\|"
+                assert re.search(row, section), (corpus_id, label)
 
 
 def test_values_are_consistent_with_their_intervals(run_dir: Path) -> None:
@@ -181,16 +215,16 @@ def test_check_passes_on_its_own_baseline_and_catches_regressions(run_dir: Path,
     baseline_path = tmp_path / "baseline.json"
     count = write_baseline(run_dir, baseline_path)
     assert count == len(results(run_dir))
-    baseline = read_baseline(baseline_path)
-    assert compare(run_dir, baseline) == []
+    assert compare(run_dir, read_baseline(baseline_path)) == []
     assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 0
+    baseline = json.loads(baseline_path.read_text(encoding="utf-8"))
 
     # pretend the baseline compressed 10% better: the run now regressed on that row
     row = next(r for r in baseline["rows"] if r["metric"] == "bytes_per_token")
     row["value"] *= 1.10
     # and drop another row entirely from the run's point of view: it is "new", which does not fail
     baseline["rows"] = [r for r in baseline["rows"] if r["metric"] != "renyi_efficiency"]
-    changes = compare(run_dir, baseline)
+    changes = compare(run_dir, parse_baseline(baseline))
     assert [c.status for c in changes if c.key[-1] == "bytes_per_token"] == ["regression"]
     assert {c.status for c in changes if c.key[-1] == "renyi_efficiency"} == {"new"}
     assert is_failure(changes)
@@ -199,13 +233,13 @@ def test_check_passes_on_its_own_baseline_and_catches_regressions(run_dir: Path,
 
     # a metric that disappeared from the run is a failure too
     baseline["rows"].append(dict(row, metric="boundary_f1", reference="made-up"))
-    assert any(c.status == "missing" for c in compare(run_dir, baseline))
+    assert any(c.status == "missing" for c in compare(run_dir, parse_baseline(baseline)))
 
     # --update rewrites the baseline deliberately, keeping its tolerances
     baseline["tolerance"] = {"relative": 0.02, "absolute": 0.0}
     baseline_path.write_text(json.dumps(baseline), encoding="utf-8")
     assert main(["check", str(run_dir), "--baseline", str(baseline_path), "--update"]) == 0
-    assert read_baseline(baseline_path)["tolerance"] == {"relative": 0.02, "absolute": 0.0}
+    assert read_baseline(baseline_path).tolerance.model_dump() == {"relative": 0.02, "absolute": 0.0}
     assert main(["check", str(run_dir), "--baseline", str(baseline_path)]) == 0
 
 

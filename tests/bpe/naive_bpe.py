@@ -1,7 +1,7 @@
-"""Reference BPE, used ONLY by the tests: the seed algorithm, slow and obviously right.
+"""Reference BPE, used ONLY by the tests: the naive algorithm, slow and obviously right.
 
-After every merge it recounts every adjacent pair of every word (seeds 000 and
-004: ``get_pair_counts`` / ``get_stats``), picks the most frequent pair with the
+After every merge it recounts every adjacent pair of every word (as ``get_stats``
+in Sennrich et al. 2016's Algorithm 1 does), picks the most frequent pair with the
 same tie-break as ``bpe.trainer`` (smallest ``(key[left], key[right])``, then
 smallest ids), and rewrites every word left to right.
 """
@@ -59,7 +59,7 @@ def naive_train(
 
 
 def apply_in_training_order(word: Sequence[int], merges: Sequence[tuple[int, int]], first_new_id: int) -> list[int]:
-    """Seed 000's ``encode``: apply every merge, in the order learned, to ``word``."""
+    """The naive encoder: apply every merge, in the order learned, to ``word``."""
     symbols = list(word)
     for rank, (a, b) in enumerate(merges):
         if a in symbols:

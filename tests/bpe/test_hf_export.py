@@ -1,7 +1,7 @@
 """Independent cross-check: our BPE exported to Hugging Face ``tokenizers`` gives the same ids.
 
 Tokenizers are trained on the embedded corpora of the four languages and compared on every FLORES
-line (evaluation text they never saw): the sample's, then the full data root's.
+line (evaluation text they never saw): the full data root's, else the sample's.
 """
 
 from __future__ import annotations

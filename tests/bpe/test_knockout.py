@@ -11,7 +11,7 @@ from bpe.base import TokenizerError
 from bpe.char_bpe import CharBPETokenizer
 from bpe.knockout import KnockoutTokenizer, blamed_merges
 from corpora.morph import read_morphochallenge2010, read_sigmorphon2022_word
-from tests.conftest import FULL_DATA, FULL_DATA_ROOT, SAMPLE_DATA_ROOT, leading
+from tests.conftest import DATA_ROOT, SAMPLE_DATA_ROOT, by_data, leading
 
 LETTERS = ["a", "d", "e", "v", " "]
 
@@ -46,25 +46,19 @@ def test_knocked_out_token_leaves_and_later_merges_use_its_parts() -> None:
     assert knocked.pieces(knocked.encode("avde")) == ["a", "v", "d", "e"]  # no more joining across v|d
 
 
-#: gold morphemes: the English SIGMORPHON 2022 excerpt of the sample data root, and Morpho Challenge 2010's
-#: Turkish gold standard of the full data root (its own language code "tr" turns its ASCII capitals into ç ğ ı ...)
-GOLD = [
-    pytest.param(
-        (SAMPLE_DATA_ROOT / "morph/eng/sigmorphon2022_eng.word.dev.tsv", read_sigmorphon2022_word, "en", "eng_Latn"),
-        id="sample-eng",
-    ),
-    pytest.param(
-        (FULL_DATA_ROOT and FULL_DATA_ROOT / "morph/tur/morphochallenge2010_goldstd_combined.segmentation.tur",
-         read_morphochallenge2010, "tr", "tur_Latn"),
-        id="full-tur", marks=FULL_DATA,
-    ),
-]  # fmt: skip
+#: gold morphemes: the English SIGMORPHON 2022 excerpt of the shipped sample, or with the full data root
+#: Morpho Challenge 2010's Turkish gold standard (its own language code "tr" turns its ASCII capitals into ç ğ ı ...)
+GOLD = by_data(
+    (SAMPLE_DATA_ROOT / "morph/eng/sigmorphon2022_eng.word.dev.tsv", read_sigmorphon2022_word, "en", "eng_Latn"),
+    (DATA_ROOT / "morph/tur/morphochallenge2010_goldstd_combined.segmentation.tur", read_morphochallenge2010, "tr",
+     "tur_Latn"),
+)  # fmt: skip
 
 
-@pytest.fixture(scope="module", params=GOLD)
-def gold(request: pytest.FixtureRequest) -> tuple[str, dict[str, frozenset[int]]]:
+@pytest.fixture(scope="module")
+def gold() -> tuple[str, dict[str, frozenset[int]]]:
     """(FLORES language, word -> its first gold analysis)."""
-    path, read, code, language = request.param
+    path, read, code, language = GOLD
     reference = read([path], code)
     return language, {word: alternatives[0] for word, alternatives in sorted(reference.analyses.items())}
 

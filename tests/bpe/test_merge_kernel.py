@@ -1,6 +1,6 @@
 """Differential tests of the compiled merge kernel against the naive reference (``naive_bpe``):
 identical merge lists, merge for merge (ids and counts), on seeded random corpora and on the
-FLORES lines of all four languages (the sample's, then the full data root's), with byte units and with
+FLORES lines of all four languages (the full data root's, else the sample's), with byte units and with
 code point units."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_overlapping_pair_is_replaced_left_to_right():
     assert learn_merges({(0, 0, 0): 1}, ["a"], 5, 1) == [(0, 0, 2), (1, 0, 1)]
 
 
-def test_seed_004_first_merge_is_gan_jang():
+def test_korean_first_merge_is_gan_jang():
     alphabet = sorted(set("계란밥간장볶음"))
     ids = {ch: i for i, ch in enumerate(alphabet)}
     counts = {"계란밥": 3, "간장밥": 5, "간장계란밥": 2, "볶음밥": 3}

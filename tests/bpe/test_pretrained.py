@@ -37,7 +37,7 @@ import bpe
 from bpe.base import Encoding, Tokenizer, TokenizerError
 from bpe.hf_export import to_hf_json
 from bpe.pretrained import PretrainedSpec, detect_format, find_file, load_pretrained
-from tests.conftest import find_data_root
+from tests.conftest import DATA_ROOT_ABSENT, FULL_DATA_ROOT
 
 HF_VOCAB = 2000
 SPECIAL_TEXT = "<s> </s> [CLS] [SEP] <unk> <|endoftext|> [INST]"
@@ -58,10 +58,9 @@ def mistral_file(name: str) -> Path:
 
 
 def data_root_file(name: str) -> Path:
-    root = find_data_root()
-    if root is None:
-        pytest.skip("data root absent: set TOKBENCH_DATA or place shared/data beside the checkout")
-    return root / "tokenizers" / name
+    if FULL_DATA_ROOT is None:
+        pytest.skip(DATA_ROOT_ABSENT)
+    return FULL_DATA_ROOT / "tokenizers" / name
 
 
 @dataclass

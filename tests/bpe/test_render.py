@@ -12,7 +12,7 @@ import bpe
 from bpe.base import Encoding, Tokenizer
 from bpe.hf_export import to_hf_json
 from bpe.render import EMPTY, SEPARATOR, render, render_bytes, render_pieces
-from tests.conftest import find_data_root
+from tests.conftest import FULL_DATA_ROOT
 
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}
 
@@ -77,10 +77,9 @@ def tokenizers(embedded_training_text: list[str], tmp_path_factory: pytest.TempP
         "bytes": bpe.load("bytes"),
         "chars": bpe.load("chars"),
     }
-    root = find_data_root()
-    if root is not None:
-        pretrained["gpt2"] = bpe.load(root / "tokenizers" / "gpt2.tiktoken", pattern="gpt2")
-        pretrained["llama2"] = bpe.load(root / "tokenizers" / "llama2-tokenizer.model")
+    if FULL_DATA_ROOT is not None:
+        pretrained["gpt2"] = bpe.load(FULL_DATA_ROOT / "tokenizers" / "gpt2.tiktoken", pattern="gpt2")
+        pretrained["llama2"] = bpe.load(FULL_DATA_ROOT / "tokenizers" / "llama2-tokenizer.model")
     return {**trained, **pretrained}
 
 

@@ -1,4 +1,4 @@
-"""Reference rows spm-bpe / spm-unigram: seed 004 settings, determinism, honest byte spans, save/load, errors."""
+"""Reference rows spm-bpe / spm-unigram: special-token layout, determinism, honest byte spans, save/load, errors."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def assert_spans_are_honest(tokenizer: Tokenizer, text: str) -> None:
     assert cursor == len(data)
 
 
-def test_seed_004_layout(trained: Tokenizer) -> None:
+def test_special_and_byte_piece_layout(trained: Tokenizer) -> None:
     assert trained.vocab_size == VOCAB_SIZE
     assert trained.pieces(range(4)) == list(DEFAULT_SPECIAL_TOKENS)
     assert trained.unk_id == 1

@@ -1,4 +1,4 @@
-"""The fast trainer against the naive reference, plus counting, tie-break and stopping rules."""
+"""The fast trainer against the naive reference, plus tie-break and stopping rules and input checks."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from collections import Counter
 import pytest
 
 import bpe
-from bpe import trainer
 from bpe.base import TokenizerError
 from bpe.pretokenizers import get_pretokenizer
-from bpe.trainer import Merge, checked_texts, count_pretokens, train_merges
+from bpe.trainer import Merge, checked_texts, train_merges
 from tests.bpe.naive_bpe import apply_in_training_order, naive_train
 from tests.conftest import leading
 
@@ -75,7 +74,7 @@ def test_flores_matches_naive(flores: dict[str, list[str]], language: str, level
 def test_rank_encoding_equals_training_order(
     embedded_text: dict[str, list[str]], flores_sample: dict[str, list[str]], kind: str, options: dict
 ) -> None:
-    """The rank-based encode loop gives the same ids as applying every merge in order (seed 000's encode)."""
+    """The rank-based encode loop gives the same ids as applying every merge in order (the naive encoder)."""
     tokenizer = bpe.train(kind, [text for texts in embedded_text.values() for text in leading(texts, 25_000)], 1000,
                           **options)  # fmt: skip
     ids = {piece: token_id for token_id, piece in enumerate(tokenizer.vocab)}
@@ -132,21 +131,7 @@ def test_progress_callback_sees_every_merge() -> None:
     assert calls == [(1, 10), (2, 10), (3, 10)]
 
 
-# -- counting pre-tokens -------------------------------------------------------
-
-
-def test_count_pretokens_counts_each_distinct_pretoken() -> None:
-    counts = count_pretokens(["the cat, the dog", "the"], "unicode")
-    assert counts == Counter({" the": 1, "the": 2, " cat": 1, ",": 1, " dog": 1})
-
-
-def test_parallel_counting_equals_serial(
-    embedded_text: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    lines = [text for texts in embedded_text.values() for text in leading(texts, 30_000)]
-    serial = count_pretokens(lines, "gpt2", workers=1)
-    monkeypatch.setattr(trainer, "CHUNK_CHARS", 20_000)  # many chunks, so the worker pool is used
-    assert count_pretokens(lines, "gpt2", workers=2) == serial
+# -- checking training texts ---------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""Loading real corpora: embedded package text, the paper corpora from a data root (the sample, then the
-full one), hub fallback, split, cache, bad input."""
+"""Loading real corpora: embedded package text, the paper corpora from a data root (the full one when
+present, else the shipped sample), hub fallback, split, cache, bad input."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from corpora import CorpusError, CorpusWarning, load_corpus, load_spec
 from corpora.loader import split_role
 from corpora.spec import parse_spec
-from tests.conftest import FULL_DATA, FULL_DATA_ROOT, SAMPLE_DATA_ROOT, read_flores
+from tests.conftest import DATA_ROOT, by_data, read_flores
 
 FLORES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 #: measured sizes of the embedded defaults (documents, characters over train + test)
@@ -90,18 +90,11 @@ FULL_TRAIN = {
     "rus": {"ud/ru/ru_gsd-ud-dev.conllu": 579, "ud/ru/ru_taiga-ud-dev.conllu": 1260},
     "kor": {"ud/ko/ko_kaist-ud-dev.conllu": 2066, "ud/ko/ko_gsd-ud-dev.conllu": 950},
 }
-UD_CASES = [
-    *(pytest.param(SAMPLE_DATA_ROOT, lang, files, id=f"sample-{lang}") for lang, files in SAMPLE_TRAIN.items()),
-    *(
-        pytest.param(FULL_DATA_ROOT, lang, files, id=f"full-{lang}", marks=FULL_DATA)
-        for lang, files in FULL_TRAIN.items()
-    ),
-]
 
 
-@pytest.mark.parametrize(("root", "language", "train_files"), UD_CASES)
-def test_ud_corpora_from_a_data_root(root, language, train_files, cache):
-    corpus = load_corpus(f"ud-{language}", data_dir=root, cache_dir=cache)
+@pytest.mark.parametrize(("language", "train_files"), by_data(SAMPLE_TRAIN, FULL_TRAIN).items())
+def test_ud_corpora_from_a_data_root(language, train_files, cache):
+    corpus = load_corpus(f"ud-{language}", data_dir=DATA_ROOT, cache_dir=cache)
     assert corpus.roles() == ["train", "test", "eval"]
     for role in ("train", "test"):
         assert all(d.words for d in corpus.documents(role)), "UD documents carry gold words"
@@ -114,15 +107,15 @@ def test_ud_corpora_from_a_data_root(root, language, train_files, cache):
     assert test_ids and all("-ud-test" in name for name in test_ids)
     evaluation = corpus.documents("eval")
     flores = next(code for code in FLORES if code.startswith(language))
-    lines = read_flores(root)[flores]
+    lines = read_flores(DATA_ROOT)[flores]
     assert [d.text for d in evaluation] == [unicodedata.normalize("NFC", line) for line in lines]
     assert [d.id for d in evaluation] == [f"flores/{flores}.txt:{i}" for i in range(1, len(lines) + 1)]
     assert evaluation[0].words is None
 
 
-def test_data_root_from_the_environment(each_data_root, cache, monkeypatch):
-    monkeypatch.setenv("TOKBENCH_DATA", str(each_data_root))
-    assert load_corpus("ud-eng", cache_dir=cache).data_dir == each_data_root.resolve()
+def test_data_root_from_the_environment(cache, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_DATA", str(DATA_ROOT))
+    assert load_corpus("ud-eng", cache_dir=cache).data_dir == DATA_ROOT.resolve()
 
 
 def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeypatch):
@@ -136,14 +129,14 @@ def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeyp
     assert "cannot reach the Hugging Face hub" in message and "pass --data-dir DIR" in message
 
 
-def test_references_gold_from_data_root_and_silver(each_data_root, tmp_path, cache):
+def test_references_gold_from_data_root_and_silver(tmp_path, cache):
     body = (
         '[[sources]]\nkind = "path"\nrole = "test"\nformat = "conllu"\nfiles = "ud/en/en_ewt-ud-test.conllu"\n'
         '[[references]]\nname = "sigmorphon"\nreader = "sigmorphon2022-word"\n'
         'files = "morph/eng/sigmorphon2022_eng.word.dev.tsv"\n'
         '[[references]]\nname = "lemminflect"\nanalyzer = "lemminflect"\n'
     )
-    corpus = load_corpus(spec_for(tmp_path, body, language="eng_Latn"), data_dir=each_data_root, cache_dir=cache)
+    corpus = load_corpus(spec_for(tmp_path, body, language="eng_Latn"), data_dir=DATA_ROOT, cache_dir=cache)
     references = corpus.references()
     assert set(references) == {"sigmorphon", "lemminflect"}
     assert references["sigmorphon"].kind == "gold" and references["lemminflect"].kind == "silver"
@@ -180,6 +173,69 @@ def test_path_source_falls_back_to_its_hub_alternative_without_a_data_root(tmp_p
     assert from_hub[2].id == f"{hub}/tur_Latn/devtest:1"
     from_root = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache).documents("eval")
     assert [(d.id, d.text) for d in from_root] == [("f.txt:1", "yerel")]
+
+
+PARALLEL = '  [sources.parallel]\n  name = "flores-200"\n  key = "{key}"\n{more}'
+
+
+def test_parallel_keys_are_line_numbers_running_on_across_hub_splits(tmp_path, cache):
+    from tests.corpora.test_sources import local_hub
+
+    hub = local_hub(tmp_path)  # dev: bir, iki; devtest: üç
+    (tmp_path / "root").mkdir()
+    (tmp_path / "root" / "f.txt").write_text("bir\n\niki\nüç\n", encoding="utf-8")  # a blank line keeps its number
+    parallel = PARALLEL.format(key="line", more="  dev = [1, 2]\n")
+    body = TEXT_SOURCE.format(role="eval", files="f.txt") + parallel + "".join(
+        f'  [[sources.hub]]\n  dataset = "{hub}"\n  config = "tur_Latn"\n  split = "{split}"\n  column = "sentence"\n'
+        for split in ("dev", "devtest")
+    )
+    spec = spec_for(tmp_path, body)
+    assert spec.parallel is not None and spec.parallel.in_dev("2") and not spec.parallel.in_dev("3")
+    from_hub = load_corpus(spec, cache_dir=cache).documents("eval")
+    assert [(d.key, d.text) for d in from_hub] == [("1", "bir"), ("2", "iki"), ("3", "üç")]  # devtest row 1 = key 3
+    from_root = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache)
+    assert [(d.key, d.text) for d in from_root.documents("eval")] == [("1", "bir"), ("3", "iki"), ("4", "üç")]
+    cached = load_corpus(spec, data_dir=tmp_path / "root", cache_dir=cache)
+    assert cached.cached and cached.documents("eval") == from_root.documents("eval")  # the keys survive the cache
+    # the keys are not part of the content fingerprint (the tokenizer cache's key), but of the parallel one
+    other = spec_for(tmp_path, body.replace("dev = [1, 2]", "dev = [1, 3]"))
+    changed = load_corpus(other, data_dir=tmp_path / "root", cache_dir=cache)
+    assert changed.fingerprint == from_root.fingerprint
+    assert changed.parallel_fingerprint() not in ("", from_root.parallel_fingerprint())
+
+
+def test_parallel_keys_from_sent_ids_and_key_columns(tmp_path, cache):
+    (tmp_path / "p.conllu").write_text(
+        "# sent_id = n02\n# text = iki\n1\tiki\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+        "# sent_id = n01\n# text = bir\n1\tbir\t_\t_\t_\t_\t0\troot\t_\t_\n\n",
+        encoding="utf-8",
+    )
+    conllu = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "conllu"\nfiles = "p.conllu"\n'
+    documents = load_corpus(spec_for(tmp_path, conllu + PARALLEL.format(key="sent_id", more="")), data_dir=tmp_path,
+                            cache_dir=cache).documents("eval")  # fmt: skip
+    assert [(d.key, d.text) for d in documents] == [("n02", "iki"), ("n01", "bir")]
+    (tmp_path / "p.jsonl").write_text('{"line": 7, "text": "yedi"}\n{"line": 3, "text": "üç"}\n', encoding="utf-8")
+    table = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "jsonl"\nfiles = "p.jsonl"\n'
+    spec = spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "line"\n  dev = [1, 5]\n'))
+    documents = load_corpus(spec, data_dir=tmp_path, cache_dir=cache).documents("eval")
+    keyed = [(d.key, d.text, spec.parallel.in_dev(d.key)) for d in documents]
+    assert keyed == [("7", "yedi", False), ("3", "üç", True)]
+
+
+def test_bad_parallel_keys_are_errors(tmp_path, cache):
+    (tmp_path / "p.conllu").write_text("# text = bir\n1\tbir\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    conllu = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "conllu"\nfiles = "p.conllu"\n'
+    with pytest.raises(CorpusError, match=r"p.conllu:1: no '# sent_id' in source #1 .* parallel key is 'sent_id'"):
+        load_corpus(spec_for(tmp_path, conllu + PARALLEL.format(key="sent_id", more="")), data_dir=tmp_path,
+                    cache_dir=cache)  # fmt: skip
+    (tmp_path / "p.jsonl").write_text('{"id": "a", "text": "bir"}\n{"id": "a", "text": "iki"}\n', encoding="utf-8")
+    table = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "jsonl"\nfiles = "p.jsonl"\n'
+    with pytest.raises(CorpusError, match=r"p.jsonl:2: parallel key 'a' occurs twice in source #1"):
+        load_corpus(spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "id"\n')),
+                    data_dir=tmp_path, cache_dir=cache)  # fmt: skip
+    with pytest.raises(CorpusError, match=r"parallel key 'a' is not a number, but source #1 .* declares a dev split"):
+        load_corpus(spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "id"\n  dev = [1, 2]\n')),
+                    data_dir=tmp_path, cache_dir=cache)  # fmt: skip
 
 
 def test_changed_source_is_detected_and_reloaded(tmp_path, cache):

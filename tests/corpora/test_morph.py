@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from corpora.errors import CorpusError
 from corpora.morph import READERS, boundaries_of, boundary_counts, boundary_prf, read_reference
-from tests.conftest import FULL_DATA, FULL_DATA_ROOT, sample_and_full
+from tests.conftest import DATA_ROOT, by_data
 
 MORPH = Path("morph")
 MC = "morphochallenge2010_goldstd_combined.segmentation"
@@ -64,31 +64,18 @@ def test_boundary_prf_micro_f1_is_the_harmonic_mean() -> None:
 
 
 # -- readers on the real files ------------------------------------------------------------------------
-# Each reader test runs on a file of the sample data root, or (for gold without a redistributable
-# license) on a few entries written here in the published format, then on the full data root's file.
-
-FULL = pytest.param(True, id="full", marks=FULL_DATA)
+# Each reader test reads its file from the data root in use: the full one, or the shipped sample (an
+# excerpt, or for gold without a license a few entries in the published format; its README lists them).
 
 
-def read(root: Path, reader: str, language: str, *files: str | Path):
-    return read_reference(reader, [root / f for f in files], f"test-{reader}", language)
+def read(reader: str, language: str, *files: str | Path):
+    return read_reference(reader, [DATA_ROOT / f for f in files], f"test-{reader}", language)
 
 
-def gold(full: bool, tmp_path: Path, reader: str, language: str, files: dict[Path, str]):
-    """The reference read from the full data root's ``files``, or from their given entries written to ``tmp_path``."""
-    if full:
-        return read(FULL_DATA_ROOT, reader, language, *files)
-    for relative, entries in files.items():
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text(entries, encoding="utf-8")
-    return read(tmp_path, reader, language, *files)
-
-
-@pytest.mark.parametrize(("root", "entries"), sample_and_full(900, 57_371))
-def test_sigmorphon_keeps_only_words_whose_underlying_morphemes_concatenate(root: Path, entries: int) -> None:
-    reference = read(root, "sigmorphon2022-word", "en", MORPH / "eng" / "sigmorphon2022_eng.word.dev.tsv")
+def test_sigmorphon_keeps_only_words_whose_underlying_morphemes_concatenate() -> None:
+    reference = read("sigmorphon2022-word", "en", MORPH / "eng" / "sigmorphon2022_eng.word.dev.tsv")
     coverage = reference.coverage
-    assert coverage.total == entries
+    assert coverage.total == by_data(900, 57_371)
     assert 0.68 < coverage.share_kept < 0.72  # the data README: ~70% concatenate back
     assert coverage.kept + sum(coverage.dropped.values()) == coverage.total
     assert coverage.dropped["multi-word entry (contains whitespace)"] > 0
@@ -100,16 +87,9 @@ def test_sigmorphon_keeps_only_words_whose_underlying_morphemes_concatenate(root
     assert_inner(reference)
 
 
-MC_TURKISH = (
-    "CIkmazIna\tCIkmaz:CIkmaz I:+POS3 na:+DAT3, CIkmaz:CIkmaz In:+POS2S a:+DAT\n"
-    "gelecektiniz\tgel:gel ecek:yacak ti:+PAST_hikaye niz:+PER2P_niz\n"
-)
-
-
-@pytest.mark.parametrize("full", [False, FULL])
-def test_morphochallenge_turkish_is_transliterated_from_ascii(full: bool, tmp_path: Path) -> None:
-    reference = gold(full, tmp_path, "morphochallenge2010", "tr", {MORPH / "tur" / f"{MC}.tur": MC_TURKISH})
-    assert len(reference.analyses) == (1_760 if full else 2)
+def test_morphochallenge_turkish_is_transliterated_from_ascii() -> None:
+    reference = read("morphochallenge2010", "tr", MORPH / "tur" / f"{MC}.tur")
+    assert len(reference.analyses) == by_data(4, 1_760)
     assert reference.coverage.kept == reference.coverage.total == len(reference.analyses)
     assert not any(set(word) & set("CGIOSU") for word in reference.analyses)
     # CIkmazIna: CIkmaz I na, CIkmaz In a -> two alternatives
@@ -118,18 +98,9 @@ def test_morphochallenge_turkish_is_transliterated_from_ascii(full: bool, tmp_pa
     assert_inner(reference)
 
 
-MC_ENGLISH = (
-    "abounded\tabound:abound_V ed:+PAST\n"
-    "afire\ta:a_p fire:fire_N, a:a_p fire:fire_N\n"
-    "ageing\tage:age_N ing:+PCP1, ageing:ageing_V\n"
-    "alumni's\talumni:alumnus_N ~:+PL 's:+GEN\n"
-)
-
-
-@pytest.mark.parametrize("full", [False, FULL])
-def test_morphochallenge_english_alternatives_and_empty_morphemes(full: bool, tmp_path: Path) -> None:
-    reference = gold(full, tmp_path, "morphochallenge2010", "en", {MORPH / "eng" / f"{MC}.eng": MC_ENGLISH})
-    assert len(reference.analyses) == (1_686 if full else 4)
+def test_morphochallenge_english_alternatives_and_empty_morphemes() -> None:
+    reference = read("morphochallenge2010", "en", MORPH / "eng" / f"{MC}.eng")
+    assert len(reference.analyses) == by_data(4, 1_686)
     assert reference.analyses["abounded"] == (frozenset({6}),)
     assert reference.analyses["afire"] == (frozenset({1}),)  # identical alternatives kept once
     assert reference.analyses["ageing"] == (frozenset({3}), frozenset())
@@ -137,28 +108,21 @@ def test_morphochallenge_english_alternatives_and_empty_morphemes(full: bool, tm
     assert_inner(reference)
 
 
-TIKHONOV = {
-    MORPH / "rus" / "tikhonov_word2morph_rus.train": "наибольший\tнаи:PREF/боль:ROOT/ш:SUFF/ий:END\n",
-    MORPH / "rus" / "tikhonov_word2morph_rus.valid": (
-        "приклонять\tпри:PREF/клон:ROOT/я:SUFF/ть:SUFF\nнаибольший\tнаи:PREF/боль:ROOT/ш:SUFF/ий:END\n"
-    ),
-}
+TIKHONOV = [MORPH / "rus" / "tikhonov_word2morph_rus.train", MORPH / "rus" / "tikhonov_word2morph_rus.valid"]
 
 
-@pytest.mark.parametrize("full", [False, FULL])
-def test_tikhonov_reads_both_files_and_merges_duplicates(full: bool, tmp_path: Path) -> None:
-    reference = gold(full, tmp_path, "tikhonov", "ru", TIKHONOV)
-    assert reference.coverage.total == reference.coverage.kept == (57_627 + 14_407 if full else 3)
+def test_tikhonov_reads_both_files_and_merges_duplicates() -> None:
+    reference = read("tikhonov", "ru", *TIKHONOV)
+    assert reference.coverage.total == reference.coverage.kept == by_data(3, 57_627 + 14_407)
     assert len(reference.analyses) < reference.coverage.total  # some words are listed twice
     assert reference.analyses["приклонять"] == (frozenset({3, 7, 8}),)  # при|клон|я|ть
     assert reference.analyses["наибольший"] == (frozenset({3, 7, 8}),)  # наи|боль|ш|ий
-    assert str(list(TIKHONOV)[1]) in reference.source
+    assert str(TIKHONOV[1]) in reference.source
     assert_inner(reference)
 
 
-def test_ud_korean_lemma_keeps_exact_joins_only(each_data_root: Path) -> None:
-    files = ["ud/ko/ko_kaist-ud-dev.conllu", "ud/ko/ko_kaist-ud-test.conllu"]
-    reference = read(each_data_root, "ud-korean-lemma", "ko", *files)
+def test_ud_korean_lemma_keeps_exact_joins_only() -> None:
+    reference = read("ud-korean-lemma", "ko", "ud/ko/ko_kaist-ud-dev.conllu", "ud/ko/ko_kaist-ud-test.conllu")
     coverage = reference.coverage
     assert 0.78 < coverage.share_kept < 0.86  # the data README: about 80% of Kaist words
     assert coverage.kept + sum(coverage.dropped.values()) == coverage.total
@@ -168,37 +132,23 @@ def test_ud_korean_lemma_keeps_exact_joins_only(each_data_root: Path) -> None:
     assert_inner(reference)
 
 
-MORPHSCORE = {
-    MORPH / "eng" / "morphscore_english_morph_data.csv": (
-        ",full_word,pt1,rest\n0,lighted,light,ed\n1,cherished,cherish,ed\n"
-    ),
-    MORPH / "tur" / "morphscore_turkish_morph_data.csv": (
-        ",full_word,pt1,rest\n0,yendirt,yendirt,\n1,yetişmediydik,yetiş,mediydik\n"
-    ),
-}
-
-
-@pytest.mark.parametrize("full", [False, FULL])
-def test_morphscore_items_have_one_boundary(full: bool, tmp_path: Path) -> None:
-    english_file, turkish_file = MORPHSCORE
-    english = gold(full, tmp_path, "morphscore", "en", {english_file: MORPHSCORE[english_file]})
+def test_morphscore_items_have_one_boundary() -> None:
+    english = read("morphscore", "en", MORPH / "eng" / "morphscore_english_morph_data.csv")
     assert english.kind == "morphscore" and english.is_morphscore and not english.notes
-    assert len(english.analyses) == (2_000 if full else 2)
+    assert len(english.analyses) == by_data(2, 2_000)
     assert english.analyses["lighted"] == (frozenset({5}),)
     assert all(len(alternatives) == 1 and len(alternatives[0]) == 1 for alternatives in english.analyses.values())
 
-    turkish = gold(full, tmp_path, "morphscore", "tr", {turkish_file: MORPHSCORE[turkish_file]})
-    dropped = 7 if full else 1
+    turkish = read("morphscore", "tr", MORPH / "tur" / "morphscore_turkish_morph_data.csv")
+    dropped = by_data(1, 7)
     assert turkish.coverage.dropped == {"no inner boundary (empty pt1 or rest)": dropped}  # e.g. yendirt,yendirt,
     assert "yendirt" not in turkish.analyses
     assert turkish.analyses["yetişmediydik"] == (frozenset({5}),)
     assert_inner(turkish)
 
 
-@pytest.mark.parametrize("full", [False, FULL])
-def test_morphscore_korean_is_flagged_unreliable(full: bool, tmp_path: Path) -> None:
-    entries = ",full_word,pt1,rest\n0,한몸,한,몸\n1,퇴계,퇴,계\n"
-    korean = gold(full, tmp_path, "morphscore", "ko", {MORPH / "kor" / "morphscore_korean_morph_data.csv": entries})
+def test_morphscore_korean_is_flagged_unreliable() -> None:
+    korean = read("morphscore", "ko", MORPH / "kor" / "morphscore_korean_morph_data.csv")
     assert "unreliable" in korean.notes
     # the reason for the flag: every item is cut after its first syllable
     assert {alternatives for alternatives in korean.analyses.values()} == {(frozenset({1}),)}

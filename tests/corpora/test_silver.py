@@ -11,6 +11,7 @@ from corpora.errors import CorpusError
 from corpora.morph import Coverage, MorphReference, read_reference
 from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
 from corpora.spec import parse_spec
+from tests.conftest import DATA_ROOT, by_data
 
 MC = "morph/{0}/morphochallenge2010_goldstd_combined.segmentation.{0}"
 
@@ -139,8 +140,8 @@ def test_zemberek_agrees_with_morpho_challenge_turkish(data_root: Path) -> None:
     assert result.f1 > 0.90  # data README: ~0.90; measured 0.953 with best-matching alternatives
 
 
-def test_kiwi_agrees_with_kaist_lemmas(each_data_root: Path) -> None:
-    gold = read_reference("ud-korean-lemma", [each_data_root / "ud/ko/ko_kaist-ud-dev.conllu"], "kaist", "ko")
+def test_kiwi_agrees_with_kaist_lemmas() -> None:
+    gold = read_reference("ud-korean-lemma", [DATA_ROOT / "ud/ko/ko_kaist-ud-dev.conllu"], "kaist", "ko")
     result = agreement(analyze("kiwi", gold.analyses, "ko"), gold)
     assert result.words == result.gold_words
     assert result.f1 > 0.92  # data README: ~0.94
@@ -156,7 +157,7 @@ def test_pymorphy_sees_inflection_only(data_root: Path) -> None:
 # -- gold references from specs, and the command ----------------------------------------------------
 
 
-def test_gold_references_read_spec_files_once_and_skip_missing(data_root: Path) -> None:
+def test_gold_references_read_spec_files_once_and_skip_missing() -> None:
     specs = [
         spec("a-tur", "tur_Latn", [{"name": "mc-tur", "reader": "morphochallenge2010", "files": MC.format("tur")}]),
         spec(
@@ -169,8 +170,8 @@ def test_gold_references_read_spec_files_once_and_skip_missing(data_root: Path) 
             ],
         ),
     ]
-    golds, skipped = gold_references(data_root, specs)
-    assert [(g.name, g.language, len(g.analyses)) for g in golds] == [("mc-tur", "tr", 1760)]
+    golds, skipped = gold_references(DATA_ROOT, specs)
+    assert [(g.name, g.language, len(g.analyses)) for g in golds] == [("mc-tur", "tr", by_data(4, 1760))]
     assert len(skipped) == 1 and "'absent'" in skipped[0] and "absent.csv: no such file" in skipped[0]
 
 

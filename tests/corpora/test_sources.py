@@ -22,7 +22,7 @@ from corpora.sources import (
     read_text,
 )
 from corpora.spec import HubSource, Source
-from tests.conftest import sample_and_full
+from tests.conftest import DATA_ROOT, by_data
 
 # A CoNLL-U sentence with a multiword token (1-2) and an empty node (3.1), as in UD.
 CONLLU = (
@@ -126,12 +126,11 @@ def test_conllu_malformed_line_names_file_and_line(tmp_path):
         list(read_conllu(item(tmp_path, "x.conllu", data.encode()), source(format="conllu"), None))
 
 
-@pytest.mark.parametrize(("root", "sentences"), sample_and_full(15, 979))
-def test_real_ud_file_reads_every_sentence(root, sentences):
-    path = root / "ud" / "tr" / "tr_boun-ud-test.conllu"
+def test_real_ud_file_reads_every_sentence():
+    path = DATA_ROOT / "ud" / "tr" / "tr_boun-ud-test.conllu"
     records = list(read_conllu(InputFile("t", path), source(format="conllu"), None))
     raw = path.read_text(encoding="utf-8")
-    assert len(records) == raw.count("# sent_id") == sentences
+    assert len(records) == raw.count("# sent_id") == by_data(15, 979)
     assert [r.text for r in records] == [line[9:] for line in raw.splitlines() if line.startswith("# text = ")]
 
 

@@ -29,6 +29,14 @@ files = "tiny.txt"
 """
 
 
+TAIL = 'role = "all"\nformat = "text"\nfiles = "tiny.txt"\n'
+
+
+def tail(role: str, file_format: str, parallel: str) -> str:
+    """The last source of MINIMAL with another role and format and a [sources.parallel] table."""
+    return f'role = "{role}"\nformat = "{file_format}"\nfiles = "tiny.txt"\n[sources.parallel]\n{parallel}\n'
+
+
 def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "tiny.toml"
     path.write_text(text, encoding="utf-8")
@@ -109,6 +117,33 @@ def test_minimal_spec_defaults(tmp_path):
         (('files = "tiny.txt"', 'files = ["a.txt", ""]'), "key 'files' must be a non-empty string or a list"),
         (('format = "text"', 'format = "conllu"\nwords = "no"'), "key 'words' must be true or false, got 'no'"),
         (("", "[[sources]]\n"), "[[sources]] #2: missing required key 'kind'"),
+        ((TAIL, tail("all", "text", 'name = "f"')), "[[sources]] #1: 'parallel' applies to role = 'eval' only"),
+        (
+            (TAIL, tail("eval", "text", 'name = "f"\nkey = "sent_id"')),
+            "[[sources]] #1: parallel key 'sent_id' applies to format 'conllu' only, got 'text'",
+        ),
+        (
+            (TAIL, tail("eval", "text", 'name = "f"\nkey = "column"\ncolumn = "id"')),
+            "[[sources]] #1: parallel key 'column' needs a table (formats jsonl, parquet, csv, tsv, or a hub source)",
+        ),
+        ((TAIL, tail("eval", "conllu", 'name = "f"')), "parallel key 'line' needs numbered lines or rows"),
+        (
+            (TAIL, tail("eval", "text", 'name = "f"\nkey = "row"')),
+            "[[sources]] #1 [sources.parallel]: key 'key' must be 'line', 'sent_id' or 'column', got 'row'",
+        ),
+        (
+            (TAIL, tail("eval", "text", 'name = "f"\ndev = [997, 1]')),
+            "[[sources]] #1 [sources.parallel]: 'dev' must be [first, last] with first <= last, got [997, 1]",
+        ),
+        (
+            (TAIL, tail("eval", "text", 'name = "f"\ndev = 997')),
+            "key 'dev' must be a list [first, last] of two integers >= 1, got 997",
+        ),
+        (
+            (TAIL, tail("eval", "text", 'name = "f"\ncolumn = "id"')),
+            "key = 'column' needs 'column' (the column holding the key), and only it takes one",
+        ),
+        ((TAIL, tail("eval", "text", 'key = "line"')), "#1 [sources.parallel]: missing required key 'name'"),
         (("", '[[references]]\nname = "x"\n'), "give exactly one of 'reader' (gold files) or 'analyzer'"),
         (("", '[[references]]\nname = "x"\nreader = "tikhonov"\n'), "'reader' needs 'files'"),
         (
@@ -130,6 +165,14 @@ def test_bad_specs_name_file_table_and_key(tmp_path, change, message):
     with pytest.raises(CorpusError) as caught:
         load_spec(path)
     assert str(path) in str(caught.value) and message in str(caught.value)
+
+
+def test_one_parallel_source_per_spec(tmp_path):
+    source = '[[sources]]\nkind = "path"\n' + tail("eval", "text", 'name = "f"').replace("tiny.txt", "{}")
+    path = write(tmp_path, MINIMAL + source.format("a.txt") + source.format("b.txt"))
+    with pytest.raises(CorpusError, match=r"may declare \[sources.parallel\] once, got it in sources #2 and #3"):
+        load_spec(path)
+    assert load_spec(write(tmp_path, MINIMAL + source.format("a.txt"))).parallel.name == "f"
 
 
 @pytest.mark.parametrize(
@@ -157,15 +200,16 @@ def test_hf_source_is_read_as_its_hub_split(tmp_path):
 
 
 #: the corpus cache key hangs on these (file contents aside): a change of the spec code must not move them
+#: (the ud-* specs declare their FLORES eval source parallel, [sources.parallel])
 SHIPPED_LOADING_FIELDS = {
-    "embedded-eng": "b9dd7c0448d4fa7f",
-    "embedded-kor": "a530fcfd69fffd01",
-    "embedded-rus": "5664d86c8f92a6a5",
-    "embedded-tur": "538ca7c9a67ce5a6",
-    "ud-eng": "0279a4a2a9b34e2f",
-    "ud-kor": "f637fae80f553850",
-    "ud-rus": "aeff15217a208e60",
-    "ud-tur": "b8837f3d3c379caa",
+    "embedded-eng": "00cee536d5fb6b78",
+    "embedded-kor": "d0a385fd1aefdea5",
+    "embedded-rus": "2b4ae7d3effca512",
+    "embedded-tur": "2374a03c80ebf643",
+    "ud-eng": "e5a9091f37cae157",
+    "ud-kor": "e51672d27218891c",
+    "ud-rus": "cbc4d83af73e2fdc",
+    "ud-tur": "fce797315a31059d",
 }
 
 

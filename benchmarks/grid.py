@@ -1,0 +1,149 @@
+"""The grid of a run: its units, the text each trains on, and the checks of the whole grid that run
+once every corpus is loaded and before any training or any write to the output directory.
+
+``check_grid`` finds, in one pass, what would otherwise fail late or give an empty or partial
+result: two config entries naming the same corpus, a corpus without training documents (when the
+run trains) or without test/eval documents, a vocabulary size below a family's floor on the actual
+training text (``bpe.Tokenizer.vocab_floor``: the alphabet of char-bpe, the covered characters of
+sentencepiece), and a metric the config selects that no unit of the grid can compute.  What can be
+checked without the corpora (names, duplicates, static floors) is checked earlier, by the config
+model (``benchmarks.config``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import bpe
+from benchmarks.config import ExperimentConfig
+from benchmarks.errors import BenchmarkError
+from benchmarks.evaluate import TRAIN_ROLE
+from benchmarks.metrics import select_metrics
+from benchmarks.parallel import ENGLISH, ParallelPlan
+from benchmarks.pretrained import PretrainedRow
+from benchmarks.registry import Capability, Metric, Needs, capabilities_of
+from benchmarks.units import Unit
+from corpora import Corpus
+
+#: the roles a unit is evaluated on, in this order
+EVAL_ROLES = ("test", "eval")
+#: needs computed on the test or eval documents
+_PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_JOINED)
+_EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE, Needs.ENGLISH_PARTNER)
+
+
+def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
+               pretrained: dict[str, PretrainedRow]) -> list[Unit]:  # fmt: skip
+    """Every unit of the grid, corpus by corpus in the config's order (``corpora`` keeps it); trained
+    rows, then pretrained rows (``pretrained``, in config order)."""
+    units: list[Unit] = []
+    for corpus_id, corpus in corpora.items():
+        language = corpus.spec.language
+        for entry in config.tokenizers:
+            for size in entry.vocab_sizes:
+                options = tuple(sorted(entry.options.items()))
+                units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options))
+        for label, row in pretrained.items():
+            units.append(Unit(corpus_id, language, label, row.kind, "production", None))
+    return units
+
+
+def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
+    """The training documents' texts, in order, up to ``max_chars`` characters (the first documents kept)."""
+    texts: list[str] = []
+    total = 0
+    for document in corpus.documents(TRAIN_ROLE):
+        if max_chars is not None and total >= max_chars:
+            break
+        texts.append(document.text)
+        total += len(document.text)
+    return texts
+
+
+def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow],
+               parallel: ParallelPlan, trained_before: Callable[[Unit], bool]) -> None:
+    """Raise a BenchmarkError naming the config, the entry and the corpus for the first problem of the
+    grid.  ``corpora``: every loaded corpus by config entry, in the config's order; ``pretrained``: the
+    pretrained rows by label; ``parallel``: the run's pairing of parallel evaluation sets;
+    ``trained_before(unit)``: True when the unit's tokenizer is cached (it trained, so its size is
+    above the floor, and its text needs no second look)."""
+    where = config.source
+    by_id: dict[str, str] = {}
+    for entry, corpus in corpora.items():
+        if corpus.spec.id in by_id:
+            raise BenchmarkError(f"{where}: corpora: {by_id[corpus.spec.id]!r} and {entry!r} are the same corpus "
+                                 f"({corpus.spec.id!r}); list it once")  # fmt: skip
+        by_id[corpus.spec.id] = entry
+    metrics = select_metrics(config.metrics)
+    for entry, corpus in corpora.items():
+        name = f"corpus {corpus.spec.id!r}" + (f" ({entry})" if entry != corpus.spec.id else "")
+        if config.tokenizers and not corpus.documents(TRAIN_ROLE):
+            raise BenchmarkError(f"{where}: {name} has no training documents: give a source role = \"train\" or "
+                                 f"\"all\"")  # fmt: skip
+        if any(metric.needs in _EVALUATION_TEXT for metric in metrics) and not _evaluated(corpus):
+            raise BenchmarkError(
+                f"{where}: {name} has no test or eval documents to compute the metrics on: give a source "
+                f"role = \"test\" or \"eval\", or more text to a role = \"all\" source (it keeps test_fraction "
+                f"= {corpus.spec.test_fraction} of the documents for test)"
+            )
+    if config.metrics is not None:
+        for metric in metrics:
+            missing = _missing_for(metric, config, corpora, pretrained, parallel)
+            if missing:
+                raise BenchmarkError(f"{where}: metrics: {metric.name!r} cannot be computed by this run: {missing}")
+    _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
+
+
+def _evaluated(corpus: Corpus) -> bool:
+    return any(corpus.documents(role) for role in EVAL_ROLES)
+
+
+def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Corpus],
+                 pretrained: dict[str, PretrainedRow], parallel: ParallelPlan) -> str:
+    """What the grid lacks for ``metric`` to have a single value (empty when nothing is missing)."""
+    kinds = [entry.kind for entry in config.tokenizers] + [row.kind for row in pretrained.values()]
+    if not any(metric.applies_to(capabilities_of(kind)) for kind in kinds):
+        needed = ", ".join(capability.value for capability in metric.requires)
+        return f"it applies only to tokenizers where {needed}, and the config has none"
+    if metric.needs is Needs.CHAR_BASELINE and not any(Capability.CHARACTER_TOKENS in capabilities_of(kind)
+                                                        for kind in kinds):  # fmt: skip
+        return 'it compares each row with a char-level row: add a [[tokenizers]] entry of kind = "char"'
+    if metric.needs in _PARITY and not parallel.pairs:
+        notes = "; ".join(parallel.notes) or "no corpus has a parallel evaluation set"
+        return (f"it pairs the parallel sentences of a corpus with those of an English ({ENGLISH}) corpus of the "
+                f"same parallel set, and this run has no such pair ({notes})")
+    if metric.needs in (Needs.MORPHEME_REFERENCE, Needs.MORPHSCORE_REFERENCE):
+        morphscore = metric.needs is Needs.MORPHSCORE_REFERENCE
+        if not any(reference.is_morphscore == morphscore for corpus in corpora.values()
+                   for reference in corpus.references().values()):  # fmt: skip
+            kind = "MorphScore" if morphscore else "morpheme segmentation"
+            return f"no corpus has a {kind} reference (the spec's [[references]]; gold files need a data root)"
+    if metric.name == "train_seconds" and not config.tokenizers:
+        return "the config trains no tokenizer"
+    return ""
+
+
+def _check_vocab_floors(config: ExperimentConfig, corpora: dict[str, Corpus],
+                        trained_before: Callable[[Unit], bool]) -> None:  # fmt: skip
+    """Every vocabulary size against its family's floor on each corpus's training text: the smallest
+    size of each entry on each corpus, unless that unit's tokenizer is cached."""
+    smallest: dict[tuple[str, str], Unit] = {}
+    for unit in plan_units(config, corpora, {}):  # trained units only
+        if unit.row_type != "production":
+            key = (unit.corpus, unit.tokenizer)
+            if key not in smallest or unit.vocab_size < smallest[key].vocab_size:
+                smallest[key] = unit
+    entries = {entry.label: (position, entry) for position, entry in enumerate(config.tokenizers)}
+    texts: dict[str, list[str]] = {}
+    for (corpus_id, label), unit in smallest.items():
+        if trained_before(unit):
+            continue
+        if corpus_id not in texts:
+            texts[corpus_id] = training_texts(corpora[corpus_id], config.max_train_chars)
+        position, entry = entries[label]
+        floor = bpe.family_class(entry.kind).vocab_floor(texts[corpus_id], **entry.options)
+        if unit.vocab_size < floor.minimum:
+            raise BenchmarkError(
+                f"{config.source}: tokenizers[{position}] ({label}): vocab_size {unit.vocab_size} is below the "
+                f"minimum {floor.minimum} for {entry.kind} on corpus {corpus_id!r} ({floor.parts}){floor.hint}"
+            )
