@@ -12,6 +12,8 @@ model (``benchmarks.config``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 
 import bpe
@@ -40,6 +42,8 @@ def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
     for corpus_id, corpus in corpora.items():
         language = corpus.spec.language
         for entry in config.tokenizers:
+            if entry.corpora is not None and corpus_id not in entry.corpora:
+                continue
             for size in entry.vocab_sizes:
                 options = tuple(sorted(entry.options.items()))
                 units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options))
@@ -60,6 +64,51 @@ def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
     return texts
 
 
+#: families trained with gold morpheme segmentations beside the text (``bpe.knockout``)
+TRAINS_ON_REFERENCES = ("bpe-knockout",)
+
+
+def training_references(corpus: Corpus) -> dict[str, list[int]]:
+    """The gold morphemes a morpheme-supervised family (bpe-knockout) trains on: every word of the
+    corpus's ``role = "training"`` references (its first analysis, as inner character boundaries),
+    except the words any evaluated reference of the corpus scores (gold or silver: silver references
+    analyze the test words), so the boundary metrics never score a word the tokenizer was shown.
+    Words in code point order; a word in several training references keeps the first one's analysis
+    (references by name)."""
+    scored = {word for reference in corpus.references().values() for word in reference.analyses}
+    words: dict[str, list[int]] = {}
+    for _, reference in sorted(corpus.training_references().items()):
+        for word, alternatives in reference.analyses.items():
+            if word not in scored and word not in words:
+                words[word] = sorted(alternatives[0])
+    return dict(sorted(words.items()))
+
+
+def training_references_fingerprint(corpus: Corpus) -> str:
+    """Hash of ``training_references``: part of a morpheme-supervised tokenizer's cache key."""
+    blob = json.dumps(training_references(corpus), ensure_ascii=False, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _check_training_references(config: ExperimentConfig, corpora: dict[str, Corpus]) -> None:
+    """A morpheme-supervised row needs gold morphemes that no metric of the run scores on each corpus
+    it runs on: refused, before any training, where the corpus has none."""
+    for position, entry in enumerate(config.tokenizers):
+        if entry.kind not in TRAINS_ON_REFERENCES:
+            continue
+        for corpus in corpora.values():
+            if entry.corpora is not None and corpus.spec.id not in entry.corpora:
+                continue
+            if not training_references(corpus):
+                raise BenchmarkError(
+                    f"{config.source}: tokenizers[{position}] ({entry.label}): {entry.kind} trains on gold morphemes, "
+                    f"and corpus {corpus.spec.id!r} has none that its metrics do not score (a [[references]] entry "
+                    f"with role = \"training\" in the corpus spec, read from the data root; its words minus those "
+                    f"of the evaluated references). Without one the row would be trained on the words it is scored "
+                    f"on: restrict the entry with corpora = [...] to corpora that have one"
+                )
+
+
 def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow],
                parallel: ParallelPlan, trained_before: Callable[[Unit], bool]) -> None:
     """Raise a BenchmarkError naming the config, the entry and the corpus for the first problem of the
@@ -74,6 +123,11 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
             raise BenchmarkError(f"{where}: corpora: {by_id[corpus.spec.id]!r} and {entry!r} are the same corpus "
                                  f"({corpus.spec.id!r}); list it once")  # fmt: skip
         by_id[corpus.spec.id] = entry
+    for position, tokenizer in enumerate(config.tokenizers):
+        unknown = [corpus_id for corpus_id in tokenizer.corpora or () if corpus_id not in by_id]
+        if unknown:
+            raise BenchmarkError(f"{where}: tokenizers[{position}] ({tokenizer.label}): corpora: {unknown[0]!r} is not "
+                                 f"a corpus of this config (its corpus ids: {', '.join(by_id)})")  # fmt: skip
     metrics = select_metrics(config.metrics)
     for entry, corpus in corpora.items():
         name = f"corpus {corpus.spec.id!r}" + (f" ({entry})" if entry != corpus.spec.id else "")
@@ -91,6 +145,7 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
             missing = _missing_for(metric, config, corpora, pretrained, parallel)
             if missing:
                 raise BenchmarkError(f"{where}: metrics: {metric.name!r} cannot be computed by this run: {missing}")
+    _check_training_references(config, corpora)
     _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
 
 

@@ -39,7 +39,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -53,7 +53,7 @@ from tqdm import tqdm
 import bpe
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError, warn
-from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_tokenizer, paired_rows
+from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_over_seeds, evaluate_tokenizer, paired_rows
 from benchmarks.examples import write_examples
 from benchmarks.files import (
     atomic_write_text,
@@ -62,11 +62,20 @@ from benchmarks.files import (
     trained_tokenizer_path,
     write_results,
 )
-from benchmarks.grid import EVAL_ROLES, check_grid, plan_units, training_texts
+from benchmarks.grid import (
+    EVAL_ROLES,
+    TRAINS_ON_REFERENCES,
+    check_grid,
+    plan_units,
+    training_references,
+    training_references_fingerprint,
+    training_texts,
+)
 from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.parallel import ParallelPlan, plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
+from bpe.options import FAMILY_OPTIONS
 from corpora import Corpus, load_corpus
 from corpora.loader import cache_home
 from corpora.stats import reference_coverage
@@ -190,11 +199,26 @@ def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretraine
 # --------------------------------------------------------------------------- training with cache
 
 
+def split_options(kind: str, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trained unit's options as (training options, encode-time options): the family's options
+    marked ``ENCODE_TIME`` (``bpe.options``: inference method, sampling, seed) only change encoding,
+    so rows that differ in them alone share one trained vocabulary."""
+    encode_time = set(FAMILY_OPTIONS[kind].encode_option_names())
+    training = {name: value for name, value in options.items() if name not in encode_time}
+    return training, {name: value for name, value in options.items() if name in encode_time}
+
+
 def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:
-    """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes."""
+    """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes:
+    the training options only (the cached tokenizer encodes with its family's defaults; ``obtain_tokenizer``
+    applies the unit's encode-time options), and for a family that trains on gold morphemes
+    (bpe-knockout) the fingerprint of the ones it is given."""
+    training, _ = split_options(unit.kind, dict(unit.options))
     identity = {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
-                "vocab_size": unit.vocab_size, "options": dict(unit.options), "bpe": bpe.__version__,
+                "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
                 "code": code_fingerprint("bpe")}  # fmt: skip
+    if unit.kind in TRAINS_ON_REFERENCES:
+        identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
     return tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json", identity
 
@@ -220,22 +244,27 @@ def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
     its training seconds."""
     if unit.row_type == "production":
         return pretrained[unit.tokenizer].load(), 0.0
+    training, encode_time = split_options(unit.kind, dict(unit.options))
     path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
     cached = _cached_tokenizer(unit, path, meta_path)
-    if cached is not None:
-        return cached
-    texts = training_texts(corpus, config.max_train_chars)
-    if not texts:
-        raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
-    start = time.perf_counter()
-    try:
-        tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **dict(unit.options))
-    except bpe.TokenizerError as exc:
-        raise BenchmarkError(f"training {unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
-    seconds = time.perf_counter() - start
-    tokenizer.save(path)
-    atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": identity}) + "\n")
-    return tokenizer, seconds
+    if cached is None:
+        texts = training_texts(corpus, config.max_train_chars)
+        if not texts:
+            raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
+        if unit.kind in TRAINS_ON_REFERENCES:
+            training["references"] = training_references(corpus)
+        start = time.perf_counter()
+        try:
+            tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **training)
+        except bpe.TokenizerError as exc:
+            where = f"{unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}"
+            raise BenchmarkError(f"training {where}: {exc}") from None
+        seconds = time.perf_counter() - start
+        tokenizer.save(path)
+        atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": identity}) + "\n")
+        cached = tokenizer, seconds
+    tokenizer, seconds = cached
+    return tokenizer.with_encode_options(**encode_time), seconds
 
 
 @dataclass(frozen=True)
@@ -259,8 +288,12 @@ def run_unit(unit: Unit, context: RunContext) -> str:
     if unit.row_type != "production":
         tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size))
     metrics = select_metrics(context.config.metrics)
-    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config,
-                                context.joined_texts.get(unit.corpus, {}))  # fmt: skip
+    joined = context.joined_texts.get(unit.corpus, {})
+    if tokenizer.samples:  # stochastic rows only: deterministic ones never loop over seeds
+        result = evaluate_over_seeds(unit, tokenizer, context.config.seeds, corpus, EVAL_ROLES, metrics,
+                                     context.config, joined)  # fmt: skip
+    else:
+        result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config, joined)
     result.costs["train_seconds"] = train_seconds
     write_unit_result(context.unit_path(unit), result)
     return unit.key
@@ -275,9 +308,21 @@ def _start_worker(context: RunContext) -> None:
     _worker_context = context
 
 
-def _run_unit_in_worker(unit: Unit) -> str:
+def _run_units_in_worker(units: list[Unit]) -> list[str]:
     assert _worker_context is not None, "worker started without _start_worker"
-    return run_unit(unit, _worker_context)
+    return [run_unit(unit, _worker_context) for unit in units]
+
+
+def _training_groups(context: RunContext, units: list[Unit]) -> list[list[Unit]]:
+    """``units`` grouped by the tokenizer they train (rows that differ only in encode-time options share
+    one: ``split_options``), groups in plan order: a group runs in one worker, one unit after the other,
+    so its vocabulary is trained once and then read from the cache."""
+    groups: dict[Any, list[Unit]] = {}
+    for unit in units:
+        key = unit if unit.row_type == "production" else tokenizer_cache_paths(
+            unit, context.corpora[unit.corpus], context.config)[0]  # fmt: skip
+        groups.setdefault(key, []).append(unit)
+    return list(groups.values())
 
 
 # --------------------------------------------------------------------------- the run
@@ -356,11 +401,10 @@ def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method
     if jobs > 1 and len(pending) > 1:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
                                  initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
-            futures = [pool.submit(_run_unit_in_worker, unit) for unit in pending]
+            futures = [pool.submit(_run_units_in_worker, group) for group in _training_groups(context, pending)]
             try:
                 for future in as_completed(futures):
-                    future.result()
-                    bar.update()
+                    bar.update(len(future.result()))
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
