@@ -18,10 +18,10 @@ MINIMAL = {
 
 
 #: run identities, resumable runs and cached tokenizers hang on these: a change of the config code must not move them
-SHIPPED_FINGERPRINTS = {"quick": "d4423ed5d98a96df", "paper": "65e88c271f713400"}
+SHIPPED_FINGERPRINTS = {"quick": "4ed2048787d96892", "paper": "65e88c271f713400", "inference": "8a4275e8361e0bff"}
 
 
-@pytest.mark.parametrize("name", ["quick", "paper"])
+@pytest.mark.parametrize("name", ["quick", "paper", "inference"])
 def test_shipped_config_fingerprints_are_unchanged(name: str) -> None:
     assert load_config(name).fingerprint() == SHIPPED_FINGERPRINTS[name]
 
@@ -37,7 +37,7 @@ def test_to_json_is_the_flat_identity_of_a_config() -> None:
         "kind": "char-bpe",
         "label": "char-bpe-greedy",
         "vocab_sizes": (4000,),
-        "options": {"end_of_word": "separate", "encode_mode": "greedy"},
+        "options": {"end_of_word": "separate", "encode_mode": "longest-prefix"},
     }
     assert (data["bootstrap_resamples"], data["confidence"], data["report_vocab_size"]) == (1000, 0.95, 4000)
     assert "source" not in data and config.source.endswith("quick.toml")
@@ -51,6 +51,18 @@ def test_shipped_configs_load(name: str) -> None:
                                                            "spm-unigram"}  # fmt: skip
     assert config.production == ("cl100k", "mistral-v1")
     assert config.fingerprint() == load_config(name).fingerprint()
+
+
+def test_the_inference_config_loads() -> None:
+    config = load_config("inference")
+    modes = {entry.options.get("encode_mode", "merges") for entry in config.tokenizers if entry.kind == "char-bpe"}
+    assert modes == {"merges", "longest-prefix", "longest-suffix", "longest-token", "fewest-tokens"}
+    assert {entry.kind for entry in config.tokenizers} == {"char-bpe", "byte-bpe", "morfessor", "bpe-knockout"}
+    assert [entry.label for entry in config.tokenizers if entry.samples] == ["char-bpe-dropout-0.1",
+                                                                            "byte-bpe-dropout-0.1"]  # fmt: skip
+    assert config.to_json()["seeds"] == (0, 1, 2, 3, 4)
+    assert all(entry.corpora == ("ud-kor",) for entry in config.tokenizers
+               if entry.options.get("normalizer") == "jamo" or entry.options.get("pretokenizer") == "morpheme")
 
 
 def test_fingerprint_ignores_where_the_file_lives(tmp_path: Path) -> None:

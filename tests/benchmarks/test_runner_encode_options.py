@@ -22,7 +22,7 @@ from benchmarks.metrics import MetricResult
 from benchmarks.report import inference_groups, write_report
 from benchmarks.runner import run_experiment, split_options
 from corpora import load_corpus
-from tests.conftest import DATA_ROOT
+from tests.conftest import SAMPLE_DATA_ROOT
 
 SEEDS = [0, 1, 2]
 MODES = {
@@ -160,8 +160,9 @@ def test_a_sampling_row_takes_its_seeds_from_the_run() -> None:
 
 
 def test_knockout_trains_only_on_gold_no_metric_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the shipped sample data root: its gold files have the same layout and splits as the full one."""
     monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
-    russian = load_corpus("ud-rus", data_dir=DATA_ROOT)
+    russian = load_corpus("ud-rus", data_dir=SAMPLE_DATA_ROOT)
     words = training_references(russian)
     scored = {word for reference in russian.references().values() for word in reference.analyses}
     assert words and not set(words) & scored
@@ -172,16 +173,16 @@ def test_knockout_trains_only_on_gold_no_metric_scores(tmp_path: Path, monkeypat
     config = parse_config({"name": "x", "corpora": ["ud-tur"], "tokenizers": [knockout]}, source="x.toml")
     with pytest.raises(BenchmarkError, match=r"x.toml: tokenizers\[0\] \(bpe-knockout\): bpe-knockout trains on "
                                              r"gold morphemes, and corpus 'ud-tur' has none"):  # fmt: skip
-        run_experiment(config, tmp_path / "refused", data_dir=DATA_ROOT, progress=False)
+        run_experiment(config, tmp_path / "refused", data_dir=SAMPLE_DATA_ROOT, progress=False)
     assert not (tmp_path / "refused").exists()
     # restricted to corpora that have such a split, the same entry is accepted
     restricted = dict(knockout, corpora=["ud-rus"])
     config = parse_config({"name": "x", "corpora": ["ud-tur", "ud-rus"], "tokenizers": [restricted]}, source="x.toml")
     from benchmarks.grid import plan_units
 
-    corpora = {corpus.spec.id: corpus for corpus in (load_corpus("ud-tur", data_dir=DATA_ROOT), russian)}
+    corpora = {corpus.spec.id: corpus for corpus in (load_corpus("ud-tur", data_dir=SAMPLE_DATA_ROOT), russian)}
     assert [unit.corpus for unit in plan_units(config, corpora, {})] == ["ud-rus"]
     unknown = dict(knockout, corpora=["ud-kor"])
     config = parse_config({"name": "x", "corpora": ["ud-rus"], "tokenizers": [unknown]}, source="x.toml")
     with pytest.raises(BenchmarkError, match=r"corpora: 'ud-kor' is not a corpus of this config"):
-        run_experiment(config, tmp_path / "unknown", data_dir=DATA_ROOT, progress=False)
+        run_experiment(config, tmp_path / "unknown", data_dir=SAMPLE_DATA_ROOT, progress=False)
