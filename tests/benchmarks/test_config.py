@@ -88,7 +88,7 @@ def test_defaults() -> None:
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        ({"colour": "red"}, "unknown key 'colour'; allowed keys: name, description, seed, corpora, tokenizers"),
+        ({"colour": "red"}, "unknown key 'colour'; allowed keys: name, description, seed, seeds, corpora, tokenizers"),
         ({"name": 3}, "name: must be a string, got 3"),
         ({"seed": True}, "seed: must be an integer, got True"),
         ({"corpora": []}, "corpora: must hold at least 1 entry, got []"),
