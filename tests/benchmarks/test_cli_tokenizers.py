@@ -185,8 +185,9 @@ def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str]
         main([command, "--help"])
     flags = set(re.findall(r"^  (--[a-z-]+)", capsys.readouterr().out, re.MULTILINE))
     declared = options_by_name(encode_time_only=command == "encode")
-    own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--out"},
-           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--pieces"}}[command]  # fmt: skip
+    own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--counts", "--out", "--engine", "--address",
+                     "--workers"},
+           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces"}}[command]  # fmt: skip
     assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
     assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
     assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")
