@@ -159,6 +159,33 @@ def test_a_sampling_row_takes_its_seeds_from_the_run() -> None:
         parse_config({"name": "x", "corpora": ["embedded-kor"], "seeds": [1, 1], "tokenizers": [entry]})
 
 
+#: Turkish text with the Morpho Challenge gold as its only (evaluated) reference, from the sample data root
+TURKISH_GOLD_ONLY = """
+id = "tur-gold"
+language = "tur_Latn"
+license = "CC BY-SA 4.0 (UD Turkish-BOUN)"
+description = "UD Turkish-BOUN dev (train) and test, Morpho Challenge 2010 gold"
+provenance = "the sample data root of the tests"
+
+[[sources]]
+kind = "path"
+role = "train"
+format = "conllu"
+files = "ud/tr/tr_boun-ud-dev.conllu"
+
+[[sources]]
+kind = "path"
+role = "test"
+format = "conllu"
+files = "ud/tr/tr_boun-ud-test.conllu"
+
+[[references]]
+name = "morphochallenge2010"
+reader = "morphochallenge2010"
+files = "morph/tur/morphochallenge2010_goldstd_combined.segmentation.tur"
+"""
+
+
 def test_knockout_trains_only_on_gold_no_metric_scores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the shipped sample data root: its gold files have the same layout and splits as the full one."""
     monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
@@ -171,18 +198,21 @@ def test_knockout_trains_only_on_gold_no_metric_scores(tmp_path: Path, monkeypat
     assert "наибольший" in gold and "наибольший" in scored and "наибольший" not in words
     assert "tikhonov-train" not in russian.references()  # never scored
     # Turkish gold exists only as the file the metrics score: the row is refused before any training
+    spec = tmp_path / "tur-gold.toml"
+    spec.write_text(TURKISH_GOLD_ONLY, encoding="utf-8")
     knockout = {"kind": "bpe-knockout", "vocab_sizes": [300], "options": {"base": "byte-bpe"}}
-    config = parse_config({"name": "x", "corpora": ["ud-tur"], "tokenizers": [knockout]}, source="x.toml")
+    config = parse_config({"name": "x", "corpora": [str(spec)], "tokenizers": [knockout]}, source="x.toml")
     with pytest.raises(BenchmarkError, match=r"x.toml: tokenizers\[0\] \(bpe-knockout\): bpe-knockout trains on "
-                                             r"gold morphemes, and corpus 'ud-tur' has none"):  # fmt: skip
+                                             r"gold morphemes, and corpus 'tur-gold' has none"):  # fmt: skip
         run_experiment(config, tmp_path / "refused", data_dir=SAMPLE_DATA_ROOT, progress=False)
     assert not (tmp_path / "refused").exists()
     # restricted to corpora that have such a split, the same entry is accepted
     restricted = dict(knockout, corpora=["ud-rus"])
-    config = parse_config({"name": "x", "corpora": ["ud-tur", "ud-rus"], "tokenizers": [restricted]}, source="x.toml")
+    config = parse_config({"name": "x", "corpora": [str(spec), "ud-rus"], "tokenizers": [restricted]}, source="x.toml")
     from benchmarks.grid import plan_units
 
-    corpora = {corpus.spec.id: corpus for corpus in (load_corpus("ud-tur", data_dir=SAMPLE_DATA_ROOT), russian)}
+    turkish = load_corpus(spec, data_dir=SAMPLE_DATA_ROOT)
+    corpora = {corpus.spec.id: corpus for corpus in (turkish, russian)}
     assert [unit.corpus for unit in plan_units(config, corpora, {})] == ["ud-rus"]
     unknown = dict(knockout, corpora=["ud-kor"])
     config = parse_config({"name": "x", "corpora": ["ud-rus"], "tokenizers": [unknown]}, source="x.toml")
