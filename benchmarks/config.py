@@ -12,6 +12,8 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     corpora = ["embedded-tur", ...]     # shipped corpus ids (corpora/*.toml) or spec files (see `corpus_source`)
     production = ["cl100k"]             # tokenizers known by name, evaluated as is (optional; = [[pretrained]] name)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
+    train_chars = [100000, 1000000]     # optional axis instead of max_train_chars: every trained row at each of
+                                        # these caps, nested prefixes of one training stream (see `train_chars`)
     metrics = ["bytes_per_token"]       # optional: report only these metrics (default: all of metrics.METRICS,
                                         # e.g. all three parity definitions: they cost one more encoding of eval);
                                         # each must be computable by this grid (checked before any training)
@@ -213,6 +215,11 @@ class ExperimentConfig(Table):
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
     pretrained: Annotated[tuple[PretrainedEntry, ...], Strict(False)] = ()
     max_train_chars: PositiveInt | None = None
+    #: a training-data axis: every [[tokenizers]] row is trained on the first documents of the corpus's
+    #: training text up to each of these many characters (as ``max_train_chars`` caps it), so the prefixes
+    #: are nested.  A row's ``options`` string then ends in ``train_chars=N``.
+    train_chars: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1),
+                           AfterValidator(_distinct)] | None = None  # fmt: skip
     metrics: MetricSelection | None = None  # None: every metric
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
@@ -230,6 +237,11 @@ class ExperimentConfig(Table):
             measured = ", ".join(name for name in METRICS if not METRICS[name].deterministic)
             raise table_rule(f"metrics: select at least one metric of results.* ({measured} are wall-clock "
                              "figures, written to costs.csv only)")  # fmt: skip
+        if self.train_chars is not None and self.max_train_chars is not None:
+            raise table_rule("give max_train_chars or train_chars, not both: each train_chars value is the "
+                             "max_train_chars of its rows")  # fmt: skip
+        if self.train_chars is not None and not self.tokenizers:
+            raise table_rule("train_chars: the axis applies to [[tokenizers]] rows, and the config has none")
         sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
         if self.report.vocab_size is not None and sizes and self.report.vocab_size not in sizes:
             raise table_rule(f"report.vocab_size = {self.report.vocab_size} is not a vocabulary size of any "
@@ -284,7 +296,7 @@ class ExperimentConfig(Table):
     def to_json(self) -> dict[str, Any]:
         """Everything that determines the results, as one flat object: the input of ``fingerprint``
         and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity, so
-        ``pretrained`` appears only in configs that have ``[[pretrained]]`` tables, and ``seeds`` only in
+        ``pretrained`` and ``train_chars`` appear only in configs that have them, and ``seeds`` only in
         configs with a row that samples (the only rows it changes)."""
         identity = {
             "name": self.name,
@@ -299,6 +311,8 @@ class ExperimentConfig(Table):
             "confidence": self.confidence,
             "report_vocab_size": self.report_vocab_size,
         }
+        if self.train_chars is not None:
+            identity["train_chars"] = self.train_chars
         if self.pretrained:
             identity["pretrained"] = [entry.model_dump(exclude_none=True) for entry in self.pretrained]
         if any(entry.samples for entry in self.tokenizers):

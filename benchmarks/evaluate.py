@@ -224,13 +224,15 @@ def _same_documents(a: DocumentCounts, b: DocumentCounts) -> PairedCounts | None
 
 def char_baseline_pairs(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
     """Every unit against its corpus's char-level baseline (the run's ``CHARACTER_TOKENS`` tokenizer with
-    the largest vocabulary; the first planned on a tie), per evaluation set, documents matched by id."""
+    the largest vocabulary, then the most training text on a run with a ``train_chars`` axis; the first
+    planned on a tie), per evaluation set, documents matched by id."""
     baselines: dict[str, UnitResult] = {}
     for result in results:
         unit = result.unit
         if Capability.CHARACTER_TOKENS in unit.capabilities:
             best = baselines.get(unit.corpus)
-            if best is None or unit.vocab_size > best.unit.vocab_size:
+            if best is None or (unit.vocab_size, unit.train_chars or 0) > (best.unit.vocab_size,
+                                                                            best.unit.train_chars or 0):  # fmt: skip
                 baselines[unit.corpus] = result
     for result in results:
         baseline = baselines.get(result.unit.corpus)
@@ -244,13 +246,13 @@ def char_baseline_pairs(results: Sequence[UnitResult], parallel: ParallelPlan) -
 
 def _english_partners(results: Sequence[UnitResult], parallel: ParallelPlan
                       ) -> Iterator[tuple[UnitResult, UnitResult, ParallelPair]]:  # fmt: skip
-    """Every unit of a paired corpus with the same row (label and vocab size) on its English partner."""
-    units = {(r.unit.corpus, r.unit.tokenizer, r.unit.vocab_size): r for r in results}
+    """Every unit of a paired corpus with the same row (label, vocab size and train_chars) on its English partner."""
+    units = {(r.unit.corpus, r.unit.tokenizer, r.unit.vocab_size, r.unit.train_chars): r for r in results}
     for result in results:
         pair = parallel.pairs.get(result.unit.corpus)
         if pair is None:
             continue
-        partner = units.get((pair.partner, result.unit.tokenizer, result.unit.vocab_size))
+        partner = units.get((pair.partner, result.unit.tokenizer, result.unit.vocab_size, result.unit.train_chars))
         if partner is not None:
             yield result, partner, pair
 
@@ -310,14 +312,16 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
 
 def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
-    at the report vocab size (production rows included), on the same test documents."""
+    at the report vocab size (production rows included), on the same test documents; on a run with a
+    ``train_chars`` axis, the trained rows at its largest value."""
     settings = bootstrap_settings(config)
     columns = ["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference",
                "ci_low", "ci_high", "p_value", "n"]  # fmt: skip
     rows = []
     for corpus in sorted({result.unit.corpus for result in results}):
         chosen = [r for r in results if r.unit.corpus == corpus and "test" in r.counts
-                  and r.unit.vocab_size in (None, config.report_vocab_size)]  # fmt: skip
+                  and r.unit.vocab_size in (None, config.report_vocab_size)
+                  and r.unit.train_chars in (None, max(config.train_chars or [0]))]  # fmt: skip
         chosen.sort(key=lambda r: r.unit.tokenizer)
         for a, b in combinations(chosen, 2):
             ca, cb = a.counts["test"], b.counts["test"]

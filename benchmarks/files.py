@@ -50,9 +50,30 @@ TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options"
 ROW_TYPES = ("family", "reference", "production")
 
 
-def trained_tokenizer_path(run_dir: Path, corpus: str, label: str, vocab_size: int) -> Path:
-    """Where a run keeps the tokenizer of a trained row (``RUN_DIR/tokenizers/<corpus>/<label>-<size>.json``)."""
-    return run_dir / "tokenizers" / corpus / f"{label}-{vocab_size}.json"
+#: the option name under which a row's value of the config's ``train_chars`` axis appears in ``options``
+TRAIN_CHARS = "train_chars"
+
+
+def train_chars_of(options: str) -> int | None:
+    """The ``train_chars`` value in a result row's options string (None when the run has no such axis)."""
+    for option in options.split(","):
+        name, _, value = option.partition("=")
+        if name == TRAIN_CHARS:
+            return int(value)
+    return None
+
+
+def without_train_chars(options: str) -> str:
+    """A result row's options string without its ``train_chars`` entry: the options of its tokenizer."""
+    return ",".join(option for option in options.split(",") if option.partition("=")[0] != TRAIN_CHARS)
+
+
+def trained_tokenizer_path(run_dir: Path, corpus: str, label: str, vocab_size: int,
+                           train_chars: int | None = None) -> Path:  # fmt: skip
+    """Where a run keeps the tokenizer of a trained row (``RUN_DIR/tokenizers/<corpus>/<label>-<size>.json``;
+    on a run with a ``train_chars`` axis, ``<label>-<size>-<train_chars>chars.json``)."""
+    suffix = f"-{train_chars}chars" if train_chars is not None else ""
+    return run_dir / "tokenizers" / corpus / f"{label}-{vocab_size}{suffix}.json"
 
 
 @contextmanager
@@ -153,7 +174,8 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     if not repeated.empty:
         named = ", ".join(f"{column}={repeated.iloc[0][column]!r}" for column in KEY_COLUMNS)
         raise BenchmarkError(f"{path}: {len(repeated)} rows share one key ({named}); each key must appear once")
-    identities = frame.groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
+    tokenizer_options = frame["options"].map(without_train_chars)  # one label, several train_chars values
+    identities = frame.assign(options=tokenizer_options).groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
     ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
     if ambiguous:
         raise BenchmarkError(

@@ -1,9 +1,17 @@
-"""The grid of a run: its units, the text each trains on, and the checks of the whole grid that run
-once every corpus is loaded and before any training or any write to the output directory.
+"""The grid of a run: its units, the trainings that serve them (``plan_sweeps``), the text each trains
+on, and the checks of the whole grid that run once every corpus is loaded and before any training or
+any write to the output directory.
+
+One training per sweep: a BPE merge list is prefix-closed (the first k merges of a run are the run
+stopped after k merges, given the trainer's deterministic tie-break) and a word vocabulary is cut
+from one frequency ranking, so the units of one corpus, family, options and training text are served
+by one training at their largest size; the smaller sizes are derived from it (``bpe.derive``, equal
+to training them directly: tests/bpe/test_sweep.py).  The other families train each size.
 
 ``check_grid`` finds, in one pass, what would otherwise fail late or give an empty or partial
 result: two config entries naming the same corpus, a corpus without training documents (when the
-run trains) or without test/eval documents, a vocabulary size below a family's floor on the actual
+run trains) or without test/eval documents, two ``train_chars`` values that give a corpus the same
+training text, a vocabulary size below a family's floor on the actual
 training text (``bpe.Tokenizer.vocab_floor``: the alphabet of char-bpe, the covered characters of
 sentencepiece), and a metric the config selects that no unit of the grid can compute.  What can be
 checked without the corpora (names, duplicates, static floors) is checked earlier, by the config
@@ -14,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import bpe
 from benchmarks.config import ExperimentConfig
@@ -25,10 +35,15 @@ from benchmarks.parallel import ENGLISH, ParallelPlan
 from benchmarks.pretrained import PretrainedRow
 from benchmarks.registry import Capability, Metric, Needs, capabilities_of
 from benchmarks.units import Unit
+from bpe.options import FAMILY_OPTIONS
 from corpora import Corpus
 
 #: the roles a unit is evaluated on, in this order
 EVAL_ROLES = ("test", "eval")
+#: families whose smaller sizes ``bpe.derive`` cuts from a larger trained tokenizer.  Not char (its
+#: saved form keeps no frequency ranks to cut by; a char training is one counting pass) nor
+#: sentencepiece (neither unigram pruning nor its BPE is prefix-closed).
+DERIVED_KINDS = ("word", "char-bpe", "byte-bpe")
 #: needs computed on the test or eval documents
 _PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_JOINED)
 _EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE, Needs.ENGLISH_PARTNER)
@@ -37,19 +52,63 @@ _EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELIN
 def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
                pretrained: dict[str, PretrainedRow]) -> list[Unit]:  # fmt: skip
     """Every unit of the grid, corpus by corpus in the config's order (``corpora`` keeps it); trained
-    rows, then pretrained rows (``pretrained``, in config order)."""
+    rows (each size at each ``train_chars`` value), then pretrained rows (``pretrained``, in config order)."""
     units: list[Unit] = []
     for corpus_id, corpus in corpora.items():
         language = corpus.spec.language
         for entry in config.tokenizers:
             if entry.corpora is not None and corpus_id not in entry.corpora:
                 continue
-            for size in entry.vocab_sizes:
-                options = tuple(sorted(entry.options.items()))
-                units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options))
+            for train_chars in config.train_chars or (None,):
+                for size in entry.vocab_sizes:
+                    options = tuple(sorted(entry.options.items()))
+                    units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options,
+                                      train_chars))  # fmt: skip
         for label, row in pretrained.items():
             units.append(Unit(corpus_id, language, label, row.kind, "production", None))
     return units
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Trained units served by one training: the same corpus, family, options and training text.
+    ``units`` are ordered by vocabulary size, largest first (the size trained; the others derived)."""
+
+    units: tuple[Unit, ...]
+
+    @property
+    def largest(self) -> Unit:
+        return self.units[0]
+
+
+def split_options(kind: str, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trained unit's options as (training options, encode-time options): the family's options
+    marked ``ENCODE_TIME`` (``bpe.options``: inference method, sampling, seed) only change encoding,
+    so rows that differ in them alone share one trained vocabulary."""
+    encode_time = set(FAMILY_OPTIONS[kind].encode_option_names())
+    training = {name: value for name, value in options.items() if name not in encode_time}
+    return training, {name: value for name, value in options.items() if name in encode_time}
+
+
+def plan_sweeps(units: list[Unit]) -> list[Sweep]:
+    """The trainings that serve the trained units of ``units`` (pretrained rows need none), in the
+    order of their first unit: one sweep per (corpus, family, options, training text) for ``DERIVED_KINDS``, one per
+    unit for the others.  Two units of one size in a sweep (two labels of the same family and
+    options) share one tokenizer."""
+    groups: dict[tuple, list[Unit]] = {}
+    for position, unit in enumerate(units):
+        if unit.row_type == "production":
+            continue
+        # rows that differ only in encode-time options (``split_options``) share one vocabulary
+        training = tuple(sorted(split_options(unit.kind, dict(unit.options))[0].items()))
+        key = (unit.corpus, unit.kind, training, unit.train_chars) if unit.kind in DERIVED_KINDS else (position,)
+        groups.setdefault(key, []).append(unit)
+    return [Sweep(tuple(sorted(group, key=lambda unit: -(unit.vocab_size or 0)))) for group in groups.values()]
+
+
+def max_chars_of(unit: Unit, config: ExperimentConfig) -> int | None:
+    """The cap on the unit's training text: its ``train_chars`` value, else the config's ``max_train_chars``."""
+    return unit.train_chars if unit.train_chars is not None else config.max_train_chars
 
 
 def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
@@ -134,6 +193,7 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
         if config.tokenizers and not corpus.documents(TRAIN_ROLE):
             raise BenchmarkError(f"{where}: {name} has no training documents: give a source role = \"train\" or "
                                  f"\"all\"")  # fmt: skip
+        _check_train_chars(config, name, corpus)
         if any(metric.needs in _EVALUATION_TEXT for metric in metrics) and not _evaluated(corpus):
             raise BenchmarkError(
                 f"{where}: {name} has no test or eval documents to compute the metrics on: give a source "
@@ -182,23 +242,42 @@ def _check_vocab_floors(config: ExperimentConfig, corpora: dict[str, Corpus],
                         trained_before: Callable[[Unit], bool]) -> None:  # fmt: skip
     """Every vocabulary size against its family's floor on each corpus's training text: the smallest
     size of each entry on each corpus, unless that unit's tokenizer is cached."""
-    smallest: dict[tuple[str, str], Unit] = {}
+    smallest: dict[tuple[str, str, int | None], Unit] = {}
     for unit in plan_units(config, corpora, {}):  # trained units only
         if unit.row_type != "production":
-            key = (unit.corpus, unit.tokenizer)
+            key = (unit.corpus, unit.tokenizer, unit.train_chars)
             if key not in smallest or unit.vocab_size < smallest[key].vocab_size:
                 smallest[key] = unit
     entries = {entry.label: (position, entry) for position, entry in enumerate(config.tokenizers)}
-    texts: dict[str, list[str]] = {}
-    for (corpus_id, label), unit in smallest.items():
+    texts: dict[tuple[str, int | None], list[str]] = {}
+    for (corpus_id, label, train_chars), unit in smallest.items():
         if trained_before(unit):
             continue
-        if corpus_id not in texts:
-            texts[corpus_id] = training_texts(corpora[corpus_id], config.max_train_chars)
+        text_key = (corpus_id, max_chars_of(unit, config))
+        if text_key not in texts:
+            texts[text_key] = training_texts(corpora[corpus_id], text_key[1])
         position, entry = entries[label]
-        floor = bpe.family_class(entry.kind).vocab_floor(texts[corpus_id], **entry.options)
+        floor = bpe.family_class(entry.kind).vocab_floor(texts[text_key], **entry.options)
         if unit.vocab_size < floor.minimum:
+            text = f"corpus {corpus_id!r}" + (f" (train_chars = {train_chars})" if train_chars is not None else "")
             raise BenchmarkError(
                 f"{config.source}: tokenizers[{position}] ({label}): vocab_size {unit.vocab_size} is below the "
-                f"minimum {floor.minimum} for {entry.kind} on corpus {corpus_id!r} ({floor.parts}){floor.hint}"
+                f"minimum {floor.minimum} for {entry.kind} on {text} ({floor.parts}){floor.hint}"
             )
+
+
+def _check_train_chars(config: ExperimentConfig, name: str, corpus: Corpus) -> None:
+    """Two ``train_chars`` values that give one corpus the same training text (the same first documents:
+    the corpus has too little training text, or its documents are longer than the step) would be two
+    rows of one tokenizer."""
+    documents = {}
+    for train_chars in sorted(config.train_chars or ()):
+        texts = training_texts(corpus, train_chars)
+        count = len(texts)
+        if count in documents:
+            raise BenchmarkError(
+                f"{config.source}: train_chars = {documents[count]} and {train_chars} give {name} the same training "
+                f"text (its first {count} training documents, {sum(map(len, texts)):,} characters): drop one, or "
+                "choose values further apart"
+            )
+        documents[count] = train_chars

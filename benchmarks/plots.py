@@ -63,26 +63,28 @@ def _legend(figure: Figure, palette: dict[str, Any], trained: list[str], product
     figure.legend(handles=handles, loc="outside right upper", title="tokenizer", frameon=False)
 
 
-def vocab_curves(frame: pd.DataFrame, info: Metric, palette: dict[str, Any], path: Path) -> None:
-    """One panel per row (language): the metric against vocabulary size (log x), a line per trained
-    tokenizer with its CI band, a dashed horizontal line per production tokenizer."""
+def vocab_curves(frame: pd.DataFrame, info: Metric, palette: dict[str, Any], path: Path, x: str = "vocab_size",
+                 x_label: str = "vocabulary size") -> None:  # fmt: skip
+    """One panel per row (language): the metric against vocabulary size (or the column ``x``, named
+    ``x_label``; log x), a line per trained tokenizer with its CI band, a dashed horizontal line per
+    production tokenizer."""
     rows = sorted(frame["row"].unique())
-    trained = frame[frame["vocab_size"].notna()].astype({"vocab_size": "float64"})
-    production = frame[frame["vocab_size"].isna()]
-    sizes = sorted(int(size) for size in trained["vocab_size"].unique())
+    trained = frame[frame[x].notna()].astype({x: "float64"})
+    production = frame[frame[x].isna()]
+    sizes = sorted(int(size) for size in trained[x].unique())
     columns = min(MAX_COLUMNS, len(rows))
     lines = math.ceil(len(rows) / columns)
     width, height = PANEL_SIZE[0] * columns + LEGEND_WIDTH, PANEL_SIZE[1] * lines
     with _figure(width, height, path) as figure:
         axes = figure.subplots(lines, columns, squeeze=False, sharex=True, sharey=True)
         for ax, row in zip(axes.flat, rows, strict=False):
-            data = trained[trained["row"] == row].sort_values(["tokenizer", "vocab_size"], kind="stable")
+            data = trained[trained["row"] == row].sort_values(["tokenizer", x], kind="stable")
             if not data.empty:
-                sns.lineplot(data=data, x="vocab_size", y="value", hue="tokenizer", palette=palette,
+                sns.lineplot(data=data, x=x, y="value", hue="tokenizer", palette=palette,
                              hue_order=[t for t in palette if t in set(data["tokenizer"])], marker="o",
                              errorbar=None, legend=False, ax=ax)  # fmt: skip
                 for tokenizer, band in data.groupby("tokenizer", sort=True):
-                    ax.fill_between(band["vocab_size"], band["ci_low"], band["ci_high"], color=palette[tokenizer],
+                    ax.fill_between(band[x], band["ci_low"], band["ci_high"], color=palette[tokenizer],
                                     alpha=0.2, linewidth=0)  # fmt: skip
             for _, cell in production[production["row"] == row].sort_values("tokenizer").iterrows():
                 ax.axhline(cell["value"], color=palette[cell["tokenizer"]], linestyle="--", linewidth=1)
@@ -90,7 +92,7 @@ def vocab_curves(frame: pd.DataFrame, info: Metric, palette: dict[str, Any], pat
             ax.set_xticks(sizes, [vocab_label(size) for size in sizes])
             ax.xaxis.set_minor_locator(NullLocator())
             ax.set_title(row)
-            ax.set_xlabel("vocabulary size")
+            ax.set_xlabel(x_label)
             ax.set_ylabel(info.label)
         for ax in list(axes.flat)[len(rows) :]:
             ax.set_visible(False)

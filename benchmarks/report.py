@@ -40,7 +40,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -53,10 +53,11 @@ import bpe.render
 from benchmarks import findings, plots, render
 from benchmarks.errors import BenchmarkError
 from benchmarks.examples import EXAMPLE_CHARS, Example, read_examples
-from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, trained_tokenizer_path
+from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.pretrained import PretrainedRow
+from benchmarks.registry import Metric
 from benchmarks.render import latex_escape, md_escape
 from bpe.render import EMPTY, SEPARATOR
 
@@ -87,7 +88,7 @@ def load_run(run_dir: Path) -> Run:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise BenchmarkError(f"{run_dir}: no such run directory")
-    results = read_results(run_dir)
+    results = at_most_training_text(read_results(run_dir))
     manifest = read_manifest(run_dir)
     config = manifest.get("config")
     report = config.get("report") if isinstance(config, dict) else None
@@ -100,6 +101,16 @@ def load_run(run_dir: Path) -> Run:
     if not isinstance(level, float) or not 0 < level < 1:
         raise BenchmarkError(f"{run_dir / 'manifest.json'}: field config.confidence must be in (0, 1), got {level!r}")
     return Run(run_dir, results, manifest, size, level)
+
+
+def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
+    """On a run with a ``train_chars`` axis, the rows of its largest value and the pretrained rows: the
+    report's tables show the tokenizers trained on the most text (``train_chars_section`` shows the
+    axis).  Other runs' results as they are."""
+    values = results["options"].astype(object).fillna("").map(train_chars_of)  # costs.csv: empty reads as NaN
+    if values.isna().all():
+        return results
+    return results[values.isna() | (values == values.max())].reset_index(drop=True)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
@@ -472,7 +483,9 @@ def group_section(group: str, run: Run, tables: list[Table], figures: list[Plot 
     return lines
 
 
-def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | Skipped]]) -> str:
+def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | Skipped]],
+                  sections: Sequence[str] = ()) -> str:  # fmt: skip
+    """The report's markdown; ``sections``: lines of sections drawn beside the groups (``train_chars_section``)."""
     config = run.manifest["config"]
     title = config.get("name") or run.manifest.get("run") or run.run_dir.name
     lines = [f"# tokbench report: {title}", ""]
@@ -495,7 +508,7 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
         group_tables = [t for t in tables if t.group == group]
         if group_tables or figures.get(group):
             lines += group_section(group, run, group_tables, figures.get(group, []))
-    lines += inference_section(run) + cost_section(run) + paired_section(run) + splits_section(run)
+    lines += [*sections, *inference_section(run), *cost_section(run), *paired_section(run), *splits_section(run)]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -534,8 +547,9 @@ def run_tokenizers(run: Run) -> RunTokenizers:
     for (corpus, label), rows in trained.groupby(["corpus", "tokenizer"], sort=True):
         size = min((int(s) for s in rows["vocab_size"]), key=lambda s: (abs(s - run.report_vocab_size), s))
         shown = label if size == run.report_vocab_size else f"{label} ({vocab_label(size)})"
+        path = trained_tokenizer_path(run.run_dir, corpus, label, size, train_chars_of(rows["options"].iloc[0]))
         try:
-            found.trained[corpus, label] = (shown, bpe.load(trained_tokenizer_path(run.run_dir, corpus, label, size)))
+            found.trained[corpus, label] = (shown, bpe.load(path))
         except bpe.TokenizerError as exc:
             found.notes.append(f"{label} on {corpus} is not shown: {exc}")
     return found
@@ -585,19 +599,63 @@ def splits_section(run: Run) -> list[str]:
     return [*lines, ""] if tokenizers.notes else lines
 
 
+#: the metric shown against the amount of training text: the first of these the run has (compression, as
+#: Goldman et al. 2024, "Unpacking Tokenization", relate it to downstream quality)
+TRAIN_CHARS_METRICS = ("bytes_per_token", "chars_per_token", "tokens_per_kchar")
+
+
+def train_chars_section(run: Run, palette: dict[str, Any], plots_dir: Path) -> list[str]:
+    """"Training data": on a run with a ``train_chars`` axis, how a compression metric moves with the
+    amount of training text (Goldman et al. 2024, "Unpacking Tokenization"): per language and trained
+    row at the report vocabulary size (the closest size), one column per ``train_chars`` value, and the
+    same as a plot.  Nothing for a run without the axis."""
+    results = read_results(run.run_dir)
+    values = results["options"].map(train_chars_of)
+    axis = results[values.notna()].assign(train_chars=values[values.notna()])
+    metric = next((name for name in TRAIN_CHARS_METRICS if name in set(axis["metric"])), None)
+    if metric is None:
+        return []
+    info, at = METRICS[metric], vocab_label(run.report_vocab_size)
+    rows = axis[(axis["metric"] == metric) & (axis["reference"] == "")]
+    cells = pd.concat([at_report_size(group, run.report_vocab_size) for _, group in rows.groupby("train_chars")],
+                      ignore_index=True).astype({"train_chars": "int64"})  # fmt: skip
+    amounts = sorted(cells["train_chars"].unique())
+    table = cells.pivot(index=["row", "tokenizer"], columns="train_chars", values="value")
+    order = {label: position for position, label in enumerate(tokenizer_order(cells))}
+    keys = sorted(table.index, key=lambda key: (key[0], order[key[1]]))
+    body = [[md_escape(row), md_escape(tokenizer), *(_formatted(info, table.loc[(row, tokenizer), amount])
+                                                      for amount in amounts)]
+            for row, tokenizer in keys]  # fmt: skip
+    file = f"{metric}-vs-train-chars.png"
+    plots.vocab_curves(cells, info, palette, plots_dir / file, x="train_chars", x_label="training characters")
+    caption = f"{info.label} against training characters, at {at}"
+    better = {True: "higher is better", False: "lower is better", None: "descriptive"}[info.higher_is_better]
+    intro = (f"{info.label} ({better}) of every trained row at {at} (or the closest size it has), each trained on "
+             "the first training documents of its corpus up to `train_chars` characters (nested prefixes of one "
+             "stream). The other sections show the rows trained on the most text.")
+    header = ["language", "tokenizer", *(f"{amount:,} chars" for amount in amounts)]
+    return ["## Training data", "", intro, "", render.markdown(header, body, "ll" + "r" * len(amounts)), "",
+            f"![{md_escape(caption)}]({PLOTS_DIR}/{file})", "", f"*{md_escape(caption)}.*", ""]  # fmt: skip
+
+
+def _formatted(info: Metric, value: float) -> str:
+    return MISSING if pd.isna(value) else info.fmt.format(value)
+
+
 def cost_section(run: Run) -> list[str]:
     """Wall-clock costs from costs.csv at the report vocabulary size.  They vary between runs and
     machines, so they stay out of results.* and the regression check; this is their only table."""
     path = run.run_dir / "costs.csv"
     if not path.is_file():
         return []
-    costs = pd.read_csv(path)
+    costs = at_most_training_text(pd.read_csv(path))
     rows = costs[costs["vocab_size"].isna() | (costs["vocab_size"] == run.report_vocab_size)]
     if rows.empty:
         return []
     lines = ["### Measured cost (wall clock)", "",
              f"At {run.report_vocab_size:,} (production rows: their own vocabulary). Training seconds are "
-             "those measured when the tokenizer was trained (a cached tokenizer keeps its time); encoding "
+             "those measured when the tokenizer was trained (a cached tokenizer keeps its time; a size derived "
+             "from the largest of its sweep shows the derivation's time, the training's is on the largest); encoding "
              "throughput is MB of UTF-8 test text per second, one process, documents one by one. "
              "These figures vary between runs and are never compared by `tokbench check`.", ""]  # fmt: skip
     cells = [
@@ -783,7 +841,7 @@ def write_report(run_dir: Path) -> Path:
             (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
         palette = plots.tokenizer_palette(tokenizer_order(run.results))
         figures = {group: [draw(run, palette, plots_dir) for draw in GROUP_PLOTS.get(group, [])] for group in GROUPS}
-        report_text = render_report(run, tables, figures)
+        report_text = render_report(run, tables, figures, train_chars_section(run, palette, plots_dir))
         publish(staging, run.run_dir, report_text)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

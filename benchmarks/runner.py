@@ -39,8 +39,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
@@ -65,8 +65,12 @@ from benchmarks.files import (
 from benchmarks.grid import (
     EVAL_ROLES,
     TRAINS_ON_REFERENCES,
+    Sweep,
     check_grid,
+    max_chars_of,
+    plan_sweeps,
     plan_units,
+    split_options,
     training_references,
     training_references_fingerprint,
     training_texts,
@@ -75,7 +79,6 @@ from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.parallel import ParallelPlan, plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
-from bpe.options import FAMILY_OPTIONS
 from corpora import Corpus, load_corpus
 from corpora.loader import cache_home
 from corpora.stats import reference_coverage
@@ -199,28 +202,25 @@ def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretraine
 # --------------------------------------------------------------------------- training with cache
 
 
-def split_options(kind: str, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A trained unit's options as (training options, encode-time options): the family's options
-    marked ``ENCODE_TIME`` (``bpe.options``: inference method, sampling, seed) only change encoding,
-    so rows that differ in them alone share one trained vocabulary."""
-    encode_time = set(FAMILY_OPTIONS[kind].encode_option_names())
-    training = {name: value for name, value in options.items() if name not in encode_time}
-    return training, {name: value for name, value in options.items() if name in encode_time}
-
-
 def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:
     """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes:
     the training options only (the cached tokenizer encodes with its family's defaults; ``obtain_tokenizer``
     applies the unit's encode-time options), and for a family that trains on gold morphemes
     (bpe-knockout) the fingerprint of the ones it is given."""
     training, _ = split_options(unit.kind, dict(unit.options))
-    identity = {"corpus": corpus.fingerprint, "max_chars": config.max_train_chars, "kind": unit.kind,
+    identity = {"corpus": corpus.fingerprint, "max_chars": max_chars_of(unit, config), "kind": unit.kind,
                 "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
                 "code": code_fingerprint("bpe")}  # fmt: skip
     if unit.kind in TRAINS_ON_REFERENCES:
         identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
     return tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json", identity
+
+
+def is_cached(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> bool:
+    """Whether the unit's tokenizer is in the cache (not whether it reads back: ``_cached_tokenizer``)."""
+    path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
+    return path.is_file() and meta_path.is_file()
 
 
 def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Tokenizer, float] | None:
@@ -240,31 +240,75 @@ def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Toke
 
 def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
                      pretrained: dict[str, PretrainedRow]) -> tuple[bpe.Tokenizer, float]:  # fmt: skip
-    """Train the unit's tokenizer or load it from the cache (a pretrained row: load it); returns it with
-    its training seconds."""
+    """Load the unit's tokenizer from the cache, or train it (a pretrained row: load it); returns it
+    with its training seconds.  A run trains its sweeps first (``train_sweep``), so here a trained
+    unit is normally cached."""
     if unit.row_type == "production":
         return pretrained[unit.tokenizer].load(), 0.0
-    training, encode_time = split_options(unit.kind, dict(unit.options))
-    path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
-    cached = _cached_tokenizer(unit, path, meta_path)
-    if cached is None:
-        texts = training_texts(corpus, config.max_train_chars)
-        if not texts:
-            raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
-        if unit.kind in TRAINS_ON_REFERENCES:
-            training["references"] = training_references(corpus)
-        start = time.perf_counter()
-        try:
-            tokenizer = bpe.train(unit.kind, texts, unit.vocab_size, **training)
-        except bpe.TokenizerError as exc:
-            where = f"{unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}"
-            raise BenchmarkError(f"training {where}: {exc}") from None
-        seconds = time.perf_counter() - start
-        tokenizer.save(path)
-        atomic_write_text(meta_path, json.dumps({"train_seconds": seconds, "identity": identity}) + "\n")
-        cached = tokenizer, seconds
-    tokenizer, seconds = cached
+    tokenizer, seconds = _vocabulary(unit, corpus, config)
+    _, encode_time = split_options(unit.kind, dict(unit.options))
     return tokenizer.with_encode_options(**encode_time), seconds
+
+
+def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
+    """The unit's trained tokenizer with its training options only (encode-time options at their
+    defaults), from the cache or trained, with its training seconds."""
+    path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
+    cached = _cached_tokenizer(unit, path, meta_path)
+    if cached is not None:
+        return cached
+    training, _ = split_options(unit.kind, dict(unit.options))
+    if unit.kind in TRAINS_ON_REFERENCES:
+        training["references"] = training_references(corpus)
+    texts = _training_texts_of(unit, corpus, config)
+    start = time.perf_counter()
+    tokenizer = _trained(unit, bpe.train, unit.kind, texts, unit.vocab_size, **training)
+    seconds = time.perf_counter() - start
+    _cache_tokenizer(unit, corpus, config, tokenizer, seconds)
+    return tokenizer, seconds
+
+
+def train_sweep(sweep: Sweep, corpus: Corpus, config: ExperimentConfig) -> None:
+    """Put the tokenizer of every unit of ``sweep`` in the cache, training at most once: the largest
+    size is trained (or taken from the cache) and each smaller size not yet cached is derived from
+    it (``bpe.derive``).  Its ``train_seconds``: the training's time for the largest size, the time
+    of the derivation for a derived size (docs/metrics.md)."""
+    missing = [unit for unit in sweep.units if not is_cached(unit, corpus, config)]
+    if not missing:
+        return
+    largest = sweep.largest
+    trained, _ = _vocabulary(largest, corpus, config)  # trained, unless it is cached
+    for unit in missing:
+        if unit.vocab_size == largest.vocab_size:
+            continue
+        start = time.perf_counter()
+        derived = _trained(unit, bpe.derive, trained, unit.vocab_size, trained_vocab_size=largest.vocab_size)
+        _cache_tokenizer(unit, corpus, config, derived, time.perf_counter() - start, derived_from=largest.vocab_size)
+
+
+def _training_texts_of(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> list[str]:
+    texts = training_texts(corpus, max_chars_of(unit, config))
+    if not texts:
+        raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
+    return texts
+
+
+def _trained(unit: Unit, make: Callable[..., bpe.Tokenizer], *args: Any, **kwargs: Any) -> bpe.Tokenizer:
+    """``make(*args, **kwargs)`` (``bpe.train``, ``bpe.derive``), its TokenizerError said as the unit's error."""
+    try:
+        return make(*args, **kwargs)
+    except bpe.TokenizerError as exc:
+        raise BenchmarkError(f"training {unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
+
+
+def _cache_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig, tokenizer: bpe.Tokenizer, seconds: float,
+                     derived_from: int | None = None) -> None:  # fmt: skip
+    path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
+    tokenizer.save(path)
+    meta = {"train_seconds": seconds, "identity": identity}
+    if derived_from is not None:
+        meta["derived_from_vocab_size"] = derived_from
+    atomic_write_text(meta_path, json.dumps(meta) + "\n")
 
 
 @dataclass(frozen=True)
@@ -286,7 +330,8 @@ def run_unit(unit: Unit, context: RunContext) -> str:
     corpus = context.corpora[unit.corpus]
     tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config, context.pretrained)
     if unit.row_type != "production":
-        tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size))
+        tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size,
+                                              unit.train_chars))  # fmt: skip
     metrics = select_metrics(context.config.metrics)
     joined = context.joined_texts.get(unit.corpus, {})
     if tokenizer.samples:  # stochastic rows only: deterministic ones never loop over seeds
@@ -308,21 +353,15 @@ def _start_worker(context: RunContext) -> None:
     _worker_context = context
 
 
-def _run_units_in_worker(units: list[Unit]) -> list[str]:
+def _run_unit_in_worker(unit: Unit) -> str:
     assert _worker_context is not None, "worker started without _start_worker"
-    return [run_unit(unit, _worker_context) for unit in units]
+    return run_unit(unit, _worker_context)
 
 
-def _training_groups(context: RunContext, units: list[Unit]) -> list[list[Unit]]:
-    """``units`` grouped by the tokenizer they train (rows that differ only in encode-time options share
-    one: ``split_options``), groups in plan order: a group runs in one worker, one unit after the other,
-    so its vocabulary is trained once and then read from the cache."""
-    groups: dict[Any, list[Unit]] = {}
-    for unit in units:
-        key = unit if unit.row_type == "production" else tokenizer_cache_paths(
-            unit, context.corpora[unit.corpus], context.config)[0]  # fmt: skip
-        groups.setdefault(key, []).append(unit)
-    return list(groups.values())
+def _train_sweep_in_worker(sweep: Sweep) -> Sweep:
+    assert _worker_context is not None, "worker started without _start_worker"
+    train_sweep(sweep, _worker_context.corpora[sweep.largest.corpus], _worker_context.config)
+    return sweep
 
 
 # --------------------------------------------------------------------------- the run
@@ -355,8 +394,7 @@ def run_experiment(
     parallel = plan_parallel(corpora)
 
     def trained_before(unit: Unit) -> bool:
-        path, meta_path, _ = tokenizer_cache_paths(unit, corpora[unit.corpus], config)
-        return path.is_file() and meta_path.is_file()
+        return is_cached(unit, corpora[unit.corpus], config)
 
     check_grid(config, loaded, pretrained, parallel, trained_before)
     # only now, with everything checked, touch the output directory: a bad input leaves no trace
@@ -397,18 +435,34 @@ def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitRe
 
 
 def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool) -> None:
-    bar = tqdm(total=len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
-    if jobs > 1 and len(pending) > 1:
+    """Train the sweeps the pending units need (those not all cached), then evaluate each unit.  In a
+    pool, a sweep's units are queued as soon as its training ends, so workers never wait for the
+    other trainings (trainings are queued first: they are the long tasks)."""
+    sweeps = [sweep for sweep in plan_sweeps(pending)
+              if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)]
+    waiting = {unit for sweep in sweeps for unit in sweep.units}
+    ready = [unit for unit in pending if unit not in waiting]
+    bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
+    if jobs > 1 and len(sweeps) + len(pending) > 1:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
                                  initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
-            futures = [pool.submit(_run_units_in_worker, group) for group in _training_groups(context, pending)]
+            futures = {pool.submit(_train_sweep_in_worker, sweep) for sweep in sweeps}
+            futures |= {pool.submit(_run_unit_in_worker, unit) for unit in ready}
             try:
-                for future in as_completed(futures):
-                    bar.update(len(future.result()))
+                while futures:
+                    done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        finished = future.result()
+                        if isinstance(finished, Sweep):
+                            futures |= {pool.submit(_run_unit_in_worker, unit) for unit in finished.units}
+                        bar.update()
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
     else:
+        for sweep in sweeps:
+            train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
+            bar.update()
         for unit in pending:
             run_unit(unit, context)
             bar.update()

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import atomic_write_text
+from benchmarks.files import TRAIN_CHARS, atomic_write_text
 from benchmarks.registry import Capability, capabilities_of
 
 
@@ -33,18 +33,25 @@ class Unit:
     row_type: str  # family | reference | production
     vocab_size: int | None  # None for production rows
     options: tuple[tuple[str, Any], ...] = ()  # the entry's options, sorted by name
+    train_chars: int | None = None  # its value of the config's train_chars axis (None: no axis)
 
     @property
     def key(self) -> str:
         """A file-name-safe id, unique within a run."""
         size = self.vocab_size if self.vocab_size is not None else "na"
-        options = "".join(f",{k}={v}" for k, v in self.options)
+        options = "".join(f",{k}={v}" for k, v in self.identity_options)
         return f"{self.corpus}__{self.tokenizer}__{size}{options}".replace("/", "_")
 
     @property
+    def identity_options(self) -> tuple[tuple[str, Any], ...]:
+        """The options, then ``train_chars`` when the run has that axis."""
+        return self.options + (((TRAIN_CHARS, self.train_chars),) if self.train_chars is not None else ())
+
+    @property
     def options_string(self) -> str:
-        """Canonical ``key=value,...`` list: part of a result row's identity."""
-        return ",".join(f"{k}={v}" for k, v in self.options)
+        """Canonical ``key=value,...`` list: part of a result row's identity (``train_chars=N`` last, on a
+        run with that axis)."""
+        return ",".join(f"{k}={v}" for k, v in self.identity_options)
 
     @property
     def capabilities(self) -> frozenset[Capability]:

@@ -171,3 +171,20 @@ def test_unreadable_or_unknown_config_files(tmp_path: Path) -> None:
         load_config(str(tmp_path / "missing.toml"))
     with pytest.raises(BenchmarkError, match=r"one of: .*paper.*quick"):
         load_config("nonexistent")
+
+
+def test_train_chars_axis() -> None:
+    config = parse_config(dict(MINIMAL, train_chars=[10000, 50000]))
+    assert config.train_chars == (10000, 50000)
+    assert config.to_json()["train_chars"] == (10000, 50000)
+    assert "train_chars" not in parse_config(dict(MINIMAL)).to_json()  # configs without it keep their identity
+    for change, expected in [
+        ({"train_chars": []}, "train_chars: must hold at least 1 entry"),
+        ({"train_chars": [0]}, "train_chars[0]: must be an integer >= 1, got 0"),
+        ({"train_chars": [5, 5]}, "train_chars: must not repeat an entry: 5 is given twice"),
+        ({"train_chars": [5], "max_train_chars": 9}, "give max_train_chars or train_chars, not both"),
+        ({"train_chars": [5], "tokenizers": [], "production": ["cl100k"]}, "applies to [[tokenizers]] rows"),
+    ]:
+        with pytest.raises(BenchmarkError) as error:
+            parse_config(dict(MINIMAL, **change), source="bad.toml")
+        assert expected in str(error.value)

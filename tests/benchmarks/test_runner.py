@@ -187,6 +187,76 @@ def test_spawned_workers_give_the_same_results(run_dir: Path, tmp_path: Path) ->
         assert repr(ours.rows) == repr(forked.rows) and ours.counts == forked.counts, path.name  # repr: NaN == NaN
 
 
+def test_a_sweep_trains_its_largest_size_once_and_derives_the_others(run_dir: Path, config) -> None:
+    """char-bpe runs at 800 and 1500 on each corpus: 1500 is trained, 800 derived from it, and the derived
+    tokenizer is the one training at 800 gives (saved JSON), with its derivation time as train_seconds."""
+    from benchmarks.grid import training_texts
+    from benchmarks.runner import tokenizer_cache_paths
+    from benchmarks.units import Unit
+    from corpora import load_corpus
+
+    corpus = load_corpus("embedded-kor")
+    direct = bpe.train("char-bpe", training_texts(corpus, None), 800, end_of_word="separate")
+    ran = bpe.load(run_dir / "tokenizers" / "embedded-kor" / "char-bpe-800.json")
+    assert ran.to_dict() == direct.to_dict()
+    options = (("end_of_word", "separate"),)
+    small, large = (Unit("embedded-kor", "kor_Hang", "char-bpe", "char-bpe", "family", size, options)
+                    for size in (800, 1500))  # fmt: skip
+    small_meta = json.loads(tokenizer_cache_paths(small, corpus, config)[1].read_text(encoding="utf-8"))
+    large_meta = json.loads(tokenizer_cache_paths(large, corpus, config)[1].read_text(encoding="utf-8"))
+    assert small_meta["derived_from_vocab_size"] == 1500 and "derived_from_vocab_size" not in large_meta
+    costs = pd.read_csv(run_dir / "costs.csv").set_index(["corpus", "tokenizer", "vocab_size"])
+    assert costs.loc[("embedded-kor", "char-bpe", 800), "train_seconds"] == small_meta["train_seconds"]
+
+
+def test_a_train_chars_axis_trains_each_row_on_nested_prefixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each train_chars value trains on the first training documents up to that many characters, exactly
+    as max_train_chars caps them (the two share cached tokenizers); rows carry the value in `options`;
+    the report shows the metric against train_chars."""
+    from benchmarks.grid import training_texts
+    from benchmarks.report import write_report
+    from corpora import load_corpus
+
+    axis = {"name": "axis", "corpora": ["embedded-eng"], "train_chars": [100000, 20000],
+            "tokenizers": [{"kind": "char-bpe", "vocab_sizes": [400, 800], "options": {"end_of_word": "separate"}},
+                           {"kind": "word", "vocab_sizes": [500]}],
+            "metrics": ["bytes_per_token", "vocab_size_reached"], "bootstrap": {"resamples": 50},
+            "report": {"vocab_size": 400}}  # fmt: skip
+    run = run_experiment(parse_config(axis, source="axis.toml"), tmp_path / "axis", jobs=2, progress=False)
+    frame = results(run)
+    assert sorted(set(frame["options"])) == ["end_of_word=separate,train_chars=100000",
+                                             "end_of_word=separate,train_chars=20000",
+                                             "train_chars=100000", "train_chars=20000"]  # fmt: skip
+    rate = frame[frame["metric"] == "bytes_per_token"].set_index(["tokenizer", "vocab_size", "options"])["value"]
+    assert rate["char-bpe", 800, "end_of_word=separate,train_chars=100000"] != \
+        rate["char-bpe", 800, "end_of_word=separate,train_chars=20000"]  # fmt: skip
+    prefix = training_texts(load_corpus("embedded-eng"), 20000)
+    direct = bpe.train("char-bpe", prefix, 400, end_of_word="separate")
+    assert bpe.load(run / "tokenizers" / "embedded-eng" / "char-bpe-400-20000chars.json").to_dict() == direct.to_dict()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("max_train_chars retrained a tokenizer a train_chars value had trained")
+
+    monkeypatch.setattr(bpe, "train", refuse)
+    capped = dict(axis, name="capped", train_chars=None, max_train_chars=20000)
+    del capped["train_chars"]
+    same = results(run_experiment(parse_config(capped), tmp_path / "capped", jobs=1, progress=False))
+    same_rate = same[same["metric"] == "bytes_per_token"].set_index(["tokenizer", "vocab_size", "options"])["value"]
+    assert same_rate["char-bpe", 400, "end_of_word=separate"] == \
+        rate["char-bpe", 400, "end_of_word=separate,train_chars=20000"]  # fmt: skip
+    report = write_report(run).read_text(encoding="utf-8")
+    assert "## Training data" in report and "20,000 chars |   100,000 chars |" in report
+    assert (run / "plots" / "bytes_per_token-vs-train-chars.png").is_file()
+
+
+def test_train_chars_values_that_give_the_same_text_are_refused(tmp_path: Path) -> None:
+    """The first English training document has 1,827 characters: 1000 and 1500 both keep only it."""
+    config = parse_config(dict(TINY, corpora=["embedded-eng"], train_chars=[1000, 1500]), source="same.toml")
+    with pytest.raises(BenchmarkError, match=r"train_chars = 1000 and 1500 give corpus 'embedded-eng' the same"):
+        run_experiment(config, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
 def test_output_directory_guard(run_dir: Path, tmp_path: Path) -> None:
     other = parse_config(dict(TINY, name="other", production=[]), source="other.toml")
     with pytest.raises(BenchmarkError, match="holds a run of another config"):

@@ -17,10 +17,10 @@ from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError
 from benchmarks.evaluate import seed_mean_row
 from benchmarks.files import tokenizer_cache_dir, trained_tokenizer_path
-from benchmarks.grid import training_references
+from benchmarks.grid import split_options, training_references
 from benchmarks.metrics import MetricResult
 from benchmarks.report import inference_groups, write_report
-from benchmarks.runner import run_experiment, split_options
+from benchmarks.runner import run_experiment
 from corpora import load_corpus
 from tests.conftest import SAMPLE_DATA_ROOT
 
