@@ -7,6 +7,8 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     name = "quick"                      # run name (letters, digits, . _ -); default output dir is runs/<name>
     description = "..."
     seed = 0                            # bootstrap resampling seed (training is deterministic and takes no seed)
+    seeds = [0, 1, 2, 3, 4]             # rows that sample (dropout > 0, alpha set) are encoded once per seed and
+                                        # reported as the mean over seeds (default: these five); others encode once
     corpora = ["embedded-tur", ...]     # shipped corpus ids (corpora/*.toml) or spec files (see `corpus_source`)
     production = ["cl100k"]             # tokenizers known by name, evaluated as is (optional; = [[pretrained]] name)
     max_train_chars = 2000000           # optional cap on training text per corpus (first documents kept)
@@ -22,6 +24,7 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     label = "char-bpe"                  # row name in tables (default: kind); must be unique
     vocab_sizes = [1000, 4000]          # distinct, each at least the family's minimum (bpe: Tokenizer.vocab_floor)
     options = { end_of_word = "separate", min_frequency = 2 }   # the family's options (bpe.options)
+    corpora = ["ud-kor"]                # optional: only these corpora (spec ids) of the config (default: all)
 
     [[pretrained]]                      # a published tokenizer, evaluated as is (encode-only)
     path = "tokenizers/gpt2.tiktoken"   # a file or folder (relative: the data root, then this file's folder)
@@ -68,10 +71,12 @@ from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
 from bpe.options import FAMILY_OPTIONS
 from bpe.pretrained import FORMATS, HF_FILE, PretrainedSpec
-from bpe.validation import PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
+from bpe.validation import NonNegativeInt, PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 
 CONFIG_DIR = Path(__file__).resolve().parent
 DEFAULT_CONFIG = "quick"
+#: the sampling seeds of rows that sample, unless a config sets ``seeds``
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 
 #: kinds trained through sentencepiece: reference rows rather than tokbench's own families
 REFERENCE_KINDS = ("spm-bpe", "spm-unigram")
@@ -111,6 +116,9 @@ class TokenizerEntry(Table):
     label: str = Field(default_factory=lambda validated: validated.get("kind", ""))
     vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
     options: dict[str, Any] = Field(default_factory=dict)
+    #: the corpora (spec ids) this entry runs on; None: every corpus of the config
+    corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
+                       AfterValidator(_distinct)] | None = None  # fmt: skip
 
     @field_validator("options")
     @classmethod
@@ -120,6 +128,25 @@ class TokenizerEntry(Table):
         if "kind" in info.data:
             FAMILY_OPTIONS[info.data["kind"]].parse(info.data["kind"], options)
         return options
+
+    @model_validator(mode="after")
+    def _seeds_from_the_run(self) -> TokenizerEntry:
+        """A row that samples is encoded with every seed of the run's ``seeds``: its own ``seed`` would
+        be overridden, so it is refused rather than silently ignored."""
+        if self.samples and "seed" in self.options:
+            raise table_rule("options.seed: a row that samples is encoded once per seed of the run's `seeds` "
+                             "list (a top-level setting); remove `seed` here")  # fmt: skip
+        return self
+
+    def identity(self) -> dict[str, Any]:
+        """The entry as the config's fingerprint takes it; ``corpora`` only when given, so an entry
+        without it keeps the identity it had before the field existed."""
+        return self.model_dump(exclude={"corpora"} if self.corpora is None else set())
+
+    @property
+    def samples(self) -> bool:
+        """True when the row's encoding is stochastic (``dropout`` > 0 or ``alpha`` set: ``bpe.options``)."""
+        return FAMILY_OPTIONS[self.kind].parse(self.kind, self.options).samples
 
     @model_validator(mode="after")
     def _sizes_above_the_family_floor(self) -> TokenizerEntry:
@@ -191,6 +218,9 @@ class ExperimentConfig(Table):
     name: Annotated[str, AfterValidator(_run_name)]
     description: str = ""
     seed: int = 0
+    seeds: Annotated[tuple[NonNegativeInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)] = (
+        DEFAULT_SEEDS
+    )
     corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
                        AfterValidator(_distinct)]  # fmt: skip
     tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)] = ()
@@ -279,13 +309,14 @@ class ExperimentConfig(Table):
     def to_json(self) -> dict[str, Any]:
         """Everything that determines the results, as one flat object: the input of ``fingerprint``
         and the manifest's ``config``.  Its shape is fixed: changing it changes every run identity, so
-        ``pretrained`` and ``train_chars`` appear only in configs that have them."""
+        ``pretrained`` and ``train_chars`` appear only in configs that have them, and ``seeds`` only in
+        configs with a row that samples (the only rows it changes)."""
         identity = {
             "name": self.name,
             "description": self.description,
             "seed": self.seed,
             "corpora": self.corpora,
-            "tokenizers": [entry.model_dump() for entry in self.tokenizers],
+            "tokenizers": [entry.identity() for entry in self.tokenizers],
             "production": self.production,
             "max_train_chars": self.max_train_chars,
             "metrics": self.metrics,
@@ -299,6 +330,8 @@ class ExperimentConfig(Table):
             identity["train_chars"] = self.train_chars
         if self.pretrained:
             identity["pretrained"] = [entry.model_dump(exclude_none=True) for entry in self.pretrained]
+        if any(entry.samples for entry in self.tokenizers):
+            identity["seeds"] = self.seeds
         return identity
 
     def fingerprint(self) -> str:

@@ -43,7 +43,7 @@ from benchmarks.metrics import (
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
-from benchmarks.stats import metric_interval, paired_test
+from benchmarks.stats import metric_interval, paired_test, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
 from bpe.base import Encoding, Tokenizer
 
@@ -63,12 +63,11 @@ def _row(result: MetricResult, eval_set: str, settings: dict[str, Any], referenc
     return ResultRow(eval_set, reference, result.name, float(result.value), low, high, int(result.n))
 
 
-def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: dict[str, Any],
-                reference: str = "") -> list[ResultRow]:  # fmt: skip
+def metric_results(metrics: Sequence[Metric], data: Any) -> list[MetricResult]:
     """Every metric of ``metrics`` on ``data`` (the input they all need).  A function that computes
     several metrics in one pass (it returns them by name) runs once."""
     computed: dict[Compute, Any] = {}
-    rows = []
+    results = []
     for metric in metrics:
         if metric.compute not in computed:
             computed[metric.compute] = metric.compute(data)
@@ -76,8 +75,14 @@ def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: d
         result = output[metric.name] if isinstance(output, Mapping) else output
         if result.name != metric.name:
             raise BenchmarkError(f"internal error: the function of metric {metric.name!r} returned {result.name!r}")
-        rows.append(_row(result, eval_set, settings, reference))
-    return rows
+        results.append(result)
+    return results
+
+
+def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: dict[str, Any],
+                reference: str = "") -> list[ResultRow]:  # fmt: skip
+    """The rows of ``metric_results``, each with its bootstrap CI."""
+    return [_row(result, eval_set, settings, reference) for result in metric_results(metrics, data)]
 
 
 class _WordCache:
@@ -94,6 +99,10 @@ class _WordCache:
         return encoding
 
 
+#: one metric result of a unit: (evaluation set, reference name or "", the result)
+Measured = tuple[str, str, MetricResult]
+
+
 def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Sequence[str],
                        metrics: Sequence[Metric], config: Any,
                        joined_texts: Mapping[str, str] | None = None) -> UnitResult:  # fmt: skip
@@ -102,6 +111,58 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
     (the corpus's joined parallel texts, by paired corpus: ``ParallelPlan.joined_texts``)."""
     settings = bootstrap_settings(config)
     result = UnitResult(unit)
+    for eval_set, reference, measured in _measure(result, tokenizer, corpus, roles, metrics, joined_texts):
+        result.rows.append(_row(measured, eval_set, settings, reference))
+    return result
+
+
+def evaluate_over_seeds(unit: Unit, tokenizer: Tokenizer, seeds: Sequence[int], corpus: Any, roles: Sequence[str],
+                        metrics: Sequence[Metric], config: Any,
+                        joined_texts: Mapping[str, str] | None = None) -> UnitResult:  # fmt: skip
+    """``evaluate_tokenizer`` for a tokenizer that samples (BPE-dropout, unigram sampling): encoded once
+    per seed of ``seeds`` (``with_encode_options(seed=...)``), each metric reported as the mean over
+    the seeds with the items-and-seeds bootstrap CI of ``stats.seed_item_interval``.  The per-document
+    and joined token counts (cross-unit metrics, paired tests) and the throughput are the first
+    seed's."""
+    settings = bootstrap_settings(config)
+    result = UnitResult(unit)
+    per_seed: list[list[Measured]] = []
+    for position, seed in enumerate(seeds):
+        sampled = tokenizer.with_encode_options(seed=seed)
+        target = result if position == 0 else UnitResult(unit)
+        per_seed.append(list(_measure(target, sampled, corpus, roles, metrics, joined_texts)))
+    for measured in zip(*per_seed, strict=True):
+        eval_set, reference, _ = measured[0]
+        result.rows.append(seed_mean_row([item[2] for item in measured], eval_set, reference, settings))
+    return result
+
+
+def seed_mean_row(results: Sequence[MetricResult], eval_set: str, reference: str,
+                  settings: dict[str, Any]) -> ResultRow:  # fmt: skip
+    """One metric over seeds: the mean of the per-seed values, ``seed_item_interval`` when every seed
+    has the same items (a ratio of sums over the same documents or words), else no interval (a
+    metric that is not a ratio of sums, or ``morphscore``, whose scored words depend on the
+    segmentation); ``n``: the first seed's items."""
+    values = np.array([result.value for result in results], dtype=float)
+    value = float(values.mean())
+    low = high = float("nan")
+    ratios = all(result.numerators is not None and result.denominators is not None for result in results)
+    same_items = ratios and len({len(result.numerators) for result in results}) == 1  # type: ignore[arg-type]
+    if same_items and results[0].name not in SEGMENTATION_DEPENDENT_ITEMS:
+        interval = seed_item_interval(np.stack([result.numerators for result in results]),
+                                      np.stack([result.denominators for result in results]), **settings)  # fmt: skip
+        low, high = interval.low, interval.high
+    return ResultRow(eval_set, reference, results[0].name, value, low, high, int(results[0].n))
+
+
+#: metrics whose items are chosen by the segmentation itself (MorphScore excludes single-token words)
+SEGMENTATION_DEPENDENT_ITEMS = frozenset({"morphscore"})
+
+
+def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Any, roles: Sequence[str], metrics: Sequence[Metric],
+             joined_texts: Mapping[str, str] | None) -> Iterator[Measured]:  # fmt: skip
+    """Every applicable metric's result on ``tokenizer``, in a fixed order; fills ``result``'s costs,
+    per-document counts and joined counts on the way."""
     applicable = [metric for metric in metrics if metric.applies_to(result.unit.capabilities)]
     needing = {need: [metric for metric in applicable if metric.needs is need] for need in Needs}
     if needing[Needs.ENGLISH_PARTNER_JOINED] and joined_texts:
@@ -112,7 +173,8 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
             result.joined[paired] = counted[text]
     encode_word = _WordCache(tokenizer)
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
-    result.rows += metric_rows(needing[Needs.TOKENIZER], facts, TRAIN_ROLE, settings)
+    for measured in metric_results(needing[Needs.TOKENIZER], facts):
+        yield TRAIN_ROLE, "", measured
     for role in roles:
         documents = corpus.documents(role)
         if not documents:
@@ -125,12 +187,13 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
             total_bytes = sum(len(text.encode("utf-8")) for text in texts)
             result.costs["encode_mb_per_s"] = total_bytes / 1e6 / seconds if seconds > 0 else float("nan")
         running = RunningText(texts, encodings, facts.unk_id, facts.vocab_size)
-        result.rows += metric_rows(needing[Needs.RUNNING_TEXT], running, role, settings)
+        for measured in metric_results(needing[Needs.RUNNING_TEXT], running):
+            yield role, "", measured
         if needing[Needs.ISOLATED_WORDS]:
             words = [[encode_word(w) for w in (d.words if d.words is not None else d.text.split())]
                      for d in documents]  # fmt: skip
-            result.rows += metric_rows(needing[Needs.ISOLATED_WORDS], IsolatedWords(words, facts.unk_id), role,
-                                       settings)  # fmt: skip
+            for measured in metric_results(needing[Needs.ISOLATED_WORDS], IsolatedWords(words, facts.unk_id)):
+                yield role, "", measured
         result.counts[role] = DocumentCounts([document.id for document in documents],
                                              [len(encoding) for encoding in encodings], [len(text) for text in texts])
     vocabulary: tuple[frozenset[bytes], bytes] | None = None
@@ -139,18 +202,17 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
         with_vocabulary = not reference.is_morphscore and needing[Needs.MORPHEME_REFERENCE_VOCABULARY]
         if needing[plain] or with_vocabulary:
             encodings = {word: encode_word(word) for word in reference.analyses}
-            words = ReferenceWords(reference.analyses, encodings)
-            result.rows += metric_rows(needing[plain], words, REFERENCE_ROLE, settings, reference=name)
+            for measured in metric_results(needing[plain], ReferenceWords(reference.analyses, encodings)):
+                yield REFERENCE_ROLE, name, measured
         if with_vocabulary:
             vocabulary = vocabulary or vocabulary_bytes(tokenizer)
             words = ReferenceWords(reference.analyses, encodings, *vocabulary)
-            result.rows += metric_rows(needing[Needs.MORPHEME_REFERENCE_VOCABULARY], words, REFERENCE_ROLE, settings,
-                                       reference=name)  # fmt: skip
+            for measured in metric_results(needing[Needs.MORPHEME_REFERENCE_VOCABULARY], words):
+                yield REFERENCE_ROLE, name, measured
         if reference.is_morphscore and needing[Needs.MORPHSCORE_ROWS]:
             bare = {word: tokenizer.encode_with_spans(word) for word, _ in reference.rows}
-            result.rows += metric_rows(needing[Needs.MORPHSCORE_ROWS], MorphScoreRows(reference.rows, bare),
-                                       REFERENCE_ROLE, settings, reference=name)  # fmt: skip
-    return result
+            for measured in metric_results(needing[Needs.MORPHSCORE_ROWS], MorphScoreRows(reference.rows, bare)):
+                yield REFERENCE_ROLE, name, measured
 
 
 def vocabulary_bytes(tokenizer: Tokenizer) -> tuple[frozenset[bytes], bytes]:

@@ -231,3 +231,33 @@ def extremes(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
         f"At {at}, {info.label} ranges from {format_value(info, low['value'])} ({low['tokenizer']}, {low['row']}) "
         f"to {format_value(info, high['value'])} ({high['tokenizer']}, {high['row']}){overlap_clause(low, high)}."
     )
+
+
+def inference_method_finding(
+    f1: pd.DataFrame, baseline: str, cost: tuple[float, float, float] | None, f1_info: Metric, cost_info: Metric,
+    where: str,
+) -> str | None:
+    """Which inference method on one vocabulary aligns best with a morpheme reference, and what it costs.
+
+    ``f1``: one cell per method (columns ``method``, ``value``, ``ci_low``, ``ci_high``); ``baseline``:
+    the method the others are compared with (the family's own encoding); ``cost``: the best method's
+    tokens per 1,000 characters minus the baseline's on the same test documents, with its paired
+    bootstrap CI (None when the best is the baseline or the run has no such comparison)."""
+    order = f1[f1["value"].map(math.isfinite)].sort_values(["value", "method"], ascending=[False, True], kind="stable")
+    if len(order) < 2 or baseline not in set(order["method"]):
+        return None
+    best, base = order.iloc[0], order[order["method"] == baseline].iloc[0]
+    if best["method"] == baseline or format_value(f1_info, best["value"]) == format_value(f1_info, base["value"]):
+        other = order[order["method"] != baseline].iloc[0]
+        shown = format_value(f1_info, other["value"])
+        return (f"{where}: {baseline} aligns best or ties as printed ({f1_info.label} "
+                f"{format_value(f1_info, base['value'])}; next {other['method']} {shown}"
+                f"{overlap_clause(base, other, True)}).")
+    sentence = (f"{where}: {best['method']} aligns best ({f1_info.label} {format_value(f1_info, best['value'])} "
+                f"[{format_value(f1_info, best['ci_low'])}, {format_value(f1_info, best['ci_high'])}] vs {baseline} "
+                f"{format_value(f1_info, base['value'])}{overlap_clause(best, base, True)})")
+    if cost is not None and math.isfinite(cost[0]):
+        difference, low, high = cost
+        sentence += (f", at {difference:+.1f} {cost_info.label} [{low:+.1f}, {high:+.1f}] on the test text "
+                     f"(paired{'; the interval includes 0' if low <= 0 <= high else ''})")
+    return sentence + "."

@@ -20,8 +20,11 @@ model (``benchmarks.config``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import bpe
 from benchmarks.config import ExperimentConfig
@@ -32,6 +35,7 @@ from benchmarks.parallel import ENGLISH, ParallelPlan
 from benchmarks.pretrained import PretrainedRow
 from benchmarks.registry import Capability, Metric, Needs, capabilities_of
 from benchmarks.units import Unit
+from bpe.options import FAMILY_OPTIONS
 from corpora import Corpus
 
 #: the roles a unit is evaluated on, in this order
@@ -55,6 +59,8 @@ def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
     for corpus_id, corpus in corpora.items():
         language = corpus.spec.language
         for entry in config.tokenizers:
+            if entry.corpora is not None and corpus_id not in entry.corpora:
+                continue
             for train_chars in config.train_chars or (None,):
                 for size in entry.vocab_sizes:
                     options = tuple(sorted(entry.options.items()))
@@ -77,6 +83,15 @@ class Sweep:
         return self.units[0]
 
 
+def split_options(kind: str, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A trained unit's options as (training options, encode-time options): the family's options
+    marked ``ENCODE_TIME`` (``bpe.options``: inference method, sampling, seed) only change encoding,
+    so rows that differ in them alone share one trained vocabulary."""
+    encode_time = set(FAMILY_OPTIONS[kind].encode_option_names())
+    training = {name: value for name, value in options.items() if name not in encode_time}
+    return training, {name: value for name, value in options.items() if name in encode_time}
+
+
 def plan_sweeps(units: list[Unit]) -> list[Sweep]:
     """The trainings that serve the trained units of ``units`` (pretrained rows need none), in the
     order of their first unit: one sweep per (corpus, family, options, training text) for ``DERIVED_KINDS``, one per
@@ -86,7 +101,9 @@ def plan_sweeps(units: list[Unit]) -> list[Sweep]:
     for position, unit in enumerate(units):
         if unit.row_type == "production":
             continue
-        key = (unit.corpus, unit.kind, unit.options, unit.train_chars) if unit.kind in DERIVED_KINDS else (position,)
+        # rows that differ only in encode-time options (``split_options``) share one vocabulary
+        training = tuple(sorted(split_options(unit.kind, dict(unit.options))[0].items()))
+        key = (unit.corpus, unit.kind, training, unit.train_chars) if unit.kind in DERIVED_KINDS else (position,)
         groups.setdefault(key, []).append(unit)
     return [Sweep(tuple(sorted(group, key=lambda unit: -(unit.vocab_size or 0)))) for group in groups.values()]
 
@@ -108,6 +125,51 @@ def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
     return texts
 
 
+#: families trained with gold morpheme segmentations beside the text (``bpe.knockout``)
+TRAINS_ON_REFERENCES = ("bpe-knockout",)
+
+
+def training_references(corpus: Corpus) -> dict[str, list[int]]:
+    """The gold morphemes a morpheme-supervised family (bpe-knockout) trains on: every word of the
+    corpus's ``role = "training"`` references (its first analysis, as inner character boundaries),
+    except the words any evaluated reference of the corpus scores (gold or silver: silver references
+    analyze the test words), so the boundary metrics never score a word the tokenizer was shown.
+    Words in code point order; a word in several training references keeps the first one's analysis
+    (references by name)."""
+    scored = {word for reference in corpus.references().values() for word in reference.analyses}
+    words: dict[str, list[int]] = {}
+    for _, reference in sorted(corpus.training_references().items()):
+        for word, alternatives in reference.analyses.items():
+            if word not in scored and word not in words:
+                words[word] = sorted(alternatives[0])
+    return dict(sorted(words.items()))
+
+
+def training_references_fingerprint(corpus: Corpus) -> str:
+    """Hash of ``training_references``: part of a morpheme-supervised tokenizer's cache key."""
+    blob = json.dumps(training_references(corpus), ensure_ascii=False, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _check_training_references(config: ExperimentConfig, corpora: dict[str, Corpus]) -> None:
+    """A morpheme-supervised row needs gold morphemes that no metric of the run scores on each corpus
+    it runs on: refused, before any training, where the corpus has none."""
+    for position, entry in enumerate(config.tokenizers):
+        if entry.kind not in TRAINS_ON_REFERENCES:
+            continue
+        for corpus in corpora.values():
+            if entry.corpora is not None and corpus.spec.id not in entry.corpora:
+                continue
+            if not training_references(corpus):
+                raise BenchmarkError(
+                    f"{config.source}: tokenizers[{position}] ({entry.label}): {entry.kind} trains on gold morphemes, "
+                    f"and corpus {corpus.spec.id!r} has none that its metrics do not score (a [[references]] entry "
+                    f"with role = \"training\" in the corpus spec, read from the data root; its words minus those "
+                    f"of the evaluated references). Without one the row would be trained on the words it is scored "
+                    f"on: restrict the entry with corpora = [...] to corpora that have one"
+                )
+
+
 def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow],
                parallel: ParallelPlan, trained_before: Callable[[Unit], bool]) -> None:
     """Raise a BenchmarkError naming the config, the entry and the corpus for the first problem of the
@@ -122,6 +184,11 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
             raise BenchmarkError(f"{where}: corpora: {by_id[corpus.spec.id]!r} and {entry!r} are the same corpus "
                                  f"({corpus.spec.id!r}); list it once")  # fmt: skip
         by_id[corpus.spec.id] = entry
+    for position, tokenizer in enumerate(config.tokenizers):
+        unknown = [corpus_id for corpus_id in tokenizer.corpora or () if corpus_id not in by_id]
+        if unknown:
+            raise BenchmarkError(f"{where}: tokenizers[{position}] ({tokenizer.label}): corpora: {unknown[0]!r} is not "
+                                 f"a corpus of this config (its corpus ids: {', '.join(by_id)})")  # fmt: skip
     metrics = select_metrics(config.metrics, config.extra_metrics)
     for entry, corpus in corpora.items():
         name = f"corpus {corpus.spec.id!r}" + (f" ({entry})" if entry != corpus.spec.id else "")
@@ -143,6 +210,7 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
         if missing:
             key = "extra_metrics" if metric.name in config.extra_metrics else "metrics"
             raise BenchmarkError(f"{where}: {key}: {metric.name!r} cannot be computed by this run: {missing}")
+    _check_training_references(config, corpora)
     _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
 
 

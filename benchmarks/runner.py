@@ -53,7 +53,7 @@ from tqdm import tqdm
 import bpe
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError, warn
-from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_tokenizer, paired_rows
+from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_over_seeds, evaluate_tokenizer, paired_rows
 from benchmarks.examples import write_examples
 from benchmarks.files import (
     atomic_write_text,
@@ -62,7 +62,19 @@ from benchmarks.files import (
     trained_tokenizer_path,
     write_results,
 )
-from benchmarks.grid import EVAL_ROLES, Sweep, check_grid, max_chars_of, plan_sweeps, plan_units, training_texts
+from benchmarks.grid import (
+    EVAL_ROLES,
+    TRAINS_ON_REFERENCES,
+    Sweep,
+    check_grid,
+    max_chars_of,
+    plan_sweeps,
+    plan_units,
+    split_options,
+    training_references,
+    training_references_fingerprint,
+    training_texts,
+)
 from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.parallel import ParallelPlan, plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
@@ -191,10 +203,16 @@ def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretraine
 
 
 def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:
-    """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes."""
+    """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes:
+    the training options only (the cached tokenizer encodes with its family's defaults; ``obtain_tokenizer``
+    applies the unit's encode-time options), and for a family that trains on gold morphemes
+    (bpe-knockout) the fingerprint of the ones it is given."""
+    training, _ = split_options(unit.kind, dict(unit.options))
     identity = {"corpus": corpus.fingerprint, "max_chars": max_chars_of(unit, config), "kind": unit.kind,
-                "vocab_size": unit.vocab_size, "options": dict(unit.options), "bpe": bpe.__version__,
+                "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
                 "code": code_fingerprint("bpe")}  # fmt: skip
+    if unit.kind in TRAINS_ON_REFERENCES:
+        identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
     return tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json", identity
 
@@ -227,13 +245,24 @@ def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
     unit is normally cached."""
     if unit.row_type == "production":
         return pretrained[unit.tokenizer].load(), 0.0
+    tokenizer, seconds = _vocabulary(unit, corpus, config)
+    _, encode_time = split_options(unit.kind, dict(unit.options))
+    return tokenizer.with_encode_options(**encode_time), seconds
+
+
+def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
+    """The unit's trained tokenizer with its training options only (encode-time options at their
+    defaults), from the cache or trained, with its training seconds."""
     path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
     cached = _cached_tokenizer(unit, path, meta_path)
     if cached is not None:
         return cached
+    training, _ = split_options(unit.kind, dict(unit.options))
+    if unit.kind in TRAINS_ON_REFERENCES:
+        training["references"] = training_references(corpus)
     texts = _training_texts_of(unit, corpus, config)
     start = time.perf_counter()
-    tokenizer = _trained(unit, bpe.train, unit.kind, texts, unit.vocab_size, **dict(unit.options))
+    tokenizer = _trained(unit, bpe.train, unit.kind, texts, unit.vocab_size, **training)
     seconds = time.perf_counter() - start
     _cache_tokenizer(unit, corpus, config, tokenizer, seconds)
     return tokenizer, seconds
@@ -248,7 +277,7 @@ def train_sweep(sweep: Sweep, corpus: Corpus, config: ExperimentConfig) -> None:
     if not missing:
         return
     largest = sweep.largest
-    trained, _ = obtain_tokenizer(largest, corpus, config, {})  # trained, unless it is cached
+    trained, _ = _vocabulary(largest, corpus, config)  # trained, unless it is cached
     for unit in missing:
         if unit.vocab_size == largest.vocab_size:
             continue
@@ -304,8 +333,12 @@ def run_unit(unit: Unit, context: RunContext) -> str:
         tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size,
                                               unit.train_chars))  # fmt: skip
     metrics = select_metrics(context.config.metrics, context.config.extra_metrics)
-    result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config,
-                                context.joined_texts.get(unit.corpus, {}))  # fmt: skip
+    joined = context.joined_texts.get(unit.corpus, {})
+    if tokenizer.samples:  # stochastic rows only: deterministic ones never loop over seeds
+        result = evaluate_over_seeds(unit, tokenizer, context.config.seeds, corpus, EVAL_ROLES, metrics,
+                                     context.config, joined)  # fmt: skip
+    else:
+        result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config, joined)
     result.costs["train_seconds"] = train_seconds
     write_unit_result(context.unit_path(unit), result)
     return unit.key

@@ -8,6 +8,8 @@ keeping an item's numerator and denominator together:
 * ``ratio_interval`` — bootstrap confidence interval of the ratio
   (``scipy.stats.bootstrap``, paired resampling of (num, den), percentile
   method by default; ``"BCa"`` and ``"basic"`` are selectable).
+* ``seed_item_interval`` — a tokenizer that samples, evaluated once per seed: the CI of the mean
+  over seeds of the ratio, resampling items and seeds (two-way bootstrap, percentile).
 * ``paired_test`` — two tokenizers on the SAME items: the difference of their
   ratios, a paired bootstrap CI of that difference, and a two-sided paired
   permutation test (vectorized numpy; same test as
@@ -149,6 +151,56 @@ def metric_interval(result: MetricResult, **settings) -> Interval | None:
     if result.numerators is None or result.denominators is None:
         return None
     return ratio_interval(result.numerators, result.denominators, **settings)
+
+
+def seed_item_interval(
+    numerators: np.ndarray,
+    denominators: np.ndarray,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Interval:
+    """Bootstrap CI of the mean over seeds of ``sum(num[s]) / sum(den[s])``, resampling items AND seeds.
+
+    For a tokenizer that samples its segmentation (BPE-dropout, Provilkov et al. 2020; unigram
+    sampling, Kudo 2018), evaluated once per seed of a fixed list on the same items: ``numerators``
+    and ``denominators`` have one row per seed and one column per item.  Each resample draws n items
+    with replacement (the same items for every seed: an item is one sentence or word, hard or easy
+    under any seed) and S seeds with replacement, and computes the mean over the drawn seeds of the
+    ratio over the drawn items.  The interval therefore covers both sources of variation: which items
+    the evaluation set holds, and which segmentations the sampler drew.  Percentile method only (the
+    resampling is two-way, which ``scipy.stats.bootstrap`` does not do).  Deterministic for ``seed``.
+    """
+    _check_settings(confidence, n_resamples, "percentile")
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    if num.ndim != 2 or num.shape != den.shape:
+        raise BenchmarkError(f"seed x item arrays expected, got shapes {num.shape} and {den.shape}")
+    seeds, n = num.shape
+    if n < 2:
+        return _undefined("fewer than 2 items", confidence, "percentile", n_resamples)
+    if np.any(den.sum(axis=1) <= 0):
+        return _undefined("denominators sum to 0", confidence, "percentile", n_resamples)
+    point = float(np.mean(num.sum(axis=1) / den.sum(axis=1)))
+    rng = np.random.default_rng(seed)
+    statistics = np.empty(n_resamples)
+    batch = max(1, _MAX_BATCH_ELEMENTS // n)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a resample of zero denominators: NaN, dropped below
+        for first in range(0, n_resamples, batch):
+            rows = min(batch, n_resamples - first)
+            drawn = rng.integers(0, n, size=(rows, n))
+            weights = np.zeros((rows, n))
+            np.add.at(weights, (np.repeat(np.arange(rows), n), drawn.ravel()), 1.0)  # how often each item is drawn
+            ratios = (weights @ num.T) / (weights @ den.T)  # (rows, seeds): each seed's ratio on the drawn items
+            chosen = rng.integers(0, seeds, size=(rows, seeds))
+            statistics[first : first + rows] = np.take_along_axis(ratios, chosen, axis=1).mean(axis=1)
+    statistics = statistics[np.isfinite(statistics)]
+    if statistics.size == 0 or np.all(statistics == statistics[0]):
+        return Interval(point, point, confidence, "percentile", n_resamples)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(statistics, [tail, 100 - tail])
+    return Interval(float(low), float(high), confidence, "percentile", n_resamples)
 
 
 def paired_test(

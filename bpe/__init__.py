@@ -39,6 +39,8 @@ FAMILIES: dict[str, str] = {
     "byte-bpe": "bpe.byte_bpe:ByteBPETokenizer",
     "spm-bpe": "bpe.spm:SentencePieceBPETokenizer",
     "spm-unigram": "bpe.spm:SentencePieceUnigramTokenizer",
+    "morfessor": "bpe.morfessor:MorfessorTokenizer",
+    "bpe-knockout": "bpe.knockout:KnockoutTokenizer",
 }
 
 __all__ = [

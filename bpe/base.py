@@ -1,16 +1,21 @@
 """The interface every tokenizer family shares: train / encode / decode / save / load.
 
-A tokenizer is a pipeline of three pieces, named as in HF ``tokenizers``. Only the
-pre-tokenizer can be chosen (option ``pretokenizer`` of word, char-bpe and byte-bpe); the
-other two come with the family:
+A tokenizer is a pipeline of pieces, named as in HF ``tokenizers``. The normalizer, the
+pre-tokenizer and the inference method can be chosen (options ``normalizer``, ``pretokenizer``,
+``encode_mode`` of the from-scratch families, composed in ``bpe.trained``); the rest comes with
+the family:
 
+* a **normalizer** (``bpe.normalizers``) rewrites the text and keeps an
+  alignment back to it (default: the text as given);
 * a **pre-tokenizer** (``bpe.pretokenizers``) cuts text into pre-tokens that
   merges never cross;
 * a **model** (the family: word, char, char-bpe, byte-bpe, ...) maps each
-  pre-token to ids;
-* a **decoder** maps ids back to text through an id -> bytes table.
+  pre-token to ids, with its inference method (``bpe.inference``);
+* a **decoder** maps ids back to text through an id -> bytes table and undoes
+  the normalization.
 
-Every encoding carries UTF-8 *byte* spans into the input text, so metrics can
+Every encoding carries UTF-8 *byte* spans into the input text (the original
+text, before any normalization), so metrics can
 compute boundaries on the original text whatever markers (``</w>``, ``Ġ``,
 ``▁``) a family prints in its pieces.  Byte spans (not character spans) are
 used because byte-level tokens may end inside a multi-byte character; such a
@@ -132,6 +137,25 @@ class Tokenizer(ABC):
             ids.append(token)
             spans.append((max(start - 1, 0), max(end - 1, 0)))
         return Encoding(ids=ids, spans=spans)
+
+    # -- encode-time options (inference method, sampling) -----------------
+    @property
+    def samples(self) -> bool:
+        """True when encoding is stochastic (BPE-dropout, unigram sampling); never by default."""
+        return False
+
+    def encode_options(self) -> dict[str, Any]:
+        """The encode-time options this tokenizer takes and their values (``bpe.options``; none for a
+        pretrained tokenizer)."""
+        return {}
+
+    def with_encode_options(self, **options: Any) -> Tokenizer:
+        """The same vocabulary with other encode-time options (an option not given keeps its value);
+        families that have some override this."""
+        given = sorted(name for name, value in options.items() if value is not None)
+        if given:
+            raise TokenizerError(f"{self.name} does not take encode option(s): {', '.join(given)} (it takes: none)")
+        return self
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
         return [self.encode(t) for t in texts]

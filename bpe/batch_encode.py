@@ -4,9 +4,10 @@
 text with many distinct words that dominates.  ``BatchEncoder`` takes a list of texts, cuts them
 with the compiled pre-tokenizers of ``bpe.count_kernel`` and merges every distinct pre-token once in
 compiled code, caching its ids across calls.  It gives exactly ``tokenizer.encode(text)`` for every
-text (tested on four languages), for tokenizers that encode by merge rank (``encode_mode="merges"``)
-with a compiled pre-tokenizer (``gpt2``, ``unicode``, ``whitespace``, ``none``); ``supports`` says
-whether a tokenizer qualifies.  Imports numba (about a second): meant for large inputs such as
+text (tested on four languages), for tokenizers that encode deterministically by merge rank
+(``encode_mode="merges"``, no dropout, no normalizer) with a compiled pre-tokenizer (``gpt2``,
+``unicode``, ``whitespace``, ``none``); ``supports`` says whether a tokenizer qualifies, and every
+other tokenizer encodes with its own ``encode``.  Imports numba (about a second): meant for large inputs such as
 ``tokbench encode`` on a file.
 """
 
@@ -27,8 +28,8 @@ class BatchEncoder:
     def __init__(self, tokenizer: Tokenizer) -> None:
         if not self.supports(tokenizer):
             raise TokenizerError(
-                f"batch encoding needs a char-bpe or byte-bpe tokenizer encoding by merge rank with a compiled "
-                f"pre-tokenizer, not {tokenizer.family}"
+                f"batch encoding needs a char-bpe or byte-bpe tokenizer encoding by merge rank, without dropout "
+                f"or normalizer, with a compiled pre-tokenizer, not this {tokenizer.family}"
             )
         from bpe import encode_kernel
 
@@ -45,9 +46,13 @@ class BatchEncoder:
 
     @staticmethod
     def supports(tokenizer: Tokenizer) -> bool:
+        """Deterministic encoding by merge rank that the kernel reproduces: no BPE-dropout sampling, no
+        normalizer (the kernel reads the text as given), a compiled pre-tokenizer (not ``morpheme``)."""
         return (
             isinstance(tokenizer, MergeTokenizer)
             and tokenizer.encode_mode == "merges"
+            and not tokenizer.samples
+            and tokenizer.normalizer.name == "none"
             and compiled_pattern(tokenizer.pretokenizer.name) is not None
         )
 

@@ -60,13 +60,16 @@ class ByteBPETokenizer(MergeTokenizer):
         ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
+        ``options``: see ``bpe.options.ByteBPEOptions``; ``normalizer`` rewrites the text before
+        training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
+        ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
         settings = ByteBPEOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
         cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
-        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
         with progress_callback(progress, "byte-bpe merges") as callback:
             merges = cls(**arguments)._learn_merges(counts, vocab_size, callback)

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
-from bpe.counts import PretokenCounts
+from bpe.counts import PretokenCounts, check_counts_normalizer
+from bpe.normalizers import normalized_texts
 from bpe.options import CharOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
@@ -37,7 +38,9 @@ class CharTokenizer(TrainedTokenizer):
         if len(set(alphabet)) != len(alphabet):
             raise TokenizerError("char vocabulary entries must be distinct")
         pieces = [*specials, *alphabet]
-        super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, _CACHE_PRETOKENIZER)
+        super().__init__(
+            pieces, [piece.encode("utf-8") for piece in pieces], specials, _CACHE_PRETOKENIZER, self.options.normalizer
+        )
         self._char_ids = {char: len(specials) + index for index, char in enumerate(alphabet)}
 
     @classmethod
@@ -54,9 +57,9 @@ class CharTokenizer(TrainedTokenizer):
         ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
         lossless, so the characters of the pre-tokens are those of the text);
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        _check_options(vocab_size, special_tokens, options)
+        settings, _, _ = _check_options(vocab_size, special_tokens, options)
         return cls.from_ranked_characters(
-            ranked_characters(texts), vocab_size, special_tokens=special_tokens, **options
+            ranked_characters(texts, settings.normalizer), vocab_size, special_tokens=special_tokens, **options
         )
 
     @classmethod
@@ -97,11 +100,13 @@ class CharTokenizer(TrainedTokenizer):
         )
 
 
-def ranked_characters(texts: Iterable[str] | PretokenCounts) -> list[tuple[str, int]]:
-    """Every character of the texts (or of the counted pre-tokens) with its count, most frequent
-    first (ties: code point order)."""
+def ranked_characters(texts: Iterable[str] | PretokenCounts, normalizer: str = "none") -> list[tuple[str, int]]:
+    """Every character of the texts through ``normalizer`` (or of the counted pre-tokens, which
+    hold the text as given: no normalizer) with its count, most frequent first (ties: code point
+    order)."""
     counts: Counter[str] = Counter()
     if isinstance(texts, PretokenCounts):
+        check_counts_normalizer(normalizer)
         import numpy as np
 
         from bpe.count_kernel import character_stats
@@ -112,7 +117,7 @@ def ranked_characters(texts: Iterable[str] | PretokenCounts) -> list[tuple[str, 
         seen = np.flatnonzero(occurrences)
         counts.update(dict(zip(map(chr, seen.tolist()), occurrences[seen].tolist(), strict=True)))
     else:
-        for text in checked_texts(texts):
+        for text in checked_texts(normalized_texts(texts, normalizer)):
             counts.update(text)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 

@@ -109,12 +109,15 @@ class CharBPETokenizer(MergeTokenizer):
         ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
         ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
+        ``options``: see ``bpe.options.CharBPEOptions``; ``normalizer`` rewrites the text before
+        training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
+        ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
         settings = CharBPEOptions.parse(cls.family, options)
         vocab_size = checked_vocab_size(vocab_size)
         specials = special_tokens_with(special_tokens)
 
-        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
         base_floor(len(specials), len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
             cls.family, vocab_size
@@ -140,7 +143,7 @@ class CharBPETokenizer(MergeTokenizer):
         if texts is None:
             least = 2 if settings.end_of_word == "separate" else 1
             return VocabFloor(specials + least, f"{specials} special tokens + {least} base symbol(s) at least")
-        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         base = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
         return base_floor(specials, len(base), settings.end_of_word, settings.limit_alphabet)
 

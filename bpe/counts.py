@@ -31,6 +31,7 @@ import numpy as np
 import regex
 
 from bpe.base import TokenizerError, atomic_write_bytes
+from bpe.normalizers import normalized_texts
 from bpe.pretokenizers import get_pretokenizer
 from bpe.trainer import checked_texts
 
@@ -249,7 +250,9 @@ class _Counter:
     def __init__(self, pretokenizer: str) -> None:
         self.pretokenizer = pretokenizer
         self.pattern = compiled_pattern(pretokenizer)
-        self._fallback = regex.compile(get_pretokenizer(pretokenizer).pattern or "") if self.pattern is None else None
+        self._fallback = get_pretokenizer(pretokenizer)  # without a compiled matcher: regex, or its own split
+        regular = self._fallback.is_regex and self._fallback.pattern is not None
+        self._regex = regex.compile(self._fallback.pattern) if regular else None
         self._local = threading.local()
         self._tables: list[list[tuple]] = []
         self._lock = threading.Lock()
@@ -264,10 +267,12 @@ class _Counter:
             weights = np.ones(chunk.ends.size, dtype=np.int64)
             holder[0] = _kernel().count_into(*holder[0], chunk.text, chunk.ends, weights, CLASSES, self.pattern)
             return
-        assert self._fallback is not None
         counter: Counter[str] = Counter()
         for text in chunk.texts:
-            counter.update(self._fallback.findall(text, concurrent=True))  # releases the GIL while matching
+            if self._regex is not None:
+                counter.update(self._regex.findall(text, concurrent=True))  # releases the GIL while matching
+            else:
+                counter.update(self._fallback.split(text))
         pretokens = list(counter)
         whole = np.frombuffer("".join(pretokens).encode("utf-32-le"), dtype=np.uint32)
         offsets = np.zeros(len(pretokens) + 1, dtype=np.int64)
@@ -294,8 +299,9 @@ def count_pretokens(
     a string or not valid Unicode, and (unless ``require_text`` is False: a shard of a larger text)
     for an input with no non-whitespace character.
     """
-    get_pretokenizer(pretokenizer)  # fail early on an unknown name
     workers = workers if workers is not None else len(os.sched_getaffinity(0))
+    if not get_pretokenizer(pretokenizer).is_regex:  # (fails early on an unknown name)
+        workers = min(workers, 2)  # one counting thread: kiwipiepy's analyzer is not shared across threads
     counter = _Counter(pretokenizer)
     chunks = _chunks(checked_texts(texts, check_unicode=False, require_text=require_text), CHUNK_CHARS)
     if workers <= 1:
@@ -394,12 +400,14 @@ def read_counts(path: str | os.PathLike[str]) -> PretokenCounts:
 
 
 def training_counts(
-    texts: Iterable[str] | PretokenCounts, pretokenizer: str, *, workers: int | None = None
+    texts: Iterable[str] | PretokenCounts, pretokenizer: str, *, workers: int | None = None, normalizer: str = "none"
 ) -> PretokenCounts:
-    """What a family trains on: ``texts`` counted with ``pretokenizer``, or ``texts`` itself when it
-    already is a ``PretokenCounts`` made with that pre-tokenizer."""
+    """What a family trains on: ``texts`` through ``normalizer`` (``bpe.normalizers``) counted with
+    ``pretokenizer``, or ``texts`` itself when it already is a ``PretokenCounts`` made with that
+    pre-tokenizer (counts hold the text as given, so only without a normalizer)."""
     if not isinstance(texts, PretokenCounts):
-        return count_pretokens(texts, pretokenizer, workers=workers)
+        return count_pretokens(normalized_texts(texts, normalizer), pretokenizer, workers=workers)
+    check_counts_normalizer(normalizer)
     if texts.pretokenizer != pretokenizer:
         raise TokenizerError(
             f"the pre-token counts were made with pre-tokenizer {texts.pretokenizer!r}, not {pretokenizer!r}: "
@@ -408,3 +416,11 @@ def training_counts(
     if not texts.has_text():
         raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)")
     return texts
+
+
+def check_counts_normalizer(normalizer: str) -> None:
+    """Refuse training from pre-token counts through a normalizer: counts hold the text as given."""
+    if normalizer != "none":
+        raise TokenizerError(
+            f"pre-token counts hold the text as given, not through normalizer {normalizer!r}: train from the text"
+        )

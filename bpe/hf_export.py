@@ -35,7 +35,10 @@ from bpe.byte_bpe import ByteBPETokenizer
 from bpe.char_bpe import END_OF_WORD, CharBPETokenizer
 from bpe.pretokenizers import PreTokenizer
 
-EXPORTABLE = "byte-bpe (any pre-tokenizer) and char-bpe with end_of_word 'attached' or 'none', in encode_mode 'merges'"
+EXPORTABLE = (
+    "byte-bpe (any regex pre-tokenizer) and char-bpe with end_of_word 'attached' or 'none', in encode_mode 'merges', "
+    "without normalizer or dropout"
+)
 
 
 def to_hf_json(tokenizer: Tokenizer) -> str:
@@ -62,10 +65,16 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
         raise TokenizerError(
             f"cannot export {tokenizer.family}{detail} to Hugging Face format; exportable: {EXPORTABLE}"
         )
-    if tokenizer.encode_mode != "merges":
-        raise TokenizerError(
-            f"cannot export encode_mode {tokenizer.encode_mode!r} to Hugging Face format; exportable: {EXPORTABLE}"
-        )
+    settings = {
+        "encode_mode": (tokenizer.encode_mode, tokenizer.encode_mode == "merges"),
+        # HF's BPE dropout skips merges popped from a queue, not per step as ours does
+        "dropout": (tokenizer.options.dropout, tokenizer.options.dropout == 0),
+        "normalizer": (tokenizer.normalizer.name, tokenizer.normalizer.name == "none"),
+        "pretokenizer": (tokenizer.pretokenizer.name, tokenizer.pretokenizer.is_regex),
+    }
+    for name, (value, exportable) in settings.items():
+        if not exportable:
+            raise TokenizerError(f"cannot export {name} {value!r} to Hugging Face format; exportable: {EXPORTABLE}")
     pieces = tokenizer.vocab
     return {
         "version": "1.0",

@@ -5,21 +5,34 @@ learned (merge ``k`` creates id ``first_merge_id + k``, so a merge's id is
 also its rank).  A family only says how a pre-token maps to base symbol ids
 (``_base_symbols``) and what each base symbol is.
 
-Encoding modes:
+Encoding modes (``encode_mode``), each applied to one pre-token's base symbols:
 
 ``merges`` (default)
-    Per pre-token, repeatedly merge the adjacent pair with the lowest rank,
-    every occurrence left to right.  This equals applying all merges in
-    training order, one merge after another: a merge can only create pairs
-    involving its new token, and those all rank later.
-``greedy``
-    An ablation: greedy longest match of the pre-token's base symbols against
-    the whole vocabulary, left to right (like BERT's WordPiece encoder, here
-    over a BPE vocabulary).
+    Repeatedly merge the adjacent pair with the lowest rank, every occurrence
+    left to right.  This equals applying all merges in training order
+    (Sennrich et al. 2016): a merge can only create pairs involving its new
+    token, and those all rank later.
+``longest-prefix``, ``longest-suffix``, ``longest-token``, ``fewest-tokens``
+    The vocabulary-only inference methods of Uzan et al. 2024 over the same
+    vocabulary (``bpe.inference``); symbols are base symbol ids, so an
+    end-of-word marker is matched like any symbol and ``<unk>`` stands alone.
+    ``greedy``, this mode's earlier name, is read as ``longest-prefix``.
+
+BPE-dropout (Provilkov et al. 2020, "BPE-Dropout: Simple and Effective
+Subword Regularization"), off unless ``dropout`` > 0, stochastic ``merges``
+encoding with the vocabulary and training unchanged: at every merge step each
+applicable pair occurrence is dropped with probability ``dropout``, the
+lowest-ranked remaining one (leftmost on ties) is merged, and the word is
+finished when every occurrence was dropped (``dropout = 1`` leaves base
+symbols).  Each encode call draws from its own random stream, seeded by
+``seed`` and the text, so the same text, seed and tokenizer always give the
+same tokens, in any order and process; the occurrences of a pre-token inside
+one text are sampled independently; another ``seed`` gives another sample.
 """
 
 from __future__ import annotations
 
+import random
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
@@ -27,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bpe.base import TokenizerError
+from bpe.base import UNK, TokenizerError
+from bpe.inference import VocabularyTrie
 from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, train_merges
@@ -36,6 +50,20 @@ if TYPE_CHECKING:
     from bpe.counts import PretokenCounts
 
 _NO_RANK = 1 << 62
+
+
+def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts: Sequence[int]) -> list[int]:
+    """The byte length of each token, from the byte lengths of the base symbols it covers
+    (``symbol_counts[token]`` of them)."""
+    if len(tokens) == len(byte_lengths):  # nothing merged
+        return byte_lengths
+    lengths: list[int] = []
+    position = 0
+    for token in tokens:
+        count = symbol_counts[token]
+        lengths.append(sum(byte_lengths[position : position + count]))
+        position += count
+    return lengths
 
 
 class MergeTokenizer(TrainedTokenizer):
@@ -66,9 +94,8 @@ class MergeTokenizer(TrainedTokenizer):
             pieces.append(pieces[left] + pieces[right])
             token_bytes.append(token_bytes[left] + token_bytes[right])
             self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
-        super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer)
-        self._greedy_table: dict[tuple[int, ...], int] | None = None
-        self._greedy_longest = 0
+        super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer, options.normalizer)
+        self._trie: VocabularyTrie | None = None
 
     def _check_merge(self, index: int, left: Any, right: Any, first_base: int, new_id: int) -> None:
         for part in (left, right):
@@ -88,12 +115,6 @@ class MergeTokenizer(TrainedTokenizer):
     @property
     def encode_mode(self) -> str:
         return self.options.encode_mode
-
-    def with_encode_mode(self, encode_mode: str) -> MergeTokenizer:
-        """The same vocabulary and merges, encoding in ``encode_mode`` ("merges" or "greedy")."""
-        clone = self._fresh_copy()
-        clone.options = self.options.replaced(self.family, encode_mode=encode_mode)
-        return clone
 
     # -- training ---------------------------------------------------------
     def _learn_merges(
@@ -132,31 +153,28 @@ class MergeTokenizer(TrainedTokenizer):
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         symbols, byte_lengths = self._base_symbols(pretoken)
-        tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._greedy(symbols)
-        if len(tokens) == len(byte_lengths):  # nothing merged
-            return tokens, byte_lengths
-        lengths: list[int] = []
-        position = 0
-        for token in tokens:
-            count = self._symbol_counts[token]
-            lengths.append(sum(byte_lengths[position : position + count]))
-            position += count
-        return tokens, lengths
+        tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._segment(symbols)
+        return tokens, token_byte_lengths(tokens, byte_lengths, self._symbol_counts)
 
-    def _apply_merges(self, symbols: list[int]) -> list[int]:
+    def _apply_merges(self, symbols: list[int], junctions: list[tuple[int, int]] | None = None) -> list[int]:
         """Merge the lowest-ranked adjacent pair, leftmost first, until none has a rank.
 
         Merging one occurrence at a time equals merging all occurrences left to
         right: the pairs a merge creates rank later than it, and an overlapping
-        occurrence (``a a a``) is destroyed by the merge on its left.
+        occurrence (``a a a``) is destroyed by the merge on its left.  With
+        ``junctions``, every merge appends (new id, index of the base symbol
+        where its right part starts) to it.
         """
         ranks = self._ranks
         pair_ranks = [ranks.get(pair, _NO_RANK) for pair in pairwise(symbols)]
+        starts = list(range(len(symbols))) if junctions is not None else []
         while pair_ranks:
             best = min(pair_ranks)
             if best == _NO_RANK:
                 break
             i = pair_ranks.index(best)
+            if junctions is not None:
+                junctions.append((best, starts.pop(i + 1)))
             symbols[i] = best
             del symbols[i + 1]
             del pair_ranks[i]
@@ -166,34 +184,41 @@ class MergeTokenizer(TrainedTokenizer):
                 pair_ranks[i] = ranks.get((best, symbols[i + 1]), _NO_RANK)
         return symbols
 
-    def _greedy(self, symbols: list[int]) -> list[int]:
-        if self._greedy_table is None:
-            self._greedy_table, self._greedy_longest = self._build_greedy_table()
-        table, longest = self._greedy_table, self._greedy_longest
-        tokens: list[int] = []
-        i, length = 0, len(symbols)
-        while i < length:
-            for end in range(min(length, i + longest), i, -1):
-                token = table.get(tuple(symbols[i:end]))
-                if token is not None:
-                    tokens.append(token)
-                    i = end
-                    break
-            else:  # <unk>: in no vocabulary entry
-                tokens.append(symbols[i])
-                i += 1
-        return tokens
+    def _segment(self, symbols: list[int]) -> list[int]:
+        """One of the vocabulary-only inference methods (``bpe.inference``) over base symbol ids."""
+        if self._trie is None:
+            self._trie = self._build_trie()
+        # <unk> is in the trie as a one-symbol entry, so no segment is ever UNMATCHED
+        return [token for token, _ in self._trie.segment(symbols, self.encode_mode)]
 
-    def _build_greedy_table(self) -> tuple[dict[tuple[int, ...], int], int]:
-        """Base-symbol sequence -> id for every non-special token (lowest id if two spell the same)."""
-        first_base = len(self.special_tokens)
+    def _build_trie(self) -> VocabularyTrie:
+        """Base-symbol sequence -> id for every non-special token and ``<unk>`` (lowest id if two spell the same)."""
         expansions: list[tuple[int, ...]] = [(i,) for i in range(self.first_merge_id)]
         for left, right in self._merge_pairs:
             expansions.append(expansions[left] + expansions[right])
-        table: dict[tuple[int, ...], int] = {}
-        for token_id in range(first_base, len(expansions)):
-            table.setdefault(expansions[token_id], token_id)
-        return table, max(map(len, expansions))
+        unk = self._special_ids[UNK]
+        first_base = len(self.special_tokens)
+        return VocabularyTrie([((unk,), unk), *((expansions[i], i) for i in range(first_base, len(expansions)))])
+
+    # -- BPE-dropout ------------------------------------------------------
+    def _sampling_stream(self, text: str) -> random.Random | None:
+        # a str seed is hashed with SHA-512 by `random`: the same on every platform and run
+        return random.Random(f"{self.options.seed}\x00{text}") if self.samples else None
+
+    def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
+        symbols, byte_lengths = self._base_symbols(pretoken)
+        ranks, dropout = self._ranks, self.options.dropout
+        while len(symbols) > 1:
+            best, best_index = _NO_RANK, -1
+            for i, pair in enumerate(pairwise(symbols)):
+                rank = ranks.get(pair, _NO_RANK)
+                # every applicable occurrence draws once per step, whether or not it could win
+                if rank != _NO_RANK and stream.random() >= dropout and rank < best:
+                    best, best_index = rank, i
+            if best_index < 0:
+                break
+            symbols[best_index : best_index + 2] = [best]
+        return symbols, token_byte_lengths(symbols, byte_lengths, self._symbol_counts)
 
     # -- persistence ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -1,22 +1,43 @@
-"""Training options of every family, declared once, and validation of saved JSON bodies.
+"""Options of every family, declared once, and validation of saved JSON bodies.
 
 Each trainable family declares its options as one model below (name, type, range, default):
 ``train`` validates what it is given against it, ``from_dict`` validates a saved tokenizer's
-``"config"`` against it, and ``tokbench train`` builds its flags from these declarations.
+``"config"`` against it, and ``tokbench train`` / ``tokbench encode`` build their flags from these
+declarations.
+
+Two kinds of option: *training* options shape the vocabulary; *encode-time* options (marked
+``ENCODE_TIME``: the inference method, sampling and its seed) only change how a trained vocabulary
+encodes, so tokenizers that differ only in them share one trained vocabulary
+(``FamilyOptions.encode_option_names``, ``Tokenizer.with_encode_options``).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, Field, Strict, TypeAdapter, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
+from bpe.inference import INFERENCE_METHODS
+from bpe.normalizers import NORMALIZERS
 from bpe.pretokenizers import PRETOKENIZERS
-from bpe.validation import PositiveInt, Problem, Table, first_problem, in_interval, validate
+from bpe.validation import (
+    NonNegativeInt,
+    NonNegativeNumber,
+    PositiveInt,
+    PositiveNumber,
+    Problem,
+    Table,
+    expecting,
+    first_problem,
+    in_interval,
+    table_rule,
+    validate,
+)
 
 T = TypeVar("T")
 
@@ -25,18 +46,33 @@ _TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an obj
 #: sentencepiece's own default: characters covering 99.95% of the text get a piece; the rarest
 #: 0.05% are spelled with byte-fallback pieces.
 DEFAULT_CHARACTER_COVERAGE = 0.9995
+#: earlier names of encode modes, still accepted (saved files, configs) and read as the current name
+ENCODE_MODE_ALIASES = {"greedy": "longest-prefix"}
+
+
+class EncodeTime:
+    """Marks an option that only changes encoding (``Annotated[..., ENCODE_TIME]``): training ignores it."""
+
+    def __repr__(self) -> str:
+        return "ENCODE_TIME"
+
+
+ENCODE_TIME = EncodeTime()
 
 PreTokenizerName = Annotated[
     Literal[tuple(PRETOKENIZERS)],  # type: ignore[valid-type]
     Field(description="how text is cut into pre-tokens before the family sees it"),
 ]
+NormalizerName = Annotated[
+    Literal[tuple(NORMALIZERS)],  # type: ignore[valid-type]
+    Field(description="rewrite the text before training and encoding (jamo: Hangul syllables as conjoining jamo)"),
+]
 MinFrequency = Annotated[
     PositiveInt,
-    Field(description="minimum count: of a word (word), a character (char), a pair to merge (char-bpe, byte-bpe)"),
-]
-EncodeMode = Annotated[
-    Literal["merges", "greedy"],
-    Field(description="apply the merges in learned order, or greedy longest match (an ablation)"),
+    Field(
+        description="minimum count: of a word (word, morfessor), a character (char), a pair to merge (char-bpe, "
+        "byte-bpe)"
+    ),
 ]
 EndOfWord = Annotated[
     Literal["separate", "attached", "none"],
@@ -51,8 +87,53 @@ CharacterCoverage = Annotated[
 ]
 
 
+def _encode_mode(native: str, *aliases: str) -> Any:
+    """The inference methods of a family whose own encoding is ``native`` (``bpe.inference``);
+    ``aliases`` are earlier names, read as the current one."""
+    return Annotated[
+        Literal[(native, *INFERENCE_METHODS, *aliases)],  # type: ignore[valid-type]
+        AfterValidator(lambda mode: ENCODE_MODE_ALIASES.get(mode, mode)),
+        Field(
+            description="inference method: the family's own encoding or one over its vocabulary (bpe.inference; "
+            "greedy: earlier name of longest-prefix)"
+        ),
+        ENCODE_TIME,
+    ]
+
+
+MergesEncodeMode = _encode_mode("merges", *ENCODE_MODE_ALIASES)
+Dropout = Annotated[
+    in_interval(0, 1, closed_low=True, closed_high=True),
+    Field(description="BPE-dropout: probability of skipping each merge while encoding (0: off)"),
+    ENCODE_TIME,
+]
+SamplingSeed = Annotated[
+    NonNegativeInt, Field(description="seed of sampling: the same seed and text give the same tokens"), ENCODE_TIME
+]
+
+
+def _check_nbest(nbest: int) -> int:
+    if nbest != -1 and nbest < 2:
+        raise ValueError("nbest must be -1 or >= 2")  # rephrased by `expecting`
+    return nbest
+
+
+NBest = Annotated[
+    Annotated[int, Strict(), AfterValidator(_check_nbest), expecting("-1 (every segmentation) or an integer >= 2")]
+    | None,
+    Field(description="spm-unigram sampling: sample among the N best segmentations (-1: all; unset: -1)"),
+    ENCODE_TIME,
+]
+Alpha = Annotated[
+    NonNegativeNumber | None,
+    Field(description="spm-unigram sampling: sample segmentations with probability ∝ P^alpha (unset: off)"),
+    ENCODE_TIME,
+]
+
+
 class FamilyOptions(Table):
-    """A family's training options.  The fields, in order, are what a saved tokenizer's ``config`` holds."""
+    """A family's options.  The fields, in order, are what a saved tokenizer's ``config`` holds
+    (sentencepiece families: besides their training record)."""
 
     @classmethod
     def parse(cls, family: str, options: Mapping[str, Any]) -> Self:
@@ -67,42 +148,202 @@ class FamilyOptions(Table):
 
     @classmethod
     def read_saved(cls, config: Mapping[str, Any]) -> Self:
-        """The ``"config"`` object of a saved tokenizer file: every option must be present."""
-        for name in cls.model_fields:
-            if name not in config:
-                raise TokenizerError(f'tokenizer file: field "config.{name}" is missing')
+        """The ``"config"`` object of a saved tokenizer file.  An option missing from it (a file
+        saved before the option existed) takes its default; an unknown key is an error."""
         return validate(cls, config, _saved_error)
 
     def replaced(self, family: str, **changes: Any) -> Self:
         """A copy with ``changes`` applied, validated like ``parse``."""
         return type(self).parse(family, {**self.model_dump(), **changes})
 
+    # -- training vs encode-time options ---------------------------------
+    @classmethod
+    def encode_option_names(cls) -> tuple[str, ...]:
+        """The options that only change encoding, in declaration order."""
+        return tuple(name for name, field in cls.model_fields.items() if ENCODE_TIME in field.metadata)
+
+    def encode_options(self) -> dict[str, Any]:
+        return self.model_dump(include=set(self.encode_option_names()))
+
+    def training_options(self) -> dict[str, Any]:
+        return self.model_dump(exclude=set(self.encode_option_names()))
+
+    def with_encode_options(self, family: str, changes: Mapping[str, Any]) -> Self:
+        """A copy with other encode-time options (None keeps the current value); changing a
+        training option is an error (it needs a new vocabulary)."""
+        given = {name: value for name, value in changes.items() if value is not None}
+        names = self.encode_option_names()
+        refused = sorted(set(given) - set(names))
+        if refused:
+            takes = ", ".join(names) or "none"
+            raise TokenizerError(f"{family} does not take encode option(s): {', '.join(refused)} (it takes: {takes})")
+        return self.replaced(family, **given)
+
+    @property
+    def samples(self) -> bool:
+        """True when encoding is stochastic (BPE-dropout, unigram sampling); never by default."""
+        return False
+
+
+class SamplingOptions(FamilyOptions):
+    """Options of a family that encodes by its own method (``native_mode``) or an inference method,
+    and can sample with its own method."""
+
+    native_mode: ClassVar[str]
+
+    @model_validator(mode="after")
+    def _sampling_with_the_native_mode(self) -> Self:
+        sampling, mode = self.sampling_option(), getattr(self, "encode_mode")  # noqa: B009 (declared by subclasses)
+        if sampling and mode != self.native_mode:
+            raise table_rule(f"{sampling} applies to encode_mode {self.native_mode!r} only, not {mode!r}")
+        return self
+
+    def sampling_option(self) -> str | None:
+        """The option that makes encoding sample (``dropout`` > 0, ``alpha`` set), or None."""
+        if getattr(self, "dropout", 0):
+            return "dropout"
+        if getattr(self, "alpha", None) is not None:
+            return "alpha"
+        return None
+
+    @property
+    def samples(self) -> bool:
+        return self.sampling_option() is not None
+
 
 class WordOptions(FamilyOptions):
     pretokenizer: PreTokenizerName = "unicode"
+    normalizer: NormalizerName = "none"
     min_frequency: MinFrequency = 1
 
 
 class CharOptions(FamilyOptions):
+    normalizer: NormalizerName = "none"
     min_frequency: MinFrequency = 1
 
 
-class CharBPEOptions(FamilyOptions):
+class CharBPEOptions(SamplingOptions):
+    native_mode = "merges"
+
     pretokenizer: PreTokenizerName = "unicode"
+    normalizer: NormalizerName = "none"
     end_of_word: EndOfWord = "separate"
     min_frequency: MinFrequency = 2  # subword-nmt's default: a pair seen once is not merged
     limit_alphabet: LimitAlphabet = None
-    encode_mode: EncodeMode = "merges"
+    encode_mode: MergesEncodeMode = "merges"
+    dropout: Dropout = 0.0
+    seed: SamplingSeed = 0
 
 
-class ByteBPEOptions(FamilyOptions):
+class ByteBPEOptions(SamplingOptions):
+    native_mode = "merges"
+
     pretokenizer: PreTokenizerName = "gpt2"
+    normalizer: NormalizerName = "none"
     min_frequency: MinFrequency = 2
-    encode_mode: EncodeMode = "merges"
+    encode_mode: MergesEncodeMode = "merges"
+    dropout: Dropout = 0.0
+    seed: SamplingSeed = 0
 
 
-class SentencePieceOptions(FamilyOptions):
+class SentencePieceBPEOptions(SamplingOptions):
+    native_mode = "merges"
+
     character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
+    encode_mode: _encode_mode("merges") = "merges"  # type: ignore[valid-type]
+    dropout: Dropout = 0.0
+    seed: SamplingSeed = 0
+
+
+class SentencePieceUnigramOptions(SamplingOptions):
+    native_mode = "likelihood"
+
+    character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
+    encode_mode: _encode_mode("likelihood") = "likelihood"  # type: ignore[valid-type]
+    alpha: Alpha = None
+    nbest: NBest = None
+    seed: SamplingSeed = 0
+
+    @model_validator(mode="after")
+    def _nbest_with_alpha(self) -> Self:
+        if self.nbest is not None and self.alpha is None:
+            raise table_rule("nbest only applies to sampling: give alpha too")
+        return self
+
+
+class MorfessorOptions(FamilyOptions):
+    pretokenizer: PreTokenizerName = "unicode"
+    normalizer: NormalizerName = "none"
+    dampening: Annotated[
+        Literal["ones", "log", "none"],
+        Field(description="Morfessor's word counts: each distinct word once, log-dampened, or as counted"),
+    ] = "ones"
+    corpus_weight: Annotated[
+        PositiveNumber | None, Field(description="Morfessor's corpus weight alpha (unset: Morfessor's 1.0)")
+    ] = None
+    max_epochs: Annotated[
+        PositiveInt | None, Field(description="Morfessor's training epochs at most (unset: until converged)")
+    ] = None
+    min_frequency: MinFrequency = 1
+    seed: Annotated[NonNegativeInt, Field(description="seed of Morfessor's word shuffling while training")] = 0
+
+
+class KnockoutOptions(FamilyOptions):
+    """bpe-knockout's own options, then the training options of its base BPE family (unset: the
+    base's default).  The gold references are training data, passed to ``train`` beside the text."""
+
+    base: Annotated[Literal["char-bpe", "byte-bpe"], Field(description="bpe-knockout: the BPE family to prune")] = (
+        "char-bpe"
+    )
+    threshold: Annotated[
+        in_interval(0, 1, closed_high=True),
+        Field(description="bpe-knockout: a merge is removed when this share of its applications cross a boundary"),
+    ] = 0.5
+    pretokenizer: Annotated[
+        PreTokenizerName | None, Field(description="the base's pre-tokenizer (unset: the base's default)")
+    ] = None
+    end_of_word: Annotated[
+        EndOfWord | None, Field(description="the end-of-word marker of a char-bpe base (unset: char-bpe's default)")
+    ] = None
+    min_frequency: MinFrequency = 2
+    limit_alphabet: LimitAlphabet = None
+
+    @model_validator(mode="after")
+    def _char_bpe_options_need_char_bpe(self) -> Self:
+        given = [name for name in ("end_of_word", "limit_alphabet") if getattr(self, name) is not None]
+        if given and self.base != "char-bpe":
+            raise table_rule(f"{given[0]} applies to base 'char-bpe' only, not {self.base!r}")
+        return self
+
+    def base_options(self) -> dict[str, Any]:
+        """The training options of the base family that are set."""
+        own = {"base", "threshold"}
+        return {name: value for name, value in self.model_dump(exclude=own).items() if value is not None}
+
+
+class DeclaredOptions:
+    """The encode-time option methods of ``bpe.base.Tokenizer`` for a family with declared options
+    (``self.options``); mixed in before ``Tokenizer``."""
+
+    options: FamilyOptions
+    family: str
+
+    @property
+    def samples(self) -> bool:
+        return self.options.samples
+
+    def encode_options(self) -> dict[str, Any]:
+        return self.options.encode_options()
+
+    def with_encode_options(self, **options: Any) -> Self:
+        """The same vocabulary with other encode-time options (an option not given keeps its value)."""
+        clone = self._fresh_copy()
+        clone.options = self.options.with_encode_options(self.family, options)
+        return clone
+
+    def _fresh_copy(self) -> Self:
+        """A shallow copy sharing the vocabulary (a family that caches encodings gives it its own cache)."""
+        return copy.copy(self)
 
 
 #: the options model of every trainable family (``bpe.FAMILIES``)
@@ -111,17 +352,21 @@ FAMILY_OPTIONS: dict[str, type[FamilyOptions]] = {
     "char": CharOptions,
     "char-bpe": CharBPEOptions,
     "byte-bpe": ByteBPEOptions,
-    "spm-bpe": SentencePieceOptions,
-    "spm-unigram": SentencePieceOptions,
+    "spm-bpe": SentencePieceBPEOptions,
+    "spm-unigram": SentencePieceUnigramOptions,
+    "morfessor": MorfessorOptions,
+    "bpe-knockout": KnockoutOptions,
 }
 
 
-def options_by_name() -> dict[str, dict[str, FieldInfo]]:
-    """Every option name -> {family taking it: its declaration}, in declaration order."""
+def options_by_name(*, encode_time_only: bool = False) -> dict[str, dict[str, FieldInfo]]:
+    """Every option name (or only the encode-time ones) -> {family taking it: its declaration}, in
+    declaration order."""
     table: dict[str, dict[str, FieldInfo]] = {}
     for family, model in FAMILY_OPTIONS.items():
         for name, declaration in model.model_fields.items():
-            table.setdefault(name, {})[family] = declaration
+            if not encode_time_only or ENCODE_TIME in declaration.metadata:
+                table.setdefault(name, {})[family] = declaration
     return table
 
 

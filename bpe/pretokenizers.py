@@ -27,16 +27,39 @@ Registry (``PRETOKENIZERS``, ``get_pretokenizer(name)``):
     and ``o200k_base`` encodings (evaluated with the ``regex`` module).
 ``none``
     The whole text is one pre-token (BPE on one string such as ``_AB_ABC_AB_ABAB``).
+``morpheme``
+    Korean morpheme-aware pre-tokenization (Park et al. 2020, "An Empirical
+    Study of Tokenization Strategies for Various Korean NLP Tasks": morpheme
+    segmentation before BPE): the ``unicode`` pre-tokens, each one holding
+    Hangul cut further at the morpheme boundaries kiwipiepy finds when it
+    analyzes the whole text (in context).  Kiwi reports each morpheme's
+    character offsets in the text; fused morphemes overlap inside a syllable
+    (했다 = 하 [0,1) + 었 [0,1) + 다 [1,2)), so an offset is a cut iff a morpheme
+    starts there and no morpheme spans across it: a syllable is never cut
+    (했|다, 가|셨|어요).  The space attached to a word stays on its first
+    morpheme.  Only offsets are used, never kiwi's morpheme forms (었 is not
+    in the text), so the pre-tokens still tile the text and decoding restores
+    it.  Pre-tokens without Hangul are left whole; a text without Hangul
+    never reaches kiwi.  Text in conjoining jamo (after the ``jamo``
+    normalizer) is analyzed in its composed form, the cuts mapped back.
+    Kiwi runs single-threaded with its default model, and its analysis may
+    change with the installed kiwipiepy version.
 """
 
 from __future__ import annotations
 
+import functools
+import warnings
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import accumulate
+from typing import Any
 
 import regex
 
 from bpe.base import TokenizerError
+from bpe.normalizers import JamoNormalizer
 
 _WORD = r"[\p{L}\p{M}\p{N}]"
 _OTHER = r"[^\s\p{L}\p{M}\p{N}]"
@@ -83,6 +106,11 @@ class PreTokenizer:
         compiled = regex.compile(self.pattern) if self.pattern is not None else None
         object.__setattr__(self, "_compiled", compiled)
 
+    @property
+    def is_regex(self) -> bool:
+        """True when ``pattern`` alone defines the pre-tokens (what a regex-based export needs)."""
+        return True
+
     def split(self, text: str) -> list[str]:
         """The pre-tokens of ``text``, in order; they concatenate back to ``text``."""
         if self._compiled is None:
@@ -96,6 +124,72 @@ class PreTokenizer:
         return list(zip(pieces, accumulate(lengths, initial=0), strict=False))
 
 
+_HANGUL = regex.compile(r"\p{Hangul}")
+JAMO = JamoNormalizer()
+
+
+@dataclass(frozen=True)
+class MorphemePreTokenizer(PreTokenizer):
+    """``pattern``'s pre-tokens, those with Hangul cut at kiwipiepy's morpheme boundaries.
+
+    Not a pure regex: ``pattern`` gives the word-level pre-tokens only, so a
+    tokenizer built on it cannot be exported to a regex-based format.
+    """
+
+    @property
+    def is_regex(self) -> bool:
+        return False
+
+    def split(self, text: str) -> list[str]:
+        words = super().split(text)
+        if not _HANGUL.search(text):
+            return words
+        cuts = _morpheme_cuts_in(text)
+        pieces: list[str] = []
+        start = 0
+        for word in words:
+            end = start + len(word)
+            if not _HANGUL.search(word):
+                pieces.append(word)
+                start = end
+                continue
+            content = start + len(word) - len(word.lstrip())  # an attached space stays on the first morpheme
+            position = start
+            for cut in cuts[bisect_right(cuts, content) : bisect_left(cuts, end)]:
+                pieces.append(text[position:cut])
+                position = cut
+            pieces.append(text[position:end])
+            start = end
+        return pieces
+
+
+def _morpheme_cuts_in(text: str) -> list[int]:
+    """kiwi's morpheme cuts of ``text`` (character offsets), analyzing jamo text in its composed form."""
+    composed = JAMO.denormalize(text)
+    cuts = morpheme_cuts((token.start, token.len) for token in _kiwi().tokenize(composed))
+    if composed == text:
+        return cuts
+    # a composed syllable stands for as many characters of `text` as its decomposition has
+    offsets = list(accumulate((len(JAMO.normalize_text(char)) for char in composed), initial=0))
+    return [offsets[cut] for cut in cuts]
+
+
+def morpheme_cuts(morphemes: Iterable[tuple[int, int]]) -> list[int]:
+    """Sorted character offsets where a morpheme ``(start, length)`` starts and none spans across."""
+    morphemes = list(morphemes)
+    inside = {offset for start, length in morphemes for offset in range(start + 1, start + length)}
+    return sorted({start for start, _ in morphemes} - inside)
+
+
+@functools.cache
+def _kiwi() -> Any:
+    from kiwipiepy import Kiwi  # loads its model (seconds): only when the morpheme pre-tokenizer runs
+
+    with warnings.catch_warnings():  # kiwipiepy warns that 0 means one thread since 0.21, which is what we want
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return Kiwi(num_workers=0)
+
+
 PRETOKENIZERS: dict[str, PreTokenizer] = {
     p.name: p
     for p in (
@@ -105,6 +199,7 @@ PRETOKENIZERS: dict[str, PreTokenizer] = {
         PreTokenizer("cl100k", CL100K_PATTERN),
         PreTokenizer("o200k", O200K_PATTERN),
         PreTokenizer("none", None),
+        MorphemePreTokenizer("morpheme", UNICODE_PATTERN),
     )
 }
 

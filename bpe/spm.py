@@ -17,6 +17,36 @@ four deliberate choices:
   below specials + 256 byte pieces + the covered characters is a TokenizerError
   naming that minimum.
 
+Encode-time options (``bpe.options``; saved in ``config``; training is unchanged by them):
+
+``encode_mode``
+    ``merges`` for spm-bpe and ``likelihood`` (the Viterbi segmentation) for
+    spm-unigram are sentencepiece's own encoding (the default).  The
+    vocabulary-only inference methods of Uzan et al. 2024 (``bpe.inference``:
+    ``longest-prefix``, ``longest-suffix``, ``longest-token``,
+    ``fewest-tokens``) run over the model's pieces instead, in the text
+    sentencepiece itself segments: a dummy-prefix ``▁`` before the text and
+    every space as ``▁`` (identity normalization, as trained).  Each ``▁``
+    starts a new unit no piece crosses (sentencepiece's whitespace split); a
+    character in no piece is spelled with its byte-fallback pieces.  Without
+    this the one unigram vocabulary of the benchmark could not be compared
+    under the same inference methods as the BPE vocabularies.
+``alpha``, ``nbest`` (spm-unigram)
+    Subword regularization (Kudo 2018, "Subword Regularization: Improving
+    Neural Network Translation Models with Multiple Subword Candidates"), on
+    only when ``alpha`` is given: sample a segmentation with probability
+    proportional to P(x)^alpha, among the ``nbest`` best (default -1: among
+    all, by forward-filtering backward-sampling), with sentencepiece's own
+    sampler.
+``dropout`` (spm-bpe)
+    sentencepiece's BPE-dropout (Provilkov et al. 2020) with this probability;
+    off when 0 (the default).
+``seed``
+    Sampling draws from sentencepiece's generator, re-seeded before every
+    encode call from ``seed`` and the text, so the same text, seed and model
+    give the same tokens in any order (the seed is process-wide sentencepiece
+    state: do not sample from several threads at once).
+
 A literal ``▁`` (U+2581) in the text is sentencepiece's own whitespace symbol: it is encoded
 exactly like a space, so ``"a▁b"`` and ``"a b"`` give the same ids and both decode to ``"a b"``
 (decoding is lossy for that one character).  Spans stay exact: they index the text as given (a
@@ -32,7 +62,9 @@ from __future__ import annotations
 import base64
 import binascii
 import io
+import random
 import re
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
@@ -40,14 +72,25 @@ import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError, VocabFloor
-from bpe.options import SentencePieceOptions, checked_vocab_size
+from bpe.inference import UNMATCHED, VocabularyTrie
+from bpe.options import DeclaredOptions, SentencePieceBPEOptions, SentencePieceUnigramOptions, checked_vocab_size
 from bpe.pretrained import PretrainedTokenizer, check_token_id, utf8
-from bpe.trainer import checked_texts
+from bpe.trainer import check_encodable, checked_texts
 
 #: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
 WHITESPACE_MARK = "▁"
 _BYTE_PIECES = 256
 _MODEL_TYPE_IDS = {"unigram": 1, "bpe": 2}  # sentencepiece_model.proto TrainerSpec.ModelType
+
+#: the facts of training a saved ``config`` records besides the options (``bpe.options``)
+TRAINING_RECORD = (
+    "model_type",
+    "vocab_size",
+    "byte_fallback",
+    "normalization",
+    "special_tokens",
+    "sentencepiece_version",
+)
 
 _TOO_SMALL = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)")
 
@@ -84,12 +127,16 @@ class SentencePieceBacked(Tokenizer):
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         cursor = 0  # end of the text covered so far
-        for piece in processor.encode(text, out_type="proto").pieces:
+        for piece in self._encode_proto(text).pieces:
             span = (cursor, cursor + 1) if processor.is_byte(piece.id) else (piece.begin, piece.end)
             ids.append(piece.id)
             spans.append(span)
             cursor = span[1]
         return Encoding(ids=ids, spans=spans)
+
+    def _encode_proto(self, text: str) -> Any:
+        """sentencepiece's own encoding of ``text`` (a SentencePieceText proto)."""
+        return self._processor.encode(text, out_type="proto")
 
     def encode_word(self, word: str) -> Encoding:
         """The dummy prefix already gives a word its mid-sentence form (``▁word``)."""
@@ -128,15 +175,82 @@ class SentencePieceBacked(Tokenizer):
         return self._processor.unk_id()
 
 
-class SentencePieceTokenizer(SentencePieceBacked):
-    """A trained sentencepiece model; subclasses fix the model type."""
+class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
+    """A trained sentencepiece model; subclasses fix the model type and its options (``bpe.options``)."""
 
     model_type: ClassVar[str]
+    options_model: ClassVar[type[SentencePieceBPEOptions | SentencePieceUnigramOptions]]
+    options: SentencePieceBPEOptions | SentencePieceUnigramOptions
 
-    def __init__(self, model_proto: bytes, config: dict[str, Any], source: str = "<memory>") -> None:
+    def __init__(
+        self,
+        model_proto: bytes,
+        config: dict[str, Any],
+        source: str = "<memory>",
+        options: SentencePieceBPEOptions | SentencePieceUnigramOptions | None = None,
+    ) -> None:
+        """``config``: the training record (model type, sizes, sentencepiece version); ``options``:
+        the family's options (default: every option's default)."""
         self._model_proto = model_proto
         self._processor = load_processor(model_proto, source)
         self.config = config
+        self.options = self.options_model() if options is None else options
+        self._trie: VocabularyTrie | None = None
+
+    # -- encoding ---------------------------------------------------------
+    def _encode_proto(self, text: str) -> Any:
+        if not self.samples:
+            return super()._encode_proto(text)
+        sentencepiece.set_random_generator_seed(random.Random(f"{self.options.seed}\x00{text}").getrandbits(32))
+        return self._processor.encode(text, out_type="proto", enable_sampling=True, **self._sampling_arguments())
+
+    @abstractmethod
+    def _sampling_arguments(self) -> dict[str, Any]:
+        """sentencepiece's sampling arguments for this model type's options."""
+
+    def encode_with_spans(self, text: str) -> Encoding:
+        encode_mode = self.options.encode_mode
+        if encode_mode == self.options.native_mode:
+            return super().encode_with_spans(text)
+        if not isinstance(text, str):
+            raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
+        check_encodable(text, "the text to encode")
+        if self._trie is None:
+            self._trie = self._build_trie()
+        if not text:
+            return Encoding(ids=[], spans=[])
+        # the text as sentencepiece segments it: dummy prefix, spaces as the whitespace mark
+        symbols = [WHITESPACE_MARK, *(WHITESPACE_MARK if char == " " else char for char in text)]
+        widths = [0, *(len(char.encode("utf-8")) for char in text)]
+        starts = [i for i, symbol in enumerate(symbols) if symbol == WHITESPACE_MARK or i == 0]
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        position = 0
+        for low, high in zip(starts, [*starts[1:], len(symbols)], strict=True):
+            offset = low
+            for token, length in self._trie.segment(symbols[low:high], encode_mode):
+                if token == UNMATCHED:  # a character in no piece: its byte-fallback pieces
+                    for value in text[offset - 1].encode("utf-8") if offset else b"":
+                        ids.append(self._processor.piece_to_id(f"<0x{value:02X}>"))
+                        spans.append((position, position + 1))
+                        position += 1
+                else:
+                    end = position + sum(widths[offset : offset + length])
+                    ids.append(token)
+                    spans.append((position, end))
+                    position = end
+                offset += length
+        return Encoding(ids=ids, spans=spans)
+
+    def _build_trie(self) -> VocabularyTrie:
+        processor = self._processor
+        ordinary = (
+            token
+            for token in range(processor.get_piece_size())
+            if not (processor.is_byte(token) or processor.is_control(token) or processor.is_unknown(token)
+                    or processor.is_unused(token))
+        )  # fmt: skip
+        return VocabularyTrie((tuple(processor.id_to_piece(token)), token) for token in ordinary)
 
     @classmethod
     def train(
@@ -147,10 +261,11 @@ class SentencePieceTokenizer(SentencePieceBacked):
         progress: object = None,
         **options: Any,
     ) -> SentencePieceTokenizer:
-        """``options``: see ``bpe.options.SentencePieceOptions`` (a pre-tokenizer, for one, is an
-        error: sentencepiece splits text its own way).  ``progress`` is accepted for a uniform
-        interface; sentencepiece reports none."""
-        character_coverage = SentencePieceOptions.parse(cls.family, options).character_coverage
+        """``options``: see ``options_model`` (a pre-tokenizer, for one, is an error: sentencepiece
+        splits text its own way); the encode-time ones only change encoding.  ``progress`` is
+        accepted for a uniform interface; sentencepiece reports none."""
+        settings = cls.options_model.parse(cls.family, options)
+        character_coverage = settings.character_coverage
         vocab_size = checked_vocab_size(vocab_size)
         sentences = _sentences(texts)
         config = {
@@ -169,7 +284,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
             if floor := _floor_in(str(exc), character_coverage):
                 floor.check(cls.family, vocab_size)
             raise TokenizerError(f"{cls.family}: sentencepiece training failed: {exc}") from None
-        return cls(model.getvalue(), config)
+        return cls(model.getvalue(), config, options=settings)
 
     @classmethod
     def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
@@ -177,7 +292,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
         of ``texts``, as sentencepiece counts them (asked of sentencepiece itself: a trainer run with no
         room for any character stops, before training, at the check that reports this number); on any
         text, at least one character."""
-        character_coverage = SentencePieceOptions.parse(cls.family, options).character_coverage
+        character_coverage = cls.options_model.parse(cls.family, options).character_coverage
         if texts is None:
             return _floor(len(DEFAULT_SPECIAL_TOKENS) + _BYTE_PIECES + 1, character_coverage, least=True)
         no_room = len(DEFAULT_SPECIAL_TOKENS) + _BYTE_PIECES
@@ -221,7 +336,7 @@ class SentencePieceTokenizer(SentencePieceBacked):
     def to_dict(self) -> dict[str, Any]:
         processor = self._processor
         return {
-            "config": self.config,
+            "config": {**self.config, **self.encode_options()},
             "vocab": [[processor.id_to_piece(i), processor.get_score(i)] for i in range(self.vocab_size)],
             "model": base64.b64encode(self._model_proto).decode("ascii"),
         }
@@ -235,10 +350,17 @@ class SentencePieceTokenizer(SentencePieceBacked):
             model_proto = base64.b64decode(encoded, validate=True)
         except binascii.Error:
             raise TokenizerError(f'{cls.family}: field "model" is not base64') from None
-        tokenizer = cls(model_proto, config, source=f'{cls.family} field "model"')
+        encode_time = cls.options_model.encode_option_names()
+        record = {name: value for name, value in config.items() if name not in encode_time}
+        tokenizer = cls(model_proto, record, source=f'{cls.family} field "model"')
         proto = sentencepiece_model_pb2.ModelProto.FromString(model_proto)
         if proto.trainer_spec.model_type != _MODEL_TYPE_IDS[cls.model_type]:
             raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type')
+        # the options are the config without the training record (a file saved before the
+        # encode-time options existed has none: their defaults)
+        tokenizer.options = cls.options_model.read_saved(
+            {name: value for name, value in config.items() if name not in TRAINING_RECORD}
+        )
         if tokenizer.to_dict()["vocab"] != vocab:
             raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"')
         return tokenizer
@@ -267,11 +389,22 @@ def _floor_in(message: str, character_coverage: float) -> VocabFloor | None:
 class SentencePieceBPETokenizer(SentencePieceTokenizer):
     family = "spm-bpe"
     model_type = "bpe"
+    options_model = SentencePieceBPEOptions
+    options: SentencePieceBPEOptions
+
+    def _sampling_arguments(self) -> dict[str, Any]:
+        return {"alpha": self.options.dropout}  # sentencepiece takes the BPE-dropout probability as its alpha
 
 
 class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
+    options_model = SentencePieceUnigramOptions
+    options: SentencePieceUnigramOptions
+
+    def _sampling_arguments(self) -> dict[str, Any]:
+        nbest = self.options.nbest
+        return {"alpha": self.options.alpha, "nbest_size": -1 if nbest is None else nbest}
 
 
 class SentencePieceModelTokenizer(SentencePieceBacked, PretrainedTokenizer):

@@ -24,7 +24,12 @@ When derivation is exact (``derive`` refuses otherwise, with a TokenizerError sa
 * N below the family's minimum (specials + base symbols) raises the error training would raise.
 
 sentencepiece rows are not derivable (a unigram vocabulary is pruned from a larger seed, and BPE
-pieces are scored against a size-dependent budget): ``train_sweep`` trains them once per size.
+pieces are scored against a size-dependent budget): ``train_sweep`` trains them once per size, and
+so it does morfessor and bpe-knockout, for which derivation is not established.
+
+Options travel with the tokenizer: a derived tokenizer keeps the normalizer, pre-tokenizer and
+encode-time options (inference method, dropout, seed) of the larger one, as training at that size
+with the same options would give.
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ from typing import Any
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
 from bpe.options import checked_vocab_size
 
+#: the families whose smaller sizes are parts of a larger one (the module docstring says why)
+DERIVABLE = ("word", "char", "char-bpe", "byte-bpe")
+
 
 def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | None = None) -> Tokenizer:
     """The tokenizer that training at ``vocab_size`` would give, on the text and with the options
@@ -43,11 +51,9 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
     ``trained_vocab_size``: the size ``tokenizer`` was asked for, when known; it lets a size above
     the one reached be derived when training stopped early.
     """
-    from bpe.trained import TrainedTokenizer
-
     vocab_size = checked_vocab_size(vocab_size)
     family = tokenizer.family
-    if not isinstance(tokenizer, TrainedTokenizer):
+    if family not in DERIVABLE:
         raise TokenizerError(
             f"{family} tokenizers cannot be derived from a larger one (only word, char, char-bpe and byte-bpe): "
             "train each size"
@@ -89,19 +95,19 @@ def train_sweep(kind: str, texts: Iterable[str], vocab_sizes: Sequence[int], **o
     ``texts`` with ``options``: the text is read and counted once, the largest size trained and the
     others derived (sentencepiece: trained per size).  Returns ``{vocab_size: tokenizer}``."""
     from bpe import family_class
-    from bpe.trained import TrainedTokenizer
 
     family = family_class(kind)
     sizes = sorted({checked_vocab_size(size) for size in vocab_sizes}, reverse=True)
     if not sizes:
         raise TokenizerError("vocab_sizes is empty")
-    if not issubclass(family, TrainedTokenizer):
+    if kind not in DERIVABLE:
         texts = list(texts)
         return {size: family.train(texts, size, **options) for size in sizes}
     if kind == "char":
         from bpe.char import ranked_characters
+        from bpe.options import CharOptions
 
-        ranked = ranked_characters(texts)
+        ranked = ranked_characters(texts, CharOptions.parse(kind, options).normalizer)
         return {size: family.from_ranked_characters(ranked, size, **options) for size in sizes}
     largest = family.train(texts, sizes[0], **options)
     return {size: derive(largest, size, trained_vocab_size=sizes[0]) for size in sizes}

@@ -7,21 +7,30 @@
   back its string.
 * The vocabulary is a list of printable pieces (index = id) and an id ->
   bytes table used for decoding and byte spans.
-* Encoding: the pre-tokenizer cuts the text, the family encodes each distinct
-  pre-token once (cached) into ids and the UTF-8 byte length of each token.
+* Encoding runs the pipeline of ``bpe.base``: the **normalizer**
+  (``bpe.normalizers``, default ``none``) rewrites the text and keeps an
+  alignment to it; the **pre-tokenizer** cuts the normalized text; the
+  **model** (the family) encodes each distinct pre-token once (cached) into
+  ids and the UTF-8 byte length of each token; spans are mapped back through
+  the alignment, so they always point into the text given.  The **decoder**
+  joins the tokens' bytes and undoes the normalization.  A family that
+  samples (BPE-dropout) encodes every pre-token afresh from a random stream.
 """
 
 from __future__ import annotations
 
 import copy
+import random
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
 import regex
+from typing_extensions import Self
 
 from bpe.base import UNK, Encoding, Tokenizer, TokenizerError
-from bpe.options import FamilyOptions
+from bpe.normalizers import Normalizer, get_normalizer
+from bpe.options import DeclaredOptions, FamilyOptions
 from bpe.pretokenizers import PreTokenizer, get_pretokenizer
 from bpe.trainer import check_encodable
 
@@ -36,18 +45,24 @@ def _check_text(text: str) -> None:
         check_encodable(text, "the text to encode")
 
 
-class TrainedTokenizer(Tokenizer):
+class TrainedTokenizer(DeclaredOptions, Tokenizer):
     """Base of the from-scratch families; subclasses implement ``_encode_pretoken``,
     ``train`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
 
     options: FamilyOptions
 
     def __init__(
-        self, pieces: Sequence[str], token_bytes: Sequence[bytes], special_tokens: Sequence[str], pretokenizer: str
+        self,
+        pieces: Sequence[str],
+        token_bytes: Sequence[bytes],
+        special_tokens: Sequence[str],
+        pretokenizer: str,
+        normalizer: str = "none",
     ) -> None:
         self._pieces = list(pieces)
         self._bytes = list(token_bytes)
         self.special_tokens = tuple(special_tokens)
+        self.normalizer: Normalizer = get_normalizer(normalizer)
         self.pretokenizer: PreTokenizer = get_pretokenizer(pretokenizer)
         self._special_ids = {token: index for index, token in enumerate(self.special_tokens)}
         longest_first = sorted(self.special_tokens, key=len, reverse=True)
@@ -58,29 +73,34 @@ class TrainedTokenizer(Tokenizer):
     def encode_with_spans(self, text: str, *, allowed_special: bool = False) -> Encoding:
         """Encode ``text``; with ``allowed_special`` the special strings in it become their ids."""
         _check_text(text)
+        normalized = self.normalizer.normalize(text)
+        stream = self._sampling_stream(text)
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         if not allowed_special:
-            self._encode_chunk(text, 0, ids, spans)
-            return Encoding(ids, spans)
-        char_position = byte_position = 0
-        for match in self._special_pattern.finditer(text):
-            byte_position = self._encode_chunk(text[char_position : match.start()], byte_position, ids, spans)
-            end = byte_position + len(match.group().encode("utf-8"))
-            ids.append(self._special_ids[match.group()])
-            spans.append((byte_position, end))
-            char_position, byte_position = match.end(), end
-        self._encode_chunk(text[char_position:], byte_position, ids, spans)
+            self._encode_chunk(normalized.text, 0, ids, spans, stream)
+        else:
+            char_position = byte_position = 0
+            for match in self._special_pattern.finditer(normalized.text):
+                chunk = normalized.text[char_position : match.start()]
+                byte_position = self._encode_chunk(chunk, byte_position, ids, spans, stream)
+                end = byte_position + len(match.group().encode("utf-8"))
+                ids.append(self._special_ids[match.group()])
+                spans.append((byte_position, end))
+                char_position, byte_position = match.end(), end
+            self._encode_chunk(normalized.text[char_position:], byte_position, ids, spans, stream)
+        if normalized.changes:
+            spans = [normalized.original_span(span) for span in spans]
         return Encoding(ids, spans)
 
     def encode(self, text: str, *, allowed_special: bool = False) -> list[int]:
         """Ids only: the hot path of throughput benchmarks skips building byte spans."""
-        if allowed_special:
-            return self.encode_with_spans(text, allowed_special=True).ids
+        if allowed_special or self.samples:
+            return self.encode_with_spans(text, allowed_special=allowed_special).ids
         _check_text(text)
         ids: list[int] = []
         cache = self._cache
-        for pretoken in self.pretokenizer.split(text):
+        for pretoken in self.pretokenizer.split(self.normalizer.normalize_text(text)):
             encoded = cache.get(pretoken) or self._encode_and_cache(pretoken)
             ids.extend(encoded[0])
         return ids
@@ -91,17 +111,30 @@ class TrainedTokenizer(Tokenizer):
         encoded = self._cache[pretoken] = self._encode_pretoken(pretoken)
         return encoded
 
-    def _encode_chunk(self, text: str, offset: int, ids: list[int], spans: list[tuple[int, int]]) -> int:
+    def _encode_chunk(
+        self, text: str, offset: int, ids: list[int], spans: list[tuple[int, int]], stream: random.Random | None
+    ) -> int:
         """Append the tokens of ``text`` (which starts at byte ``offset``); return the byte offset after it."""
         cache = self._cache
         position = offset
         for pretoken in self.pretokenizer.split(text):
-            token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
+            if stream is None:
+                token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
+            else:
+                token_ids, byte_lengths = self._sample_pretoken(pretoken, stream)
             ids.extend(token_ids)
             for length in byte_lengths:
                 spans.append((position, position + length))
                 position += length
         return position
+
+    # -- sampling (families that can sample override these and ``samples``) ---
+    def _sampling_stream(self, text: str) -> random.Random | None:
+        """The random stream of one encode call of ``text``, or None when encoding is deterministic."""
+        return None
+
+    def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
+        raise NotImplementedError(f"{self.family} does not sample")
 
     @abstractmethod
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -117,6 +150,7 @@ class TrainedTokenizer(Tokenizer):
             )
 
     def id_to_bytes(self, token_id: int) -> bytes:
+        """The token's bytes in the normalized form (jamo stay decomposed; ``decode`` recomposes)."""
         self._check_id(token_id)
         return self._bytes[token_id]
 
@@ -127,7 +161,8 @@ class TrainedTokenizer(Tokenizer):
     def decode(self, ids: Sequence[int]) -> str:
         for token_id in ids:
             self._check_id(token_id)
-        return b"".join([self._bytes[token_id] for token_id in ids]).decode("utf-8", errors="replace")
+        text = b"".join([self._bytes[token_id] for token_id in ids]).decode("utf-8", errors="replace")
+        return self.normalizer.denormalize(text)
 
     # -- vocabulary -------------------------------------------------------
     @property
@@ -151,7 +186,7 @@ class TrainedTokenizer(Tokenizer):
     def to_dict(self) -> dict[str, Any]:
         return {"config": self.config(), "specials": list(self.special_tokens), "vocab": list(self._pieces)}
 
-    def _fresh_copy(self) -> TrainedTokenizer:
+    def _fresh_copy(self) -> Self:
         """A shallow copy with its own (empty) encoding cache, for variants sharing the vocabulary."""
         clone = copy.copy(self)
         clone._cache = {}

@@ -70,13 +70,19 @@ def expecting(description: str) -> WrapValidator:
 
 #: a count or a size: an integer >= 1 (strict even outside a Table: a bool or "300" is not an integer)
 PositiveInt = Annotated[int, Strict(), Field(ge=1), expecting("an integer >= 1")]
+#: a seed or an index: an integer >= 0
+NonNegativeInt = Annotated[int, Strict(), Field(ge=0), expecting("an integer >= 0")]
+#: a weight or a scale: a number > 0, or >= 0
+PositiveNumber = Annotated[float, Strict(), Field(gt=0), expecting("a number > 0")]
+NonNegativeNumber = Annotated[float, Strict(), Field(ge=0), expecting("a number >= 0")]
 
 
-def in_interval(low: float, high: float, *, closed_high: bool = False) -> Any:
-    """A number in the open interval (low, high), or (low, high] with ``closed_high``."""
+def in_interval(low: float, high: float, *, closed_low: bool = False, closed_high: bool = False) -> Any:
+    """A number in the open interval (low, high); ``closed_low`` / ``closed_high`` include an end."""
+    lower = Field(ge=low) if closed_low else Field(gt=low)
     upper = Field(le=high) if closed_high else Field(lt=high)
-    interval = f"({low}, {high}{']' if closed_high else ')'}"
-    return Annotated[float, Strict(), Field(gt=low), upper, expecting(f"a number in {interval}")]
+    interval = f"{'[' if closed_low else '('}{low}, {high}{']' if closed_high else ')'}"
+    return Annotated[float, Strict(), lower, upper, expecting(f"a number in {interval}")]
 
 
 @dataclass(frozen=True)

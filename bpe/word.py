@@ -35,7 +35,8 @@ class WordTokenizer(TrainedTokenizer):
         if len(set(words)) != len(words) or set(words) & set(specials):
             raise TokenizerError("word vocabulary entries must be distinct and differ from the special tokens")
         pieces = [*specials, *words]
-        super().__init__(pieces, [piece.encode("utf-8") for piece in pieces], specials, self.options.pretokenizer)
+        token_bytes = [piece.encode("utf-8") for piece in pieces]
+        super().__init__(pieces, token_bytes, specials, self.options.pretokenizer, self.options.normalizer)
         self._word_ids = {word: len(specials) + index for index, word in enumerate(words)}
 
     @classmethod
@@ -57,7 +58,7 @@ class WordTokenizer(TrainedTokenizer):
         specials = special_tokens_with(special_tokens)
         cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 
-        counts = training_counts(texts, settings.pretokenizer, workers=workers)
+        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         # a pre-token spelling a special (a literal "<s>" in the text) is not a word: it stays unknown
         words = [word for word, count in ranked if count >= settings.min_frequency and word not in specials]

@@ -391,6 +391,7 @@ class Corpus:
         self.leaks = leaks if leaks is not None else Leaks().summary(spec.on_leak)
         self._documents = documents
         self._references: dict[str, MorphReference] | None = None
+        self._training_references: dict[str, MorphReference] | None = None
 
     def __repr__(self) -> str:
         sizes = ", ".join(f"{role}={len(self._documents[role])}" for role in self.roles())
@@ -432,10 +433,22 @@ class Corpus:
         if self._references is None:
             self._references = {}
             for reference in self.spec.references:
+                if reference.role != "evaluation":
+                    continue
                 built = self._build_reference(reference)
                 if built is not None:
                     self._references[reference.name] = built
         return dict(self._references)
+
+    def training_references(self) -> dict[str, MorphReference]:
+        """The gold references declared ``role = "training"`` (for tokenizers that train on morphemes;
+        never scored), by name, built on first use; skipped with a warning without a data root."""
+        if self._training_references is None:
+            self._training_references = {}
+            for reference in self.spec.references:
+                if reference.role == "training" and (built := self._build_reference(reference)) is not None:
+                    self._training_references[reference.name] = built
+        return dict(self._training_references)
 
     def _build_reference(self, reference: ReferenceSpec) -> MorphReference | None:
         language = self.spec.short_language

@@ -222,11 +222,16 @@ class ReferenceSpec(Table):
     reader: str | None = None
     files: Files = ()
     analyzer: str | None = None
+    #: "evaluation": scored by the morphology metrics; "training": gold that only trains tokenizers
+    #: supervised by morphemes (bpe-knockout), never scored
+    role: Literal["evaluation", "training"] = "evaluation"
 
     @model_validator(mode="after")
     def _gold_or_silver(self) -> ReferenceSpec:
         if (self.reader is None) == (self.analyzer is None):
             raise table_rule("give exactly one of 'reader' (gold files) or 'analyzer' (silver)")
+        if self.role == "training" and self.analyzer is not None:
+            raise table_rule("role = \"training\" needs gold files ('reader'): an analyzer reads the test words")
         if self.reader is not None and "files" not in self.model_fields_set:
             raise table_rule("'reader' needs 'files' (paths under the data root)")
         if self.analyzer is not None and "files" in self.model_fields_set:

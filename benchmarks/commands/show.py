@@ -11,12 +11,14 @@ import bpe
 from benchmarks.commands.tokenizers import (
     INVALID_UTF8_POLICY,
     TOKENIZER_HELP,
+    _option_flag,
     add_pattern_option,
     open_input,
     read_lines,
     write_lines,
 )
 from benchmarks.errors import BenchmarkError
+from bpe.options import options_by_name
 from bpe.pretrained import detect_format
 from bpe.render import EMPTY, SEPARATOR, render
 
@@ -33,8 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=(
             f"{TOKENIZER_HELP}\n\n"
             + textwrap.fill(
-                "--run RUN adds every tokenizer a run saved (RUN/tokenizers/<corpus>/*.json). Without --tokenizer "
-                f"and --run: {', '.join(DEFAULT_TOKENIZERS)}. --pattern applies to the tiktoken rank files given.",
+                "--run RUN adds every tokenizer a run saved (RUN/tokenizers/<corpus>/*.json), each with the "
+                "inference method and sampling of its row. Without --tokenizer "
+                f"and --run: {', '.join(DEFAULT_TOKENIZERS)}. --pattern applies to the tiktoken rank files given. "
+                "The encode-time flags (--encode-mode, --dropout, --alpha, --nbest, --seed) re-encode every "
+                "tokenizer shown with that inference method or sampling (tokbench tokenizer files only).",
                 width=100,
             )
             + "\n\n"
@@ -49,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "examples:\n"
             '  tokbench show "Merhaba dünya"\n'
             '  tokbench show --tokenizer cl100k --tokenizer gpt2.tiktoken --pattern gpt2 "대한민국의 수도"\n'
-            "  tokbench show --run runs/quick --input sentences.txt"
+            "  tokbench show --run runs/quick --input sentences.txt\n"
+            '  tokbench show --tokenizer char-bpe.json --encode-mode fewest-tokens "evlerimizden"'
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -58,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tokenizer", action="append", default=[], metavar="TOKENIZER", help="repeatable")
     parser.add_argument("--run", type=Path, metavar="RUN", help="a run directory: show every tokenizer it saved")
     add_pattern_option(parser)
+    for name, families in options_by_name(encode_time_only=True).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families, as_saved=True))
     parser.set_defaults(handler=run_show)
 
 
@@ -84,7 +92,10 @@ def run_show(args: argparse.Namespace) -> int:
         sources += run_tokenizers(args.run)
     if not sources:
         sources = [(name, name) for name in DEFAULT_TOKENIZERS]
-    tokenizers = [(label, _load(source, args.pattern)) for label, source in sources]
+    encode_options = {name: getattr(args, name) for name in options_by_name(encode_time_only=True)}
+    # the encode-time flags apply to every tokenizer shown (one that does not take them is an error)
+    tokenizers = [(label, _load(source, args.pattern).with_encode_options(**encode_options))
+                  for label, source in sources]  # fmt: skip
     with ExitStack() as stack:
         if args.input is None:
             texts = [args.text]

@@ -228,17 +228,28 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         "train",
         "Train a tokenizer on text files, or on pre-token counts, and save it as one JSON file.",
         "Options that a family does not use are an error (e.g. --pretokenizer for spm-*).\n"
-        "Families: word, char, char-bpe, byte-bpe (written from scratch); spm-bpe, spm-unigram (sentencepiece).\n"
+        "Families: word, char, char-bpe, byte-bpe (written from scratch); spm-bpe, spm-unigram (sentencepiece);\n"
+        "morfessor (Morfessor Baseline); bpe-knockout (BPE pruned with gold morphemes: needs --references).\n"
         "--counts (from `tokbench count`) trains the from-scratch families exactly as the counted text would,\n"
-        "with the counts' pre-tokenizer; sentencepiece needs the text.\n\n"
+        "with the counts' pre-tokenizer; sentencepiece needs the text.\n"
+        f"Encode-time options ({_flags(options_by_name(encode_time_only=True))}) only change encoding: they are\n"
+        "saved with the tokenizer, and `tokbench encode` takes them too.\n\n"
         "examples:\n"
         "  tokbench train --kind byte-bpe --vocab-size 8000 --input train.txt --out byte-bpe-8k.json\n"
-        "  tokbench train --kind byte-bpe --vocab-size 32000 --counts counts.parquet --out byte-bpe-32k.json",
+        "  tokbench train --kind byte-bpe --vocab-size 32000 --counts counts.parquet --out byte-bpe-32k.json\n"
+        "  tokbench train --kind char-bpe --vocab-size 8000 --normalizer jamo --pretokenizer morpheme \\\n"
+        "      --input ko.txt --out ko-jamo-morpheme.json\n"
+        "  tokbench train --kind bpe-knockout --vocab-size 8000 --references gold.tsv --input tr.txt --out tr-ko.json",
     )
     parser.add_argument("--kind", required=True, choices=list(bpe.FAMILIES), help="tokenizer family")
     parser.add_argument("--vocab-size", required=True, type=int, metavar="N", help="vocabulary size, specials included")
     for name, families in options_by_name().items():
         parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families))
+    parser.add_argument(
+        "--references",
+        metavar="FILE",
+        help="bpe-knockout: gold morphemes, one 'word<TAB>morph morph ...' per line (the morphs spell the word)",
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", nargs="+", metavar="FILE", help="training text, one text per line")
     source.add_argument("--counts", metavar="FILE", help="pre-token counts (Parquet) made by `tokbench count`")
@@ -247,23 +258,48 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_train)
 
 
-def _option_flag(families: dict[str, FieldInfo]) -> dict[str, Any]:
-    """argparse settings of one family option, from its declaration in ``bpe.options``: the value's
-    type (or its choices), the description, and the families taking it with their defaults."""
-    declaration = next(iter(families.values()))
+def _flags(names: Iterable[str]) -> str:
+    return ", ".join(f"--{name.replace('_', '-')}" for name in names)
+
+
+def _option_flag(families: dict[str, FieldInfo], *, as_saved: bool = False) -> dict[str, Any]:
+    """argparse settings of one family option, from its declarations in ``bpe.options``: the value's
+    type (or every family's choices), the description(s), and the families taking it with their
+    defaults (``as_saved``: the default is the value a saved tokenizer holds, for ``tokbench encode``)."""
+    kinds = [_value_type(field) for field in families.values()]
+    descriptions = _grouped({family: str(field.description) for family, field in families.items()})
+    if len(descriptions) == 1:
+        description = next(iter(descriptions))
+    else:
+        description = "; ".join(f"{', '.join(names)}: {text}" for text, names in descriptions.items())
+    if as_saved:
+        takers = f"{', '.join(families)}; default: as saved"
+    else:
+        defaults = _grouped({family: "unset" if field.default is None else str(field.default)
+                             for family, field in families.items()})  # fmt: skip
+        takers = "; ".join(f"{', '.join(names)}: default {default}" for default, names in defaults.items())
+    settings: dict[str, Any] = {"help": f"{description} [{takers}]", "default": None}
+    if all(get_origin(kind) is Literal for kind in kinds):
+        return {**settings, "choices": list(dict.fromkeys(choice for kind in kinds for choice in get_args(kind)))}
+    return {**settings, "type": kinds[0], "metavar": "N" if kinds[0] is int else "X"}
+
+
+def _value_type(declaration: FieldInfo) -> Any:
+    """The type of a declared option's value: a Literal, int, float or str."""
     kind = declaration.annotation
     if type(None) in get_args(kind):  # X | None: the option may be left unset
         kind = next(arg for arg in get_args(kind) if arg is not type(None))
     if get_origin(kind) is Annotated:
         kind = get_args(kind)[0]
-    defaults: dict[str, list[str]] = {}
-    for family, field in families.items():
-        defaults.setdefault("unset" if field.default is None else str(field.default), []).append(family)
-    takers = "; ".join(f"{', '.join(names)}: default {default}" for default, names in defaults.items())
-    settings: dict[str, Any] = {"help": f"{declaration.description} [{takers}]", "default": None}
-    if get_origin(kind) is Literal:
-        return {**settings, "choices": list(get_args(kind))}
-    return {**settings, "type": kind, "metavar": "N" if kind is int else "X"}
+    return kind
+
+
+def _grouped(values: dict[str, str]) -> dict[str, list[str]]:
+    """family -> value, as value -> the families with it (in order)."""
+    grouped: dict[str, list[str]] = {}
+    for family, value in values.items():
+        grouped.setdefault(value, []).append(family)
+    return grouped
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -271,7 +307,11 @@ def run_train(args: argparse.Namespace) -> int:
     _check_output_path(out)
     family = bpe.family_class(args.kind)
     # given values go to the family as they are: it validates them (zero is a value, not "unset")
-    options = {name: getattr(args, name) for name in options_by_name() if getattr(args, name) is not None}
+    options: dict[str, Any] = {
+        name: getattr(args, name) for name in options_by_name() if getattr(args, name) is not None
+    }
+    if args.references is not None:
+        options["references"] = read_references(args.references)
     # a merge progress bar where someone watches (the families draw it on stderr)
     progress = sys.stderr.isatty()
     counted = args.counts is not None or args.engine != "local"
@@ -374,7 +414,28 @@ def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
     parser.add_argument("--out", metavar="PATH", help="file to write (default: stdout)")
     parser.add_argument("--pieces", action="store_true", help="print the text each token covers instead of ids")
+    for name, families in options_by_name(encode_time_only=True).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families, as_saved=True))
     parser.set_defaults(handler=run_encode)
+
+
+def read_references(path: str) -> dict[str, list[int]]:
+    """Gold morphemes for bpe-knockout: ``word<TAB>morph morph ...`` per line -> word -> inner boundaries."""
+    references: dict[str, list[int]] = {}
+    with open_input(path) as handle:
+        for number, line in enumerate(read_lines(handle, path), start=1):
+            if not line.strip():
+                continue
+            word, _, segmentation = line.partition("\t")
+            morphs = segmentation.split()
+            if not morphs or "".join(morphs) != word:
+                raise BenchmarkError(
+                    f"{path} line {number}: expected 'word<TAB>morph morph ...' (the morphs spelling the word), "
+                    f"got {line!r}"
+                )
+            ends = [sum(map(len, morphs[: i + 1])) for i in range(len(morphs) - 1)]
+            references[word] = ends
+    return references
 
 
 #: lines encoded and written together by the compiled batch encoder
@@ -382,7 +443,8 @@ BATCH_LINES = 20_000
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    tokenizer = load_tokenizer(args)
+    encode_options = {name: getattr(args, name) for name in options_by_name(encode_time_only=True)}
+    tokenizer = load_tokenizer(args).with_encode_options(**encode_options)
     out = Path(args.out) if args.out else None
     if out is not None:
         _check_output_path(out)

@@ -110,3 +110,18 @@ def test_help_documents_the_rendering(capsys: pytest.CaptureFixture[str]) -> Non
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     assert "tokbench show" in text and "␣" in text and "<0xNN>" in text and "U+FFFD" in text
+
+
+def test_encode_time_flags_show_an_inference_method(tokbench, tmp_path: Path) -> None:
+    lines = ["evlerimizden geldik", "evlerde kaldık", "geldiklerimizden"] * 20
+    bpe.train("char-bpe", lines, 60, end_of_word="none").save(tmp_path / "t.json")
+    shown = {}
+    for mode in ("merges", "longest-prefix", "longest-suffix", "longest-token", "fewest-tokens"):
+        status, out, err = tokbench("show", "--tokenizer", tmp_path / "t.json", "--encode-mode", mode, "evlerimizden")
+        assert status == 0, err
+        shown[mode] = rows(out)[str(tmp_path / "t.json")]
+        expected = bpe.load(tmp_path / "t.json").with_encode_options(encode_mode=mode)
+        assert shown[mode][0] == len(expected.encode("evlerimizden"))
+    assert shown["fewest-tokens"][0] == min(count for count, _ in shown.values())
+    status, _, err = tokbench("show", "--tokenizer", "cl100k", "--encode-mode", "fewest-tokens", "ev")
+    assert status == 2 and "cl100k does not take encode option(s): encode_mode" in err

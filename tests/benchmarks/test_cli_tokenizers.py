@@ -12,6 +12,7 @@ import importlib.resources
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from tokenizers import Tokenizer as HFTokenizer
 import bpe
 from benchmarks.cli import main
 from bpe.counts import read_counts
+from bpe.options import options_by_name
 
 
 def package_file(package: str, *parts: str) -> Path:
@@ -175,6 +177,22 @@ def test_help_documents_each_command(capsys: pytest.CaptureFixture[str]) -> None
             assert "U+FFFD" in text  # the invalid UTF-8 policy
 
 
+@pytest.mark.parametrize("command", ["train", "encode"])
+def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    """train offers every declared option, encode only the encode-time ones; the choices of a flag
+    are those of every family taking it (spm-unigram's likelihood beside the merge families' modes)."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    flags = set(re.findall(r"^  (--[a-z-]+)", capsys.readouterr().out, re.MULTILINE))
+    declared = options_by_name(encode_time_only=command == "encode")
+    own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--counts", "--out", "--engine", "--address",
+                     "--workers"},
+           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces"}}[command]  # fmt: skip
+    assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
+    assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
+    assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")
+
+
 def test_real_command_pipes_stdin_to_stdout(trained: dict[str, Path]) -> None:
     """The installed entry point, with pipes and a non-UTF-8 locale."""
     environment = {**os.environ, "LC_ALL": "C", "PYTHONIOENCODING": "ascii"}
@@ -243,6 +261,15 @@ def write(tmp_path: Path, name: str, content: bytes) -> Path:
         (["--kind", "spm-bpe", "--vocab-size", "100"], "vocab_size 100 is below the minimum"),
         (["--kind", "spm-bpe", "--vocab-size", "900", "--pretokenizer", "gpt2"], "does not take option(s): pretok"),
         (["--kind", "byte-bpe", "--vocab-size", "900", "--limit-alphabet", "10"], "does not take option(s): limit"),
+        (["--kind", "spm-bpe", "--vocab-size", "900", "--alpha", "0.1"], "does not take option(s): alpha"),
+        (["--kind", "bpe-knockout", "--vocab-size", "900"], "bpe-knockout needs references"),
+        (["--kind", "word", "--vocab-size", "900", "--dropout", "0.1"], "word does not take option(s): dropout"),
+        (
+            ["--kind", "byte-bpe", "--vocab-size", "900", "--dropout", "0.1", "--encode-mode", "fewest-tokens"],
+            "dropout applies to encode_mode 'merges' only, not 'fewest-tokens'",
+        ),
+        (["--kind", "spm-unigram", "--vocab-size", "900", "--nbest", "4"], "nbest only applies to sampling"),
+        (["--kind", "morfessor", "--vocab-size", "900", "--corpus-weight", "0"], "corpus_weight must be a number > 0"),
         # zero is a value, not "unset": never replaced by the family's default
         (
             ["--kind", "char-bpe", "--vocab-size", "900", "--min-frequency", "0"],
@@ -276,7 +303,38 @@ def test_bad_training_options(tokbench, korean: Path, tmp_path: Path, argv: list
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("flag", ["--kind", "--pretokenizer", "--end-of-word"])
+def test_encode_options_override_the_saved_ones(tokbench, trained: dict[str, Path], korean: Path) -> None:
+    lines = korean_lines(korean)[:40]
+    text = ("\n".join(lines) + "\n").encode()
+    counts = {}
+    for mode in ("merges", "longest-prefix", "longest-suffix", "longest-token", "fewest-tokens"):
+        result = tokbench("encode", "--tokenizer", trained["byte-bpe"], "--encode-mode", mode, stdin=text)
+        assert result.status == 0
+        counts[mode] = sum(len(json.loads(line)) for line in result.out.splitlines())
+    assert counts["fewest-tokens"] == min(counts.values()) < max(counts.values())
+    byte_bpe, unigram = ("--tokenizer", trained["byte-bpe"]), ("--tokenizer", trained["spm-unigram"])
+    sampled = tokbench("encode", *byte_bpe, "--dropout", "0.2", "--seed", "3", stdin=text).out
+    assert sampled != tokbench("encode", *byte_bpe, stdin=text).out
+    assert tokbench("encode", *byte_bpe, "--dropout", "0.2", "--seed", "3", stdin=text).out == sampled
+    result = tokbench("encode", *unigram, "--alpha", "0.1", "--nbest", "4", stdin=text)
+    assert result.status == 0 and result.out != tokbench("encode", *unigram, stdin=text).out
+    word = tokbench("encode", "--tokenizer", trained["word"], "--encode-mode", "fewest-tokens", stdin=text)
+    assert "word does not take encode option(s): encode_mode (it takes: none)" in word.error()
+
+
+def test_knockout_reads_references(tokbench, english: Path, tmp_path: Path) -> None:
+    references = tmp_path / "gold.tsv"
+    references.write_text("walked\twalk ed\nhouses\thouse s\n\nreplayed\tre play ed\n", encoding="utf-8")
+    out = tmp_path / "knockout.json"
+    argv = ["--kind", "bpe-knockout", "--vocab-size", "800", "--references", references, "--base", "byte-bpe"]
+    assert tokbench("train", *argv, "--input", english, "--out", out).status == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["base"]["family"] == "byte-bpe"
+    references.write_text("walked\twalk ing\n", encoding="utf-8")
+    message = tokbench("train", *argv, "--input", english, "--out", tmp_path / "other.json").error()
+    assert f"{references} line 1: expected 'word<TAB>morph morph ...'" in message
+
+
+@pytest.mark.parametrize("flag", ["--kind", "--pretokenizer", "--end-of-word", "--encode-mode", "--normalizer"])
 def test_unknown_choice_is_an_argparse_error(korean: Path, tmp_path: Path, capsys, flag: str) -> None:
     argv = {
         "--kind": "char-bpe",

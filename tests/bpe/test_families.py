@@ -212,9 +212,9 @@ def test_byte_bpe_pieces_and_cut_characters(small_byte_bpe: ByteBPETokenizer) ->
     assert small_byte_bpe.unk_id not in small_byte_bpe.encode("\x00\U0010ffff 漢字 🙂")
 
 
-def test_greedy_mode_is_longest_match(small_byte_bpe: ByteBPETokenizer, eval_lines: list[str]) -> None:
-    greedy = small_byte_bpe.with_encode_mode("greedy")
-    assert greedy.encode_mode == "greedy" and small_byte_bpe.encode_mode == "merges"
+def test_longest_prefix_mode_is_longest_match(small_byte_bpe: ByteBPETokenizer, eval_lines: list[str]) -> None:
+    greedy = small_byte_bpe.with_encode_options(encode_mode="greedy")  # the mode's earlier name
+    assert greedy.encode_mode == "longest-prefix" and small_byte_bpe.encode_mode == "merges"
     table = {piece: token_id for token_id, piece in reversed(list(enumerate(greedy.vocab)))}
     for line in eval_lines[::10]:
         ids = check_spans(greedy, line)
@@ -265,9 +265,9 @@ def test_duplicate_special_token_is_an_error() -> None:
         ("word", 300, {"min_frequency": False}, "min_frequency must be an integer >= 1, got False"),
         ("char-bpe", 300, {"pretokenizer": "bert"}, "pretokenizer must be 'unicode', 'whitespace', .* got 'bert'"),
         ("char-bpe", 300, {"end_of_word": "suffix"}, "end_of_word must be 'separate', 'attached' or 'none', got 'suf"),
-        ("byte-bpe", 300, {"encode_mode": "fast"}, "encode_mode must be 'merges' or 'greedy', got 'fast'"),
+        ("byte-bpe", 300, {"encode_mode": "fast"}, "encode_mode must be 'merges', 'longest-prefix', .* got 'fast'"),
         ("byte-bpe", 300, {"end_of_word": "none"}, r"byte-bpe does not take option\(s\): end_of_word \(it takes: pre"),
-        ("char", 300, {"pretokenizer": "gpt2"}, r"char does not take option\(s\): pretokenizer \(it takes: min_fr"),
+        ("char", 300, {"pretokenizer": "gpt2"}, r"char does not take option\(s\): pretokenizer \(it takes: norm"),
     ],
 )
 def test_bad_options(kind: str, vocab_size: Any, options: dict[str, Any], message: str) -> None:
@@ -333,8 +333,8 @@ DELETE = object()
         (["config", "end_of_word"], "suffix", 'field "config.end_of_word" must be .* got \'suffix\''),
         (["config", "min_frequency"], "2", 'field "config.min_frequency" must be an integer >= 1, got \'2\''),
         (["config", "pretokenizer"], 7, 'field "config.pretokenizer" must be .* got 7'),
-        (["config", "limit_alphabet"], DELETE, 'field "config.limit_alphabet" is missing'),
-        (["config", "colour"], "red", 'field "config": unknown key \'colour\'; allowed keys: pretokenizer, end_of'),
+        (["config", "dropout"], 0.5, 'field "config": dropout applies to encode_mode \'merges\' only, not \'longest'),
+        (["config", "colour"], "red", 'field "config": unknown key \'colour\'; allowed keys: pretokenizer, normaliz'),
         (["specials"], ["<pad>", "<s>"], 'field "specials" must start with'),
         (["vocab", 9], "zz", r'field "vocab\[9\]" is \'zz\' but its merge spells'),
         (["vocab", 1], "<UNK>", 'field "vocab" must start with the special tokens'),
@@ -346,7 +346,7 @@ DELETE = object()
     ],
 )
 def test_malformed_char_bpe_body(path: list[Any], value: Any, message: str) -> None:
-    body = CharBPETokenizer.train(["ab ab abc", "abc"], 12, min_frequency=1).to_dict()
+    body = CharBPETokenizer.train(["ab ab abc", "abc"], 12, min_frequency=1, encode_mode="longest-prefix").to_dict()
     assert body["vocab"][4:9] == ["</w>", " ", "a", "b", "c"] and len(body["merges"]) == 3
     assert CharBPETokenizer.from_dict(body).to_dict() == body
     with pytest.raises(TokenizerError, match=message):

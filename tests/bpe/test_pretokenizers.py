@@ -111,3 +111,64 @@ def check_lossless(pieces: list[tuple[str, int]], text: str) -> None:
 def test_unknown_pretokenizer_names_the_choices() -> None:
     with pytest.raises(TokenizerError, match=r"unknown pre-tokenizer 'bert'; choose one of: unicode, whitespace, gpt2"):
         get_pretokenizer("bert")
+
+
+# -- morpheme (kiwipiepy) ---------------------------------------------------------
+
+
+def test_morpheme_cuts_eojeol_at_morphemes_never_inside_a_syllable() -> None:
+    text = "나는 계란밥을 먹었다. 했다 가셨어요"
+    # 했 = 하 + 었 and 셨 = 시 + 었 are fused syllables: kiwi's overlapping morphemes never cut them
+    assert split("morpheme", text) == [
+        "나", "는", " 계란", "밥", "을", " 먹", "었", "다", ".", " 했", "다", " 가", "셨", "어요",
+    ]  # fmt: skip
+
+
+def test_morpheme_leaves_text_without_hangul_as_unicode_does() -> None:
+    text = "Hello, world!!! 3.5 abc123"
+    assert split("morpheme", text) == split("unicode", text)
+
+
+def test_morpheme_cut_rule() -> None:
+    from bpe.pretokenizers import morpheme_cuts
+
+    # 서울입니다: 서울 [0,2) + 이 [2,3) + ㅂ니다 [2,5): 이 and ㅂ니다 share 입, so 3 is no cut but 2 is
+    assert morpheme_cuts([(0, 2), (2, 1), (2, 3)]) == [0, 2]
+    assert morpheme_cuts([(0, 2), (1, 2)]) == [0]  # a start inside another morpheme is no cut
+
+
+def test_morpheme_pretokenizer_on_korean_flores(flores: dict[str, list[str]]) -> None:
+    pretokenizer = get_pretokenizer("morpheme")
+    lines = flores["kor_Hang"][:100]
+    more = sum(len(pretokenizer.split(line)) - len(split("unicode", line)) for line in lines)
+    assert more > 2 * len(lines)  # eojeol really are cut into morphemes
+    for line in lines:
+        check_lossless(pretokenizer.split_with_offsets(line), line)
+
+
+def test_morpheme_bpe_round_trips_korean(
+    embedded_text: dict[str, list[str]], flores_sample: dict[str, list[str]]
+) -> None:
+    import bpe
+
+    tokenizer = bpe.train("char-bpe", embedded_text["kor_Hang"], 2000, pretokenizer="morpheme")
+    plain = bpe.train("char-bpe", embedded_text["kor_Hang"], 2000)
+    lines = flores_sample["kor_Hang"]
+    for line in lines:
+        ids = tokenizer.encode(line)
+        if tokenizer.unk_id not in ids:
+            assert tokenizer.decode(ids) == line
+        # no token crosses a morpheme boundary
+        cuts = {start for _, start in get_pretokenizer("morpheme").split_with_offsets(line)}
+        spans = tokenizer.encode_with_spans(line).spans
+        assert not [cut for start, end in spans for cut in cuts if start < cut < end]
+    assert sum(len(tokenizer.encode(line)) for line in lines) > sum(len(plain.encode(line)) for line in lines)
+
+
+def test_morpheme_cuts_jamo_text_where_it_cuts_the_composed_text() -> None:
+    from bpe.normalizers import get_normalizer
+
+    jamo = get_normalizer("jamo")
+    text = "나는 계란밥을 먹었다. 했다 가셨어요"
+    decomposed = split("morpheme", jamo.normalize_text(text))
+    assert [jamo.denormalize(piece) for piece in decomposed] == split("morpheme", text)

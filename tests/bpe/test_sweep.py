@@ -24,6 +24,11 @@ SWEEPS = [
     ("word", {"min_frequency": 3}, (1_000_000, 400, 5)),  # runs out of words
     ("char", {}, (300, 60, 20, 5)),  # cuts the alphabet by frequency
     ("char", {"min_frequency": 4}, (100_000, 40)),
+    # normalizer and encode-time options travel with the derived tokenizer
+    ("char-bpe", {"normalizer": "jamo", "encode_mode": "fewest-tokens"}, (2500, 900)),
+    ("byte-bpe", {"dropout": 0.1, "seed": 3}, (1500, 600)),
+    ("char", {"normalizer": "jamo"}, (200, 40)),
+    ("word", {"normalizer": "jamo"}, (2000, 300)),
 ]
 
 

@@ -59,8 +59,8 @@ def test_korean_vocabulary_covers_an_unseen_word() -> None:
     # ("간" < "계" by code point), then 계+란 and 계란+밥, also at 5
     assert merged_pieces(tokenizer) == ["간장", "간장밥", "계란", "계란밥"]
     # an unseen word, 계란간장볶음밥, is covered by known pieces: no OOV
-    for mode in ("merges", "greedy"):
-        encoder = tokenizer.with_encode_mode(mode)
+    for mode in ("merges", "longest-prefix"):
+        encoder = tokenizer.with_encode_options(encode_mode=mode)
         assert encoder.pieces(encoder.encode("계란간장볶음밥")) == ["계란", "간장", "볶", "음", "밥"]
         assert encoder.pieces(encoder.encode("간장계란밥")) == ["간장", "계란밥"]
 
