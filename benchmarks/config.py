@@ -47,7 +47,7 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
 Whatever ``metrics`` says, ``unk_token_rate`` and ``vocab_size_reached`` are computed (the report marks
 cells with them) and boundary precision, recall and F1 come together (``metrics.select_metrics``).
 Everything here is checked when the file is read; what needs the corpora' text (roles, vocabulary
-sizes against each training text's alphabet) is checked by ``benchmarks.preflight`` before any training.
+sizes against each training text's alphabet) is checked by ``benchmarks.grid`` before any training.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ class TokenizerEntry(Table):
     @model_validator(mode="after")
     def _sizes_above_the_family_floor(self) -> TokenizerEntry:
         """Below this floor no text can be trained on (the floor on the actual training text is
-        checked before training, ``benchmarks.preflight``)."""
+        checked before training, ``benchmarks.grid``)."""
         floor = bpe.family_class(self.kind).vocab_floor(None, **self.options)
         for position, size in enumerate(self.vocab_sizes):
             if size < floor.minimum:
