@@ -179,6 +179,33 @@ def _grown_uint32(array, capacity):
     return bigger
 
 
+@njit(inline="always")
+def _lookup(units, records, slots, mask, text, i, j):
+    """Find the pre-token ``text[i:j]`` in the open-addressing table: its index (-1 when absent), its
+    FNV-1a hash, the tag kept in its slot, and its slot (where it is, or the free slot to put it in)."""
+    h = _FNV_OFFSET
+    for k in range(i, j):
+        h = (h ^ np.uint64(text[k])) * _FNV_PRIME
+    tag = np.int64(h >> np.uint64(33)) << 32
+    slot = np.int64((h * _HASH_MULTIPLIER) >> np.uint64(24)) & mask
+    while True:
+        entry = slots[slot]
+        if entry < 0:
+            return -1, h, tag, slot
+        if (entry & ~_INDEX_MASK) == tag:
+            index = entry & _INDEX_MASK
+            start = records[_RECORD * index]
+            if records[_RECORD * index + 1] == j - i:
+                same = True
+                for k in range(j - i):
+                    if units[start + k] != text[i + k]:
+                        same = False
+                        break
+                if same:
+                    return index, h, tag, slot
+        slot = (slot + 1) & mask
+
+
 @njit(
     types.UniTuple(types.int64, 2)(
         *_TABLE[:3],
@@ -205,30 +232,7 @@ def _count_texts(units, records, slots, n, n_units, text, text_ends, weights, fi
         weight = weights[t]
         while i < end:
             j = _match_end(text, i, end, classes, pattern)
-            h = _FNV_OFFSET
-            for k in range(i, j):
-                h = (h ^ np.uint64(text[k])) * _FNV_PRIME
-            tag = np.int64(h >> np.uint64(33)) << 32
-            slot = np.int64((h * _HASH_MULTIPLIER) >> np.uint64(24)) & mask
-            found = -1
-            while True:
-                entry = slots[slot]
-                if entry < 0:
-                    break
-                if (entry & ~_INDEX_MASK) == tag:
-                    index = entry & _INDEX_MASK
-                    record = _RECORD * index
-                    start = records[record]
-                    if records[record + 1] == j - i:
-                        same = True
-                        for k in range(j - i):
-                            if units[start + k] != text[i + k]:
-                                same = False
-                                break
-                        if same:
-                            found = index
-                            break
-                slot = (slot + 1) & mask
+            found, h, tag, slot = _lookup(units, records, slots, mask, text, i, j)
             if found >= 0:
                 records[_RECORD * found + 2] += weight
             else:

@@ -14,15 +14,13 @@ import numpy as np
 from numba import njit, types
 
 from bpe.count_kernel import (
-    _FNV_OFFSET,
-    _FNV_PRIME,
     _HASH_MULTIPLIER,
-    _INDEX_MASK,
     _RECORD,
     _TABLE,
     _TEXT,
     _grown_int64,
     _grown_uint32,
+    _lookup,
     _match_end,
     _rehashed,
 )
@@ -176,31 +174,8 @@ def encode_texts(
         i = begin
         while i < end:
             j = _match_end(text, i, end, classes, pattern)
-            h = _FNV_OFFSET
-            for k in range(i, j):
-                h = (h ^ np.uint64(text[k])) * _FNV_PRIME
-            tag = np.int64(h >> np.uint64(33)) << 32
             mask = slots.size - 1
-            slot = np.int64((h * _HASH_MULTIPLIER) >> np.uint64(24)) & mask
-            found = -1
-            while True:
-                entry = slots[slot]
-                if entry < 0:
-                    break
-                if (entry & ~_INDEX_MASK) == tag:
-                    index = entry & _INDEX_MASK
-                    record = _RECORD * index
-                    start = records[record]
-                    if records[record + 1] == j - i:
-                        same = True
-                        for k in range(j - i):
-                            if units[start + k] != text[i + k]:
-                                same = False
-                                break
-                        if same:
-                            found = index
-                            break
-                slot = (slot + 1) & mask
+            found, h, tag, slot = _lookup(units, records, slots, mask, text, i, j)
             if found < 0:  # merge this pre-token once and cache its ids
                 if symbols.size < 4 * (j - i) + 1:
                     symbols = np.empty(8 * (j - i) + 1, dtype=np.int32)
