@@ -394,7 +394,7 @@ def run_experiment(
     for corpus in loaded.values():
         for analyzer, words in corpus.silver_words().items():
             requests.setdefault(analyzer, []).extend(words)
-    silver.prefetch(requests, jobs, start_method)
+    silver.prefetch(requests, jobs)
     for corpus in tqdm(loaded.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
         corpus.references()
     corpora = {corpus.spec.id: corpus for corpus in loaded.values()}

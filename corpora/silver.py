@@ -282,11 +282,13 @@ def _segment_chunk(analyzer: str, words: list[str]) -> list[Segmentation]:
     return SILVER[analyzer].segment(words)
 
 
-def prefetch(requests: Mapping[str, Iterable[str]], processes: int, start_method: str | None = None) -> None:
+def prefetch(requests: Mapping[str, Iterable[str]], processes: int) -> None:
     """Analyze the words of ``requests`` (analyzer name -> words) into the cache on ``processes`` worker
     processes, so that ``analyze`` then answers from the cache.  Each analyzer's words are cut into
     ``processes`` contiguous chunks (each word's analysis does not depend on the other words), largest
-    chunks first; each worker loads an analyzer once.  The answers are those of ``analyze``."""
+    chunks first; each worker loads an analyzer once.  The answers are those of ``analyze``.  Workers
+    are spawned, not forked: a loaded analyzer may hold worker threads (kiwi), which a forked child
+    would inherit dead."""
     chunks = []
     for analyzer, words in requests.items():
         if analyzer not in SILVER:
@@ -299,8 +301,7 @@ def prefetch(requests: Mapping[str, Iterable[str]], processes: int, start_method
             _CACHE[analyzer].update(zip(words, _segment_chunk(analyzer, words), strict=True))
         return
     chunks.sort(key=lambda chunk: -len(chunk[1]))
-    context = multiprocessing.get_context(start_method)
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [(analyzer, words, pool.submit(_segment_chunk, analyzer, words)) for analyzer, words in chunks]
         for analyzer, words, future in futures:
             _CACHE[analyzer].update(zip(words, future.result(), strict=True))

@@ -85,6 +85,30 @@ def test_metric_interval(embedded_text):
     assert S.metric_interval(MetricResult("renyi_efficiency", 0.4, 10)) is None
 
 
+@pytest.mark.parametrize("method", S.METHODS)
+def test_metric_intervals_are_the_one_by_one_intervals(embedded_text, method):
+    """Computed together (shared resample draws, sums through draw counts), every interval is exactly the
+    one ``ratio_interval`` gives alone: integer and fractional items, two item counts, degenerate data."""
+    num, den = bytes_and_chars(embedded_text["kor_Hang"][:700])
+    fractions = num / 3  # not integer-valued: summed by gathering, as scipy does
+    sparse = np.zeros(len(den))
+    sparse[:3] = 1.0  # most resamples of sparse/sparse are 0/0
+    results = [
+        MetricResult("bytes_per_char", 0.0, len(num), num, den),
+        MetricResult("thirds", 0.0, len(num), fractions, den),
+        MetricResult("words", 0.0, len(num), words(embedded_text["kor_Hang"][:700]), den),
+        MetricResult("shorter", 0.0, 50, num[:50], den[:50]),
+        MetricResult("constant", 0.0, len(num), den, den),
+        MetricResult("sparse", 0.0, len(num), sparse, sparse),
+        MetricResult("single", 0.0, 1, num[:1], den[:1]),
+        MetricResult("zero", 0.0, 2, np.zeros(2), np.zeros(2)),
+        MetricResult("renyi_efficiency", 0.4, 10),
+    ]
+    expected = [S.ratio_interval(r.numerators, r.denominators, method=method, seed=3) if r.numerators is not None
+                else None for r in results]  # fmt: skip
+    assert repr(S.metric_intervals(results, method=method, seed=3)) == repr(expected)  # repr: NaN == NaN
+
+
 def test_paired_test_detects_a_real_difference(embedded_text):
     # bytes per word vs characters per word on the same Turkish texts: bytes are always >= characters
     lines = embedded_text["tur_Latn"]

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from corpora import silver
 from corpora.errors import CorpusError
 from corpora.morph import CITATIONS, Coverage, MorphReference, read_reference
-from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
+from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, prefetch, turkish_lower
 from corpora.spec import list_corpora, parse_spec
 from tests.conftest import DATA_ROOT, by_data
 
@@ -96,6 +97,20 @@ def test_analyze_normalizes_deduplicates_and_is_repeatable() -> None:
     assert list(first.analyses) == ["görmedilerdi"]
     assert first.coverage.total == 1
     assert analyze("zemberek", ["görmedilerdi"], "tr").analyses == first.analyses
+
+
+def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatch, embedded_text) -> None:
+    words = {"zemberek": " ".join(embedded_text["tur_Latn"][:40]).split(),
+             "kiwi": " ".join(embedded_text["kor_Hang"][:40]).split()}  # fmt: skip
+    languages = {"zemberek": "tr", "kiwi": "ko"}
+    monkeypatch.setattr(silver, "_CACHE", {})
+    serial = {name: analyze(name, words[name], languages[name]) for name in words}
+    monkeypatch.setattr(silver, "_CACHE", {})
+    prefetch(words, processes=2)
+    assert sum(len(answers) for answers in silver._CACHE.values()) >= 300
+    assert {name: analyze(name, words[name], languages[name]) for name in words} == serial
+    with pytest.raises(CorpusError, match="unknown silver analyzer 'mecab'"):
+        prefetch({"mecab": ["a"]}, processes=2)
 
 
 @pytest.mark.parametrize("name", list(SILVER))
