@@ -43,7 +43,7 @@ from benchmarks.metrics import (
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
-from benchmarks.stats import metric_interval, paired_test, seed_item_interval
+from benchmarks.stats import metric_intervals, paired_test, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
 from bpe.base import Encoding, Tokenizer
 
@@ -57,10 +57,18 @@ def bootstrap_settings(config: Any) -> dict[str, Any]:
     return {"confidence": config.confidence, "n_resamples": config.bootstrap_resamples, "seed": config.seed}
 
 
-def _row(result: MetricResult, eval_set: str, settings: dict[str, Any], reference: str) -> ResultRow:
-    interval = metric_interval(result, **settings)
-    low, high = (float("nan"), float("nan")) if interval is None else (float(interval.low), float(interval.high))
-    return ResultRow(eval_set, reference, result.name, float(result.value), low, high, int(result.n))
+#: one metric result of a unit: (evaluation set, reference name or "", the result)
+Measured = tuple[str, str, MetricResult]
+
+
+def _rows(measured: Sequence[Measured], settings: dict[str, Any]) -> list[ResultRow]:
+    """One row per measured result, with its bootstrap CI (computed together: ``stats.metric_intervals``)."""
+    rows = []
+    intervals = metric_intervals([result for _, _, result in measured], **settings)
+    for (eval_set, reference, result), interval in zip(measured, intervals, strict=True):
+        low, high = (float("nan"), float("nan")) if interval is None else (float(interval.low), float(interval.high))
+        rows.append(ResultRow(eval_set, reference, result.name, float(result.value), low, high, int(result.n)))
+    return rows
 
 
 def metric_results(metrics: Sequence[Metric], data: Any) -> list[MetricResult]:
@@ -82,7 +90,7 @@ def metric_results(metrics: Sequence[Metric], data: Any) -> list[MetricResult]:
 def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: dict[str, Any],
                 reference: str = "") -> list[ResultRow]:  # fmt: skip
     """The rows of ``metric_results``, each with its bootstrap CI."""
-    return [_row(result, eval_set, settings, reference) for result in metric_results(metrics, data)]
+    return _rows([(eval_set, reference, result) for result in metric_results(metrics, data)], settings)
 
 
 class _WordCache:
@@ -99,20 +107,15 @@ class _WordCache:
         return encoding
 
 
-#: one metric result of a unit: (evaluation set, reference name or "", the result)
-Measured = tuple[str, str, MetricResult]
-
-
 def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Sequence[str],
                        metrics: Sequence[Metric], config: Any,
                        joined_texts: Mapping[str, str] | None = None) -> UnitResult:  # fmt: skip
     """The rows of every metric of ``metrics`` that applies to ``unit``, its encoding throughput, its
     per-document token counts and, when a metric needs them, the token counts of ``joined_texts``
     (the corpus's joined parallel texts, by paired corpus: ``ParallelPlan.joined_texts``)."""
-    settings = bootstrap_settings(config)
     result = UnitResult(unit)
-    for eval_set, reference, measured in _measure(result, tokenizer, corpus, roles, metrics, joined_texts):
-        result.rows.append(_row(measured, eval_set, settings, reference))
+    result.rows = _rows(list(_measure(result, tokenizer, corpus, roles, metrics, joined_texts)),
+                        bootstrap_settings(config))  # fmt: skip
     return result
 
 

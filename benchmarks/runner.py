@@ -79,7 +79,7 @@ from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.parallel import ParallelPlan, plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
-from corpora import Corpus, load_corpus
+from corpora import Corpus, load_corpus, silver
 from corpora.loader import cache_home
 from corpora.stats import reference_coverage, role_sources
 
@@ -388,8 +388,15 @@ def run_experiment(
     loaded = {}
     for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
         loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
+    # built once here (silver analyzers are slow: their words are analyzed on the run's worker
+    # processes first), then handed to every worker
+    requests: dict[str, list[str]] = {}
+    for corpus in loaded.values():
+        for analyzer, words in corpus.silver_words().items():
+            requests.setdefault(analyzer, []).extend(words)
+    silver.prefetch(requests, jobs, start_method)
     for corpus in tqdm(loaded.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
-        corpus.references()  # built once here (silver analyzers are slow), then handed to every worker
+        corpus.references()
     corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
     parallel = plan_parallel(corpora)
 

@@ -148,9 +148,82 @@ def ratio_interval(
 
 def metric_interval(result: MetricResult, **settings) -> Interval | None:
     """CI of a metric result, or None for metrics that are not a ratio of sums over items."""
-    if result.numerators is None or result.denominators is None:
-        return None
-    return ratio_interval(result.numerators, result.denominators, **settings)
+    return metric_intervals([result], **settings)[0]
+
+
+def metric_intervals(
+    results: Sequence[MetricResult],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    method: str = DEFAULT_METHOD,
+) -> list[Interval | None]:
+    """``metric_interval`` of every result, equal to computing them one by one, but faster.
+
+    ``ratio_interval`` seeds a new generator for every metric, so all metrics over the same number of
+    items n (the documents of one evaluation set, the words of one reference) resample the very same
+    items.  Here each batch of resample indices is drawn once per n, exactly as ``scipy.stats.bootstrap``
+    draws it (same generator calls, same batches), and every metric's ratio is summed from it:
+    integer-valued items through a matrix product with the draw counts (integer sums below 2**53 are
+    exact in any order, so the sums are the same numbers), other items by gathering as scipy does.
+    The interval is then taken from each bootstrap distribution as scipy takes it (``stats.quantile``).
+    BCa needs a jackknife per metric and is computed one by one."""
+    _check_settings(confidence, n_resamples, method)
+    intervals: list[Interval | None] = [None] * len(results)
+    by_items: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    for position, result in enumerate(results):
+        if result.numerators is None or result.denominators is None:
+            continue
+        num, den = _as_items("numerators", result.numerators), _as_items("denominators", result.denominators)
+        if method == "BCa" or len(num) != len(den) or len(num) < 2 or den.sum() <= 0:
+            intervals[position] = ratio_interval(num, den, confidence=confidence, n_resamples=n_resamples,
+                                                 seed=seed, method=method)  # fmt: skip
+        else:
+            by_items.setdefault(len(num), []).append((position, num, den))
+    for n, members in by_items.items():
+        distributions = _ratio_distributions(n, [(num, den) for _, num, den in members], n_resamples, seed)
+        for (position, num, den), distribution in zip(members, distributions, strict=True):
+            point = float(_ratio(num, den))
+            intervals[position] = _percentile_interval(distribution, point, confidence, method, n_resamples)
+    return intervals
+
+
+def _ratio_distributions(n: int, pairs: Sequence[tuple[np.ndarray, np.ndarray]], n_resamples: int,
+                         seed: int) -> np.ndarray:  # fmt: skip
+    """The bootstrap distribution of ``sum(num) / sum(den)`` of every (num, den) pair of ``pairs`` (n items
+    each), one row per pair, from the resample indices ``scipy.stats.bootstrap(paired=True)`` draws."""
+    rng = np.random.default_rng(seed)
+    batch = max(1, _MAX_BATCH_ELEMENTS // n)
+    values = np.stack([array for pair in pairs for array in pair], axis=1)  # (n, 2 * pairs)
+    exact = bool(np.all(values == np.round(values))) and float(np.abs(values).max()) * n < 2**53
+    ratios = []
+    with np.errstate(divide="ignore", invalid="ignore"):  # all-zero resampled denominators: NaN, as in scipy
+        for first in range(0, n_resamples, batch):
+            rows = min(batch, n_resamples - first)
+            drawn = rng.integers(0, n, size=(rows, n))
+            if exact:
+                offsets = (drawn + np.arange(rows)[:, None] * n).ravel()
+                counts = np.bincount(offsets, minlength=rows * n).reshape(rows, n).astype(np.float64)
+                sums = counts @ values
+            else:
+                sums = np.stack([np.sum(array[drawn], axis=-1) for pair in pairs for array in pair], axis=1)
+            ratios.append(sums[:, 0::2] / sums[:, 1::2])
+    return np.concatenate(ratios).T
+
+
+def _percentile_interval(distribution: np.ndarray, point: float, confidence: float, method: str,
+                         n_resamples: int) -> Interval:  # fmt: skip
+    """The percentile (or basic) interval of a bootstrap distribution, as ``scipy.stats.bootstrap`` takes it."""
+    if np.all(distribution == distribution[0]):  # every resample gives the same value
+        return Interval(point, point, confidence, method, n_resamples)
+    alpha = (1 - confidence) / 2
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = stats.quantile(distribution, np.array([alpha, 1 - alpha]), axis=-1)
+    if method == "basic":
+        low, high = 2 * point - high, 2 * point - low
+    return Interval(float(low), float(high), confidence, method, n_resamples)
 
 
 def seed_item_interval(

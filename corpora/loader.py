@@ -440,6 +440,15 @@ class Corpus:
                     self._references[reference.name] = built
         return dict(self._references)
 
+    def silver_words(self) -> dict[str, list[str]]:
+        """The words each silver analyzer of the evaluated references will be asked for (analyzer name ->
+        ``word_types()``), empty once the references are built: what ``silver.prefetch`` can analyze
+        ahead, in parallel."""
+        if self._references is not None:
+            return {}
+        return {reference.analyzer: self.word_types() for reference in self.spec.references
+                if reference.role == "evaluation" and reference.analyzer is not None}  # fmt: skip
+
     def training_references(self) -> dict[str, MorphReference]:
         """The gold references declared ``role = "training"`` (for tokenizers that train on morphemes;
         never scored), by name, built on first use; skipped with a warning without a data root."""

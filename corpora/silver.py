@@ -32,9 +32,11 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import logging
+import multiprocessing
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,6 +267,45 @@ SILVER: dict[str, SilverAnalyzer] = {
 _CACHE: dict[str, dict[str, Segmentation]] = {}
 
 
+def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``words`` NFC-normalized without duplicates (first-seen order), and those of them the cache does not
+    hold yet; words an analyzer would split or reject are answered in the cache right away."""
+    unique = list(dict.fromkeys(nfc(word) for word in words))
+    cache = _CACHE.setdefault(analyzer, {})
+    for word in unique:
+        if not word or any(ch.isspace() for ch in word):  # analyzers would split or reject it
+            cache[word] = "not a word (empty or contains whitespace)"
+    return unique, [word for word in unique if word not in cache]
+
+
+def _segment_chunk(analyzer: str, words: list[str]) -> list[Segmentation]:
+    return SILVER[analyzer].segment(words)
+
+
+def prefetch(requests: Mapping[str, Iterable[str]], processes: int, start_method: str | None = None) -> None:
+    """Analyze the words of ``requests`` (analyzer name -> words) into the cache on ``processes`` worker
+    processes, so that ``analyze`` then answers from the cache.  Each analyzer's words are cut into
+    ``processes`` contiguous chunks (each word's analysis does not depend on the other words), largest
+    chunks first; each worker loads an analyzer once.  The answers are those of ``analyze``."""
+    chunks = []
+    for analyzer, words in requests.items():
+        if analyzer not in SILVER:
+            raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
+        _, todo = _words_to_analyze(analyzer, words)
+        size = -(-len(todo) // max(1, processes))
+        chunks += [(analyzer, todo[first : first + size]) for first in range(0, len(todo), size or 1)]
+    if processes < 2 or len(chunks) < 2:
+        for analyzer, words in chunks:
+            _CACHE[analyzer].update(zip(words, _segment_chunk(analyzer, words), strict=True))
+        return
+    chunks.sort(key=lambda chunk: -len(chunk[1]))
+    context = multiprocessing.get_context(start_method)
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        futures = [(analyzer, words, pool.submit(_segment_chunk, analyzer, words)) for analyzer, words in chunks]
+        for analyzer, words, future in futures:
+            _CACHE[analyzer].update(zip(words, future.result(), strict=True))
+
+
 def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReference:
     """A silver reference for ``words`` (NFC, duplicates removed, first-seen order) by ``analyzer``.
 
@@ -275,12 +316,8 @@ def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReferenc
     spec = SILVER[analyzer]
     if language != spec.language:
         raise CorpusError(f"silver analyzer {analyzer!r} analyzes language {spec.language!r}, not {language!r}")
-    unique = list(dict.fromkeys(nfc(word) for word in words))
-    cache = _CACHE.setdefault(analyzer, {})
-    for word in unique:
-        if not word or any(ch.isspace() for ch in word):  # analyzers would split or reject it
-            cache[word] = "not a word (empty or contains whitespace)"
-    todo = [word for word in unique if word not in cache]
+    unique, todo = _words_to_analyze(analyzer, words)
+    cache = _CACHE[analyzer]
     if todo:
         cache.update(zip(todo, spec.segment(todo), strict=True))
     analyses = {word: (cache[word],) for word in unique if isinstance(cache[word], frozenset)}
