@@ -39,6 +39,7 @@ and its section to ``docs/metrics.md``; nothing else changes.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -108,6 +109,11 @@ class RunningText:
 
     def __post_init__(self) -> None:
         _check_aligned("running text: texts and encodings", self.texts, self.encodings)
+
+    @functools.cached_property
+    def tokens_per_word(self) -> list[np.ndarray]:
+        """Per text, ``_tokens_per_whitespace_word``: computed once for the metrics that share it."""
+        return [_tokens_per_whitespace_word(t, e) for t, e in zip(self.texts, self.encodings, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -407,7 +413,7 @@ def fertility_running(text: RunningText) -> MetricResult:
 
 
 def _running_split_share(name: str, text: RunningText, is_counted: Callable[[np.ndarray], np.ndarray]) -> MetricResult:
-    per_word = [_tokens_per_whitespace_word(t, e) for t, e in zip(text.texts, text.encodings, strict=True)]
+    per_word = text.tokens_per_word
     return ratio_of_sums(name, [int(is_counted(c).sum()) for c in per_word], [len(c) for c in per_word])
 
 

@@ -45,6 +45,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -1270,11 +1271,13 @@ def build_tables(run: Run) -> list[Table]:
     return sorted(tables, key=lambda table: group_rank[table.group])  # stable: keeps the order above per group
 
 
-def write_report(run_dir: Path) -> Path:
+def write_report(run_dir: Path, jobs: int | None = None) -> Path:
     """Write report.md, tables/ and plots/ into ``run_dir`` from its own results; return report.md's path.
 
     Everything is built in a temporary directory inside ``run_dir`` and moved into
     place at the end, so an error leaves the previous report (if any) untouched.
+    The plots are drawn on ``jobs`` processes (default: every core); each plot's files
+    do not depend on where it was drawn.
     """
     run = load_run(Path(run_dir))
     staging = Path(tempfile.mkdtemp(dir=run.run_dir, prefix=".report-"))
@@ -1287,12 +1290,24 @@ def write_report(run_dir: Path) -> Path:
             (tables_dir / f"{table.slug}.tex").write_text(latex_table(table), encoding="utf-8")
             (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
         palette = plots.tokenizer_palette(tokenizer_order(run.results))
-        figures = {group: [draw(run, palette, plots_dir) for draw in group_plots(group)] for group in GROUPS}
+        draws = [draw for group in GROUPS for draw in group_plots(group)]
+        drawn = iter(_draw_all(draws, run, palette, plots_dir, jobs or os.cpu_count() or 1))
+        figures = {group: [next(drawn) for _ in group_plots(group)] for group in GROUPS}
         report_text = render_report(run, tables, figures, train_chars_section(run, palette, plots_dir))
         publish(staging, run.run_dir, report_text)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return run.run_dir / REPORT_FILE
+
+
+def _draw_all(draws: list[Callable[[Run, dict[str, Any], Path], Plot | Skipped]], run: Run,
+              palette: dict[str, Any], plots_dir: Path, jobs: int) -> list[Plot | Skipped]:  # fmt: skip
+    """Every plot of ``draws``, in order; on ``jobs`` worker processes when there are several."""
+    if jobs < 2 or len(draws) < 2:
+        return [draw(run, palette, plots_dir) for draw in draws]
+    with ProcessPoolExecutor(max_workers=min(jobs, len(draws))) as pool:
+        futures = [pool.submit(draw, run, palette, plots_dir) for draw in draws]
+        return [future.result() for future in futures]
 
 
 def publish(staging: Path, run_dir: Path, report_text: str) -> None:

@@ -184,7 +184,7 @@ def results(flores_sample, sample_data_root) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def built(results, tmp_path_factory) -> Path:
     run_dir = write_run(tmp_path_factory.mktemp("run") / "run", results)
-    report.write_report(run_dir)
+    report.write_report(run_dir, jobs=2)
     return run_dir
 
 
@@ -358,6 +358,16 @@ def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
         assert "<dc:date>" not in svg
         assert float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1)) <= 7 * 72 + 0.01
     assert "_Plot skipped (fertility (isolated words) against the vocabulary size reached" in text
+
+
+def test_plots_drawn_on_worker_processes_are_the_plots_drawn_in_process(built, results, tmp_path):
+    serial = write_run(tmp_path / "serial", results)
+    report.write_report(serial, jobs=1)  # the `built` report drew its plots on two processes
+    assert (serial / "report.md").read_bytes() == (built / "report.md").read_bytes()
+    names = sorted(path.name for path in (built / "plots").iterdir())
+    assert names and sorted(path.name for path in (serial / "plots").iterdir()) == names
+    for name in names:
+        assert (serial / "plots" / name).read_bytes() == (built / "plots" / name).read_bytes(), name
 
 
 def findings_under(text: str, plot: str) -> str:
