@@ -165,8 +165,9 @@ def metric_intervals(
     items n (the documents of one evaluation set, the words of one reference) resample the very same
     items.  Here each batch of resample indices is drawn once per n, exactly as ``scipy.stats.bootstrap``
     draws it (same generator calls, same batches), and every metric's ratio is summed from it:
-    integer-valued items through a matrix product with the draw counts (integer sums below 2**53 are
-    exact in any order, so the sums are the same numbers), other items by gathering as scipy does.
+    items that are counts (or multiples of 1/1024, like F1's half counts) through a matrix product with
+    the draw counts (such sums below 2**53 units are exact in any order, so they are the same numbers),
+    other items by gathering as scipy does.
     The interval is then taken from each bootstrap distribution as scipy takes it (``stats.quantile``).
     BCa needs a jackknife per metric and is computed one by one."""
     _check_settings(confidence, n_resamples, method)
@@ -189,6 +190,9 @@ def metric_intervals(
     return intervals
 
 
+_EXACT_UNITS = 1024.0
+
+
 def _ratio_distributions(n: int, pairs: Sequence[tuple[np.ndarray, np.ndarray]], n_resamples: int,
                          seed: int) -> np.ndarray:  # fmt: skip
     """The bootstrap distribution of ``sum(num) / sum(den)`` of every (num, den) pair of ``pairs`` (n items
@@ -196,7 +200,10 @@ def _ratio_distributions(n: int, pairs: Sequence[tuple[np.ndarray, np.ndarray]],
     rng = np.random.default_rng(seed)
     batch = max(1, _MAX_BATCH_ELEMENTS // n)
     values = np.stack([array for pair in pairs for array in pair], axis=1)  # (n, 2 * pairs)
-    exact = bool(np.all(values == np.round(values))) and float(np.abs(values).max()) * n < 2**53
+    # multiples of 1/1024 (counts, and F1's half counts) whose sums stay below 2**53 units are summed
+    # exactly in any order: then the product with the draw counts gives scipy's sums bit for bit
+    units = values * _EXACT_UNITS
+    exact = bool(np.all(units == np.round(units))) and float(np.abs(units).max()) * n < 2**53
     ratios = []
     with np.errstate(divide="ignore", invalid="ignore"):  # all-zero resampled denominators: NaN, as in scipy
         for first in range(0, n_resamples, batch):

@@ -96,6 +96,7 @@ def test_metric_intervals_are_the_one_by_one_intervals(embedded_text, method):
     results = [
         MetricResult("bytes_per_char", 0.0, len(num), num, den),
         MetricResult("thirds", 0.0, len(num), fractions, den),
+        MetricResult("halves", 0.0, len(num), num / 2, den + num / 2),  # F1-like half counts: summed exactly
         MetricResult("words", 0.0, len(num), words(embedded_text["kor_Hang"][:700]), den),
         MetricResult("shorter", 0.0, 50, num[:50], den[:50]),
         MetricResult("constant", 0.0, len(num), den, den),
