@@ -37,6 +37,7 @@ Conventions (stated so every output is reproducible and every claim checkable):
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -297,8 +298,16 @@ class Table:
     notes: list[str]  # plain text (backticks mark names)
 
     def cell(self, tokenizer: str, column: str) -> pd.Series | None:
-        match = self.cells[(self.cells["tokenizer"] == tokenizer) & (self.cells["column"] == column)]
-        return None if match.empty else match.iloc[0]
+        position = self._cell_positions.get((tokenizer, column))
+        return None if position is None else self.cells.iloc[position]
+
+    @functools.cached_property
+    def _cell_positions(self) -> dict[tuple[str, str], int]:
+        """The row of the first cell of each (tokenizer, column): ``cell`` is called for every cell."""
+        positions: dict[tuple[str, str], int] = {}
+        for position, key in enumerate(zip(self.cells["tokenizer"], self.cells["column"], strict=True)):
+            positions.setdefault(key, position)
+        return positions
 
     @property
     def rules_before(self) -> list[int]:

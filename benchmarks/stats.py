@@ -8,6 +8,8 @@ keeping an item's numerator and denominator together:
 * ``ratio_interval`` — bootstrap confidence interval of the ratio
   (``scipy.stats.bootstrap``, paired resampling of (num, den), percentile
   method by default; ``"BCa"`` and ``"basic"`` are selectable).
+  ``metric_intervals`` gives the same intervals for all metrics of a unit at
+  once, drawing each batch of resample indices once (the runner's path).
 * ``seed_item_interval`` — a tokenizer that samples, evaluated once per seed: the CI of the mean
   over seeds of the ratio, resampling items and seeds (two-way bootstrap, percentile).
 * ``paired_test`` — two tokenizers on the SAME items: the difference of their

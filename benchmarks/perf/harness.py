@@ -486,7 +486,7 @@ def suite_run(bench: Bench) -> None:
                 f"`tokbench run paper` <= {PAPER_TARGET_S} s on 2 idle cores",
                 f"{_seconds(result)} s",
                 None if not _ok(result) else result["seconds"] <= PAPER_TARGET_S,
-                "the paper run trains every size of a sweep separately until the runner uses bpe.train_sweep",
+                "cold caches: corpus loading, silver analyses, training, evaluation and report",
             )
     bench.sections.append(
         "### End to end: `tokbench run` (cold caches, report included)\n\n"
