@@ -218,6 +218,15 @@ def _evaluated(corpus: Corpus) -> bool:
     return any(corpus.documents(role) for role in EVAL_ROLES)
 
 
+def _has_reference(corpus: Corpus, morphscore: bool) -> bool:
+    """Whether ``corpus.references()`` holds a MorphScore reference (``morphscore``) or another one, known
+    without running the silver analyzers: a silver reference always exists and is never MorphScore."""
+    silver = any(reference.role == "evaluation" and reference.analyzer is not None
+                 for reference in corpus.spec.references)  # fmt: skip
+    return (silver and not morphscore) or any(reference.is_morphscore == morphscore
+                                              for reference in corpus.gold_references().values())  # fmt: skip
+
+
 def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Corpus],
                  pretrained: dict[str, PretrainedRow], parallel: ParallelPlan) -> str:
     """What the grid lacks for ``metric`` to have a single value (empty when nothing is missing)."""
@@ -234,8 +243,7 @@ def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Co
                 f"same parallel set, and this run has no such pair ({notes})")
     if metric.needs in _REFERENCE_NEEDS:
         morphscore = metric.needs in (Needs.MORPHSCORE_REFERENCE, Needs.MORPHSCORE_ROWS)
-        if not any(reference.is_morphscore == morphscore for corpus in corpora.values()
-                   for reference in corpus.references().values()):  # fmt: skip
+        if not any(_has_reference(corpus, morphscore) for corpus in corpora.values()):
             kind = "MorphScore" if morphscore else "morpheme segmentation"
             return f"no corpus has a {kind} reference (the spec's [[references]]; gold files need a data root)"
     if metric.name == "train_seconds" and not config.tokenizers:

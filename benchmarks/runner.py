@@ -39,7 +39,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -388,43 +388,92 @@ def run_experiment(
     loaded = {}
     for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
         loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
-    # built once here (silver analyzers are slow: their words are analyzed on the run's worker
-    # processes first), then handed to every worker
+    # silver analyzers are slow: their words are analyzed on worker processes from now on, while the
+    # run goes on; the references are built once, in this process, then handed to every worker
+    analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs)
+    try:
+        if any(entry.kind in TRAINS_ON_REFERENCES for entry in config.tokenizers):
+            _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
+        corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
+        parallel = plan_parallel(corpora)
+
+        def trained_before(unit: Unit) -> bool:
+            return is_cached(unit, corpora[unit.corpus], config)
+
+        check_grid(config, loaded, pretrained, parallel, trained_before)
+        # only now, with everything checked, touch the output directory: a bad input leaves no trace
+        with run_folder_lock(out_dir):
+            prepare_out_dir(out_dir, config, run_identity(config, corpora, pretrained), overwrite)
+            context = RunContext(config, corpora, out_dir, pretrained, parallel.joined_texts(corpora))
+            units = plan_units(config, corpora, pretrained)
+            finished = _finished_units(context, units)
+            pending = [unit for unit in units if unit not in finished]
+            if finished and progress:
+                print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
+            pending = _work_while_analyzing(context, pending, analyzing, progress)
+            _build_references(analyzing, corpora.values(), progress)
+            _run_units(context, pending, jobs, start_method, progress)
+            results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
+            rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
+            rows += cross_unit_rows(results, select_metrics(config.metrics, config.extra_metrics), config, parallel)
+            write_results(out_dir, rows)
+            write_costs(out_dir, results)
+            atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
+            write_examples(out_dir, corpora, parallel)
+            write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started)
+            if on_report is not None:
+                on_report(out_dir)
+        return out_dir
+    finally:
+        analyzing.close()
+
+
+def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:
+    """The words each silver analyzer will be asked for by the references of ``corpora`` (not yet built)."""
     requests: dict[str, list[str]] = {}
-    for corpus in loaded.values():
+    for corpus in corpora:
         for analyzer, words in corpus.silver_words().items():
             requests.setdefault(analyzer, []).extend(words)
-    silver.prefetch(requests, jobs)
-    for corpus in tqdm(loaded.values(), desc="morpheme references", disable=not progress, file=sys.stderr):
+    return requests
+
+
+def _build_references(analyzing: silver.Prefetch, corpora: Iterable[Corpus], progress: bool) -> None:
+    analyzing.wait()
+    for corpus in tqdm(list(corpora), desc="morpheme references", disable=not progress, file=sys.stderr):
         corpus.references()
-    corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
-    parallel = plan_parallel(corpora)
 
-    def trained_before(unit: Unit) -> bool:
-        return is_cached(unit, corpora[unit.corpus], config)
 
-    check_grid(config, loaded, pretrained, parallel, trained_before)
-    # only now, with everything checked, touch the output directory: a bad input leaves no trace
-    with run_folder_lock(out_dir):
-        prepare_out_dir(out_dir, config, run_identity(config, corpora, pretrained), overwrite)
-        context = RunContext(config, corpora, out_dir, pretrained, parallel.joined_texts(corpora))
-        units = plan_units(config, corpora, pretrained)
-        finished = _finished_units(context, units)
-        pending = [unit for unit in units if unit not in finished]
-        if finished and progress:
-            print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
-        _run_units(context, pending, jobs, start_method, progress)
-        results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
-        rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-        rows += cross_unit_rows(results, select_metrics(config.metrics, config.extra_metrics), config, parallel)
-        write_results(out_dir, rows)
-        write_costs(out_dir, results)
-        atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-        write_examples(out_dir, corpora, parallel)
-        write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started)
-        if on_report is not None:
-            on_report(out_dir)
-    return out_dir
+def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: silver.Prefetch,
+                          progress: bool) -> list[Unit]:  # fmt: skip
+    """While silver analyses still run on worker processes (one slow analyzer leaves a core idle), train
+    the sweeps of ``pending`` in this process, then evaluate the units whose corpus has all its analyses;
+    stop as soon as every analysis is done.  Returns the units still pending.  A unit is computed by the
+    same function wherever it runs (``run_unit``), so where it ran never shows in the results."""
+    if analyzing.ready():
+        return pending
+    config, done = context.config, set()
+    sweeps = plan_sweeps(pending)
+    bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate while analyzers run",
+               disable=not progress, file=sys.stderr)  # fmt: skip
+    for sweep in sweeps:
+        if analyzing.ready():
+            break
+        corpus = context.corpora[sweep.largest.corpus]
+        if not all(is_cached(unit, corpus, config) for unit in sweep.units):
+            train_sweep(sweep, corpus, config)
+        bar.update()
+    else:
+        for unit in pending:
+            if analyzing.ready():
+                break
+            analyzers = context.corpora[unit.corpus].silver_words()
+            if analyzing.ready(analyzers):
+                analyzing.wait(analyzers)
+                run_unit(unit, context)
+                done.add(unit)
+                bar.update()
+    bar.close()
+    return [unit for unit in pending if unit not in done]
 
 
 def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitResult]:

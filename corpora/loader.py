@@ -391,6 +391,7 @@ class Corpus:
         self.leaks = leaks if leaks is not None else Leaks().summary(spec.on_leak)
         self._documents = documents
         self._references: dict[str, MorphReference] | None = None
+        self._gold_references: dict[str, MorphReference] | None = None
         self._training_references: dict[str, MorphReference] | None = None
 
     def __repr__(self) -> str:
@@ -431,18 +432,29 @@ class Corpus:
         readers (skipped with a warning when no data root is given), silver analyzers through
         ``corpora.silver`` over ``word_types()``."""
         if self._references is None:
+            gold = self.gold_references()
             self._references = {}
             for reference in self.spec.references:
                 if reference.role != "evaluation":
                     continue
-                built = self._build_reference(reference)
+                built = gold.get(reference.name) if reference.analyzer is None else self._build_reference(reference)
                 if built is not None:
                     self._references[reference.name] = built
         return dict(self._references)
 
+    def gold_references(self) -> dict[str, MorphReference]:
+        """The gold references among ``references()`` (file reads only: no analyzer runs), built once."""
+        if self._gold_references is None:
+            self._gold_references = {}
+            for reference in self.spec.references:
+                gold = reference.role == "evaluation" and reference.analyzer is None
+                if gold and (built := self._build_reference(reference)) is not None:
+                    self._gold_references[reference.name] = built
+        return dict(self._gold_references)
+
     def silver_words(self) -> dict[str, list[str]]:
         """The words each silver analyzer of the evaluated references will be asked for (analyzer name ->
-        ``word_types()``), empty once the references are built: what ``silver.prefetch`` can analyze
+        ``word_types()``), empty once the references are built: what ``silver.Prefetch`` can analyze
         ahead, in parallel."""
         if self._references is not None:
             return {}

@@ -36,7 +36,6 @@ import multiprocessing
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -285,31 +284,61 @@ def _segment_words(analyzer: str, words: list[str]) -> list[Segmentation]:
     return SILVER[analyzer].segment(words)
 
 
-def prefetch(requests: Mapping[str, Iterable[str]], processes: int) -> None:
-    """Analyze the words of ``requests`` (analyzer name -> words) into the cache, the analyzers side by side
-    on up to ``processes`` worker processes, so that ``analyze`` then answers from the cache.  Each
-    analyzer gets its words in one piece and in the order ``analyze`` would give them, in a fresh
-    process, because an analyzer may keep state between words (zemberek's guessed stems leave traces
-    that change a later word's analysis): the answers are those of ``analyze`` in a fresh process.
-    Workers are spawned, not forked: a loaded analyzer may hold worker threads (kiwi), which a forked
-    child would inherit dead."""
-    tasks = []
-    for analyzer, words in requests.items():
-        if analyzer not in SILVER:
-            raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
-        _, todo = _words_to_analyze(analyzer, words)
-        if todo:
-            tasks.append((analyzer, todo))
-    if processes < 2 or len(tasks) < 2:
-        for analyzer, words in tasks:
-            _CACHE[analyzer].update(zip(words, _segment_words(analyzer, words), strict=True))
-        return
-    tasks.sort(key=lambda task: -len(task[1]) * SILVER[task[0]].cost_per_word)  # the longest first
-    workers = min(processes, len(tasks))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [(analyzer, words, pool.submit(_segment_words, analyzer, words)) for analyzer, words in tasks]
-        for analyzer, words, future in futures:
-            _CACHE[analyzer].update(zip(words, future.result(), strict=True))
+class Prefetch:
+    """Silver analyses running on worker processes while the caller does other work (``tokbench run``
+    trains and evaluates meanwhile); ``wait`` puts them in the cache, so that ``analyze`` then answers
+    from it.
+
+    ``requests``: analyzer name -> words.  The analyzers run side by side on up to ``processes``
+    workers, the slowest first.  Each analyzer gets its words in one piece and in the order ``analyze``
+    would give them, in a fresh process, because an analyzer may keep state between words (zemberek's
+    guessed stems leave traces that change a later word's analysis): the answers are those of
+    ``analyze`` in a fresh process.  With fewer than 2 processes or analyzers everything is analyzed
+    right away, in this process.  Workers are spawned, not forked: a loaded analyzer may hold worker
+    threads (kiwi), which a forked child would inherit dead."""
+
+    def __init__(self, requests: Mapping[str, Iterable[str]], processes: int) -> None:
+        tasks = []
+        for analyzer, words in requests.items():
+            if analyzer not in SILVER:
+                raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
+            _, todo = _words_to_analyze(analyzer, words)
+            if todo:
+                tasks.append((analyzer, todo))
+        self._pool: Any = None
+        self._pending: dict[str, tuple[list[str], Any]] = {}
+        if processes < 2 or len(tasks) < 2:
+            for analyzer, words in tasks:
+                _CACHE[analyzer].update(zip(words, _segment_words(analyzer, words), strict=True))
+            return
+        tasks.sort(key=lambda task: -len(task[1]) * SILVER[task[0]].cost_per_word)
+        self._pool = multiprocessing.get_context("spawn").Pool(min(processes, len(tasks)))
+        self._pending = {analyzer: (words, self._pool.apply_async(_segment_words, (analyzer, words)))
+                         for analyzer, words in tasks}  # fmt: skip
+
+    def _chosen(self, analyzers: Iterable[str] | None) -> list[str]:
+        return list(self._pending) if analyzers is None else [name for name in analyzers if name in self._pending]
+
+    def ready(self, analyzers: Iterable[str] | None = None) -> bool:
+        """True when the analyses of ``analyzers`` (default: all) are finished."""
+        return all(self._pending[name][1].ready() for name in self._chosen(analyzers))
+
+    def wait(self, analyzers: Iterable[str] | None = None) -> None:
+        """Wait for the analyses of ``analyzers`` (default: all) and put them in the cache (an analyzer's
+        error is raised here)."""
+        for name in self._chosen(analyzers):
+            words, result = self._pending.pop(name)
+            _CACHE[name].update(zip(words, result.get(), strict=True))
+        if not self._pending:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the workers (analyses still running are dropped)."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+            self._pending.clear()
 
 
 def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReference:

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import bpe
+from benchmarks import runner
 from benchmarks.check import compare, is_failure, parse_baseline, read_baseline, write_baseline
 from benchmarks.cli import main
 from benchmarks.config import parse_config
@@ -22,6 +23,7 @@ from benchmarks.files import RESULT_COLUMNS
 from benchmarks.metrics import METRICS
 from benchmarks.runner import run_experiment
 from benchmarks.units import read_unit_result
+from corpora import silver
 
 TINY = {
     "name": "tiny",
@@ -169,6 +171,25 @@ def test_an_interrupted_run_resumes(run_dir: Path, config, tmp_path: Path) -> No
     run_experiment(config, copy, jobs=1, progress=False)
     assert units[0].is_file()
     assert (copy / "results.csv").read_bytes() == (run_dir / "results.csv").read_bytes()
+
+
+def test_units_computed_while_analyzers_run_equal_the_pool_units(run_dir: Path, config, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Analyses that stay busy until the run waits for them: the run's own process trains every sweep
+    and evaluates every unit meanwhile (``_work_while_analyzing``), and the results are the pool's."""
+
+    class BusyAnalyses(silver.Prefetch):
+        def ready(self, analyzers=None) -> bool:
+            return analyzers is not None  # each corpus's analyses are there, "all of them" never
+
+    evaluated = []
+    original = runner.run_unit
+    monkeypatch.setattr(runner.silver, "Prefetch", BusyAnalyses)
+    monkeypatch.setattr(runner, "run_unit", lambda unit, context: evaluated.append(unit) or original(unit, context))
+    busy = run_experiment(config, tmp_path / "busy", jobs=2, progress=False)
+    assert len(evaluated) == len(list((run_dir / "units").iterdir())) > 0
+    for name in ("results.csv", "results.parquet", "paired.csv"):
+        assert (busy / name).read_bytes() == (run_dir / name).read_bytes(), name
 
 
 def test_spawned_workers_give_the_same_results(run_dir: Path, tmp_path: Path) -> None:

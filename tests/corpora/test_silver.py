@@ -10,7 +10,7 @@ import pytest
 from corpora import silver
 from corpora.errors import CorpusError
 from corpora.morph import CITATIONS, Coverage, MorphReference, read_reference
-from corpora.silver import SILVER, agreement, analyze, gold_references, kiwi_boundaries, prefetch, turkish_lower
+from corpora.silver import SILVER, Prefetch, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
 from corpora.spec import list_corpora, parse_spec
 from tests.conftest import DATA_ROOT, by_data
 
@@ -108,11 +108,15 @@ def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(silver, "_CACHE", {})
     serial = {name: analyze(name, words[name], languages[name]) for name in words}
     monkeypatch.setattr(silver, "_CACHE", {})
-    prefetch(words, processes=2)
+    prefetching = Prefetch(words, processes=2)
+    prefetching.wait(["kiwi"])  # one analyzer's words, while the other may still run
+    assert set(silver._CACHE["kiwi"]) == set(words["kiwi"])
+    prefetching.wait()
+    assert prefetching.ready()
     assert sum(len(answers) for answers in silver._CACHE.values()) >= 300
     assert {name: analyze(name, words[name], languages[name]) for name in words} == serial
     with pytest.raises(CorpusError, match="unknown silver analyzer 'mecab'"):
-        prefetch({"mecab": ["a"]}, processes=2)
+        Prefetch({"mecab": ["a"]}, processes=2)
 
 
 @pytest.mark.parametrize("name", list(SILVER))
