@@ -205,13 +205,15 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Any, roles: Seque
         with_vocabulary = not reference.is_morphscore and needing[Needs.MORPHEME_REFERENCE_VOCABULARY]
         if needing[plain] or with_vocabulary:
             encodings = {word: encode_word(word) for word in reference.analyses}
-            for measured in metric_results(needing[plain], ReferenceWords(reference.analyses, encodings)):
+            if with_vocabulary:
+                vocabulary = vocabulary or vocabulary_bytes(tokenizer)
+            # one object for both kinds of metrics: they share its boundaries (``ReferenceWords.boundaries``)
+            words = ReferenceWords(reference.analyses, encodings, *(vocabulary if with_vocabulary else ()))
+            for measured in metric_results(needing[plain], words):
                 yield REFERENCE_ROLE, name, measured
-        if with_vocabulary:
-            vocabulary = vocabulary or vocabulary_bytes(tokenizer)
-            words = ReferenceWords(reference.analyses, encodings, *vocabulary)
-            for measured in metric_results(needing[Needs.MORPHEME_REFERENCE_VOCABULARY], words):
-                yield REFERENCE_ROLE, name, measured
+            if with_vocabulary:
+                for measured in metric_results(needing[Needs.MORPHEME_REFERENCE_VOCABULARY], words):
+                    yield REFERENCE_ROLE, name, measured
         if reference.is_morphscore and needing[Needs.MORPHSCORE_ROWS]:
             bare = {word: tokenizer.encode_with_spans(word) for word, _ in reference.rows}
             for measured in metric_results(needing[Needs.MORPHSCORE_ROWS], MorphScoreRows(reference.rows, bare)):

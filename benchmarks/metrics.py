@@ -137,6 +137,12 @@ class ReferenceWords:
     vocabulary: frozenset[bytes] = frozenset()
     word_prefix: bytes = b""
 
+    @functools.cached_property
+    def boundaries(self) -> list[_WordBoundaries]:
+        """Every word's predicted and gold boundaries (``_word_boundaries``), computed once for the
+        metrics that share them."""
+        return _word_boundaries(self)
+
 
 @dataclass(frozen=True)
 class MorphScoreRows:
@@ -455,7 +461,8 @@ class _WordBoundaries:
     content_tokens: int
 
 
-def _word_boundaries(name: str, reference: ReferenceWords) -> list[_WordBoundaries]:
+def _word_boundaries(reference: ReferenceWords) -> list[_WordBoundaries]:
+    name = "morphology metrics"
     if not reference.analyses:
         raise BenchmarkError(f"{name}: the morpheme reference has no words")
     words = []
@@ -514,7 +521,7 @@ def boundary_metrics(reference: ReferenceWords) -> dict[str, MetricResult]:
     ``▁``, ``Ġ``, ``##``) can never shift them (the bug fixed in morphscore PR #2).
     """
     rows = []
-    for word in _word_boundaries("boundary metrics", reference):
+    for word in reference.boundaries:
         tp, fp, fn = boundary_counts(set(word.predicted), word.gold)
         rows.append((tp, fp, fn, float(word.predicted in word.gold)))
     table = np.array(rows, dtype=np.float64)
@@ -540,7 +547,7 @@ def morphscore(reference: ReferenceWords) -> dict[str, MetricResult]:
     """
     if any(len(alternative) != 1 for alternatives in reference.analyses.values() for alternative in alternatives):
         raise BenchmarkError("metric morphscore: needs a MorphScore reference (exactly one boundary per analysis)")
-    words = _word_boundaries("metric morphscore", reference)
+    words = reference.boundaries
     scored = [w for w in words if w.content_tokens > 1]
     excluded = MetricResult("morphscore_excluded", float(len(words) - len(scored)), len(words))
     if not scored:  # e.g. a word-level tokenizer: every item excluded, the score is undefined
@@ -573,8 +580,7 @@ def in_vocabulary_boundary_metrics(reference: ReferenceWords) -> dict[str, Metri
     """
     vocabulary, prefix = reference.vocabulary, reference.word_prefix
     rows, scored = [], []
-    for word, boundaries in zip(reference.analyses, _word_boundaries("in-vocabulary boundary metrics", reference),
-                                strict=True):  # fmt: skip
+    for word, boundaries in zip(reference.analyses, reference.boundaries, strict=True):
         passing = []
         for alternative, gold in zip(reference.analyses[word], boundaries.gold, strict=True):
             morphemes = [m.encode("utf-8") for m in _morphemes(word, alternative)]

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import io
 import random
 import re
@@ -123,16 +124,22 @@ class SentencePieceBacked(Tokenizer):
         character on the last byte, each get their own single byte."""
         if not isinstance(text, str) or not text.isascii():
             utf8(text)  # a lone surrogate has no UTF-8 form: a TokenizerError, as in every family
-        processor = self._processor
+        byte_ids = self._byte_ids
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         cursor = 0  # end of the text covered so far
         for piece in self._encode_proto(text).pieces:
-            span = (cursor, cursor + 1) if processor.is_byte(piece.id) else (piece.begin, piece.end)
+            span = (cursor, cursor + 1) if piece.id in byte_ids else (piece.begin, piece.end)
             ids.append(piece.id)
             spans.append(span)
             cursor = span[1]
         return Encoding(ids=ids, spans=spans)
+
+    @functools.cached_property
+    def _byte_ids(self) -> frozenset[int]:
+        """The ids of byte-fallback pieces (``<0xAB>``), looked up once: ``is_byte`` per piece is slow."""
+        processor = self._processor
+        return frozenset(i for i in range(processor.get_piece_size()) if processor.is_byte(i))
 
     def _encode_proto(self, text: str) -> Any:
         """sentencepiece's own encoding of ``text`` (a SentencePieceText proto)."""
