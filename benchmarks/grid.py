@@ -221,10 +221,8 @@ def _evaluated(corpus: Corpus) -> bool:
 def _has_reference(corpus: Corpus, morphscore: bool) -> bool:
     """Whether ``corpus.references()`` holds a MorphScore reference (``morphscore``) or another one, known
     without running the silver analyzers: a silver reference always exists and is never MorphScore."""
-    silver = any(reference.role == "evaluation" and reference.analyzer is not None
-                 for reference in corpus.spec.references)  # fmt: skip
-    return (silver and not morphscore) or any(reference.is_morphscore == morphscore
-                                              for reference in corpus.gold_references().values())  # fmt: skip
+    return (not morphscore and bool(corpus.silver_analyzers())) or any(
+        reference.is_morphscore == morphscore for reference in corpus.gold_references().values())  # fmt: skip
 
 
 def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Corpus],

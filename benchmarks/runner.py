@@ -466,7 +466,7 @@ def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: s
         for unit in pending:
             if analyzing.ready():
                 break
-            analyzers = context.corpora[unit.corpus].silver_words()
+            analyzers = context.corpora[unit.corpus].silver_analyzers()
             if analyzing.ready(analyzers):
                 analyzing.wait(analyzers)
                 run_unit(unit, context)

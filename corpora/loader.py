@@ -452,14 +452,18 @@ class Corpus:
                     self._gold_references[reference.name] = built
         return dict(self._gold_references)
 
+    def silver_analyzers(self) -> list[str]:
+        """The analyzers of the evaluated silver references (they always yield a reference, never MorphScore)."""
+        return [reference.analyzer for reference in self.spec.references
+                if reference.role == "evaluation" and reference.analyzer is not None]  # fmt: skip
+
     def silver_words(self) -> dict[str, list[str]]:
         """The words each silver analyzer of the evaluated references will be asked for (analyzer name ->
         ``word_types()``), empty once the references are built: what ``silver.Prefetch`` can analyze
         ahead, in parallel."""
-        if self._references is not None:
-            return {}
-        return {reference.analyzer: self.word_types() for reference in self.spec.references
-                if reference.role == "evaluation" and reference.analyzer is not None}  # fmt: skip
+        analyzers = self.silver_analyzers() if self._references is None else []
+        words = self.word_types() if analyzers else []
+        return {analyzer: words for analyzer in analyzers}
 
     def training_references(self) -> dict[str, MorphReference]:
         """The gold references declared ``role = "training"`` (for tokenizers that train on morphemes;

@@ -73,7 +73,7 @@ class SilverAnalyzer:
     label: str = ""  # short name for headings: "pymorphy3 stem|ending"
     measured: tuple[MeasuredAgreement, ...] = ()  # against the gold references of the data root
     measured_with: str = ""  # the analyzer version the figures were measured with
-    #: relative time per word, to start the slow analyzers first (``prefetch``): zemberek ~3.8 ms, the others
+    #: relative time per word, to start the slow analyzers first (``Prefetch``): zemberek ~3.8 ms, the others
     #: well under 0.5 ms
     cost_per_word: float = 1.0
 
@@ -280,10 +280,6 @@ def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], l
     return unique, [word for word in unique if word not in cache]
 
 
-def _segment_words(analyzer: str, words: list[str]) -> list[Segmentation]:
-    return SILVER[analyzer].segment(words)
-
-
 class Prefetch:
     """Silver analyses running on worker processes while the caller does other work (``tokbench run``
     trains and evaluates meanwhile); ``wait`` puts them in the cache, so that ``analyze`` then answers
@@ -309,11 +305,11 @@ class Prefetch:
         self._pending: dict[str, tuple[list[str], Any]] = {}
         if processes < 2 or len(tasks) < 2:
             for analyzer, words in tasks:
-                _CACHE[analyzer].update(zip(words, _segment_words(analyzer, words), strict=True))
+                _CACHE[analyzer].update(zip(words, SILVER[analyzer].segment(words), strict=True))
             return
         tasks.sort(key=lambda task: -len(task[1]) * SILVER[task[0]].cost_per_word)
         self._pool = multiprocessing.get_context("spawn").Pool(min(processes, len(tasks)))
-        self._pending = {analyzer: (words, self._pool.apply_async(_segment_words, (analyzer, words)))
+        self._pending = {analyzer: (words, self._pool.apply_async(SILVER[analyzer].segment, (words,)))
                          for analyzer, words in tasks}  # fmt: skip
 
     def _chosen(self, analyzers: Iterable[str] | None) -> list[str]:
