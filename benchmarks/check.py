@@ -21,6 +21,10 @@ A baseline row missing from the run is a regression (a metric silently
 disappeared); a new row is reported but does not fail.  Every result row is
 deterministic for fixed inputs, so the default tolerance is tight; it exists for
 floating-point differences across platforms and library versions.
+
+The outcome is printed as text (a terminal), Markdown (a table of the moved metrics for
+``$GITHUB_STEP_SUMMARY`` or a pull-request comment) or JSON (``check_document``; its schema,
+``"format": "tokbench-check"``, is described in docs/formats.md).
 """
 
 from __future__ import annotations
@@ -191,3 +195,62 @@ def format_changes(changes: list[Change]) -> str:
 
 def is_failure(changes: list[Change]) -> bool:
     return any(change.status in ("regression", "moved", "missing") for change in changes)
+
+
+CHECK_FORMAT = "tokbench-check"
+#: every status, failing ones first (the order of counts and of the Markdown table)
+STATUSES = ("regression", "moved", "missing", "improved", "new")
+
+
+def status_counts(changes: list[Change]) -> dict[str, int]:
+    return {status: sum(change.status == status for change in changes) for status in STATUSES}
+
+
+def summary_line(changes: list[Change]) -> str:
+    """``check passed: 2 improved`` / ``check FAILED: 1 regression, ...``."""
+    summary = ", ".join(f"{n} {status}" for status, n in status_counts(changes).items() if n)
+    return f"check {'FAILED' if is_failure(changes) else 'passed'}: {summary or 'all within tolerance'}"
+
+
+def _finite_or_none(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else value
+
+
+def check_document(changes: list[Change], run_dir: Path, baseline_path: Path) -> dict[str, Any]:
+    """The JSON form of a check (schema in docs/formats.md): NaN (an undefined metric) is written as null,
+    a value the run or the baseline lacks is null too (status tells which)."""
+    rows = []
+    for change in changes:
+        row: dict[str, Any] = dict(zip(KEY_COLUMNS, change.key, strict=True))
+        old, new = _finite_or_none(change.old), _finite_or_none(change.new)
+        delta = new - old if old is not None and new is not None else None
+        rows.append({"status": change.status, **row, "baseline": old, "value": new, "delta": delta})
+    return {
+        "format": CHECK_FORMAT,
+        "format_version": 1,
+        "run": str(run_dir),
+        "baseline": str(baseline_path),
+        "passed": not is_failure(changes),
+        "counts": status_counts(changes),
+        "changes": rows,
+    }
+
+
+def format_markdown(changes: list[Change], run_dir: Path, baseline_path: Path) -> str:
+    """A heading with the outcome, then one table row per moved metric (failing statuses first)."""
+    passed = not is_failure(changes)
+    lines = [f"### tokbench check {'passed ✅' if passed else 'FAILED ❌'}", "",
+             render.md_escape(f"{summary_line(changes)} (run `{run_dir}`, baseline `{baseline_path}`)")]  # fmt: skip
+    if changes:
+        rows = []
+        for change in sorted(changes, key=lambda c: STATUSES.index(c.status)):  # stable: keeps key order within
+            corpus, tokenizer, size, options, eval_set, reference, metric = change.key
+            old, new = change.old, change.new
+            delta = "–" if old is None or new is None else f"{new - old:+.4g}"
+            cells = [change.status, corpus, tokenizer + (f"+{options}" if options else ""),
+                     "–" if size is None else str(size), metric + (f" [{reference}]" if reference else ""), eval_set,
+                     *("–" if v is None else f"{v:.5g}" for v in (old, new)), delta]  # fmt: skip
+            rows.append([render.md_escape(cell) for cell in cells])
+        header = ["status", "corpus", "tokenizer", "vocab", "metric", "eval set", "baseline", "now", "Δ"]
+        lines += ["", render.markdown(header, rows, "llllllrrr")]
+    return "\n".join(lines)

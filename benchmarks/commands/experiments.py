@@ -52,11 +52,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Exit status: 0 = nothing regressed, 1 = a regression beyond tolerance (or a baseline row is\n"
             "missing), 2 = bad input. Tolerances are stored in the baseline file; see benchmarks/check.py."
         ),
-        epilog="example:\n  tokbench check runs/quick --baseline results/baseline/quick.json",
+        epilog=("examples:\n  tokbench check runs/quick --baseline results/baseline/quick.json\n"
+                "  tokbench check runs/quick --baseline results/baseline/quick.json --format markdown"
+                " >> \"$GITHUB_STEP_SUMMARY\""),
     )
     check.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     check.add_argument("--baseline", type=Path, required=True, help="baseline JSON (results/baseline/<config>.json)")
     check.add_argument("--update", action="store_true", help="rewrite the baseline from this run (deliberately)")
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                       help="text (terminal), markdown (for $GITHUB_STEP_SUMMARY or a PR comment) or json "
+                            "(schema in docs/formats.md); default text")  # fmt: skip
     check.set_defaults(handler=handle_check)
 
 
@@ -97,18 +102,21 @@ def handle_report(args: argparse.Namespace) -> int:
 
 
 def handle_check(args: argparse.Namespace) -> int:
-    from benchmarks.check import compare, format_changes, is_failure, read_baseline, write_baseline
+    import json
+
+    from benchmarks import check
 
     if args.update:
-        previous = read_baseline(args.baseline) if args.baseline.is_file() else None
-        count = write_baseline(args.run_dir, args.baseline, previous)
+        previous = check.read_baseline(args.baseline) if args.baseline.is_file() else None
+        count = check.write_baseline(args.run_dir, args.baseline, previous)
         print(f"baseline {args.baseline} rewritten with {count} rows from {args.run_dir}")
         return 0
-    changes = compare(args.run_dir, read_baseline(args.baseline))
-    print(format_changes(changes))
-    failed = is_failure(changes)
-    statuses = ("regression", "moved", "missing", "improved", "new")
-    counts = {status: sum(c.status == status for c in changes) for status in statuses}
-    summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n) or "all within tolerance"
-    print(f"check {'FAILED' if failed else 'passed'}: {summary}", file=sys.stderr)
-    return 1 if failed else 0
+    changes = check.compare(args.run_dir, check.read_baseline(args.baseline))
+    if args.format == "json":
+        print(json.dumps(check.check_document(changes, args.run_dir, args.baseline), indent=1, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(check.format_markdown(changes, args.run_dir, args.baseline))
+    else:
+        print(check.format_changes(changes))
+    print(check.summary_line(changes), file=sys.stderr)
+    return 1 if check.is_failure(changes) else 0
