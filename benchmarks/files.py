@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
@@ -144,6 +146,8 @@ def read_results(run_dir: Path) -> pd.DataFrame:
         raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory")
     try:
         if path == parquet:
+            if "schema_version" in pq.read_schema(path).names:  # an exported dataset: its schema is declared
+                check_exported_schema(path)
             frame = pd.read_parquet(path)
         else:
             frame = pd.read_csv(path, dtype=dict.fromkeys(TEXT_COLUMNS, str), keep_default_na=False, na_values=[""])
@@ -182,3 +186,45 @@ def read_results(run_dir: Path) -> pd.DataFrame:
             f"{path}: tokenizer label {ambiguous[0]!r} names several kinds/options; each label must be one tokenizer"
         )
     return frame
+
+
+#: The results schema, declared once as an Arrow schema: the columns of ``RESULT_COLUMNS`` with their types.
+#: ``tokbench export-results`` writes exactly this schema plus ``schema_version``; ``read_results`` checks a
+#: folder that carries ``schema_version`` against it (a published dataset), field by field.
+RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA = pa.schema(
+    [pa.field(column, pa.string(), nullable=False) for column in RESULT_COLUMNS[:5]]
+    + [pa.field("vocab_size", pa.int64())]  # null for production rows
+    + [pa.field(column, pa.string(), nullable=False) for column in ("options", "eval_set", "reference", "metric")]
+    + [pa.field(column, pa.float64()) for column in ("value", "ci_low", "ci_high")]  # NaN where undefined
+    + [pa.field("n", pa.int64(), nullable=False)]
+)
+EXPORTED_SCHEMA = RESULTS_SCHEMA.append(pa.field("schema_version", pa.int32(), nullable=False))
+assert RESULTS_SCHEMA.names == RESULT_COLUMNS
+
+
+def results_table(frame: pd.DataFrame) -> pa.Table:
+    """Checked results (``read_results``) as an Arrow table of ``EXPORTED_SCHEMA``."""
+    frame = frame[RESULT_COLUMNS].assign(schema_version=RESULTS_SCHEMA_VERSION)
+    return pa.Table.from_pandas(frame, schema=EXPORTED_SCHEMA, preserve_index=False)
+
+
+def check_exported_schema(path: Path) -> None:
+    """Fail, naming the field, when a parquet file with a ``schema_version`` column is not ``EXPORTED_SCHEMA``."""
+    try:
+        schema = pq.read_schema(path)
+        versions = set(pq.read_table(path, columns=["schema_version"]).column(0).to_pylist())
+    except (OSError, ValueError) as exc:
+        raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
+    if versions != {RESULTS_SCHEMA_VERSION}:
+        raise BenchmarkError(f"{path}: schema_version {sorted(versions, key=str)} is not supported "
+                             f"(this tokbench reads version {RESULTS_SCHEMA_VERSION})")  # fmt: skip
+    for expected in EXPORTED_SCHEMA:
+        if expected.name not in schema.names:
+            raise BenchmarkError(f"{path}: missing field {expected.name!r} ({expected.type})")
+        found = schema.field(expected.name)
+        if not found.type.equals(expected.type):
+            raise BenchmarkError(f"{path}: field {expected.name!r} is {found.type}, expected {expected.type}")
+    extra = [name for name in schema.names if name not in EXPORTED_SCHEMA.names]
+    if extra:
+        raise BenchmarkError(f"{path}: unknown field {extra[0]!r} (schema version {RESULTS_SCHEMA_VERSION})")
