@@ -80,7 +80,7 @@ from benchmarks.parallel import ParallelPlan, plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus, silver
-from corpora.loader import cache_home
+from corpora.loader import cache_home, fingerprint_of
 from corpora.stats import reference_coverage, role_sources
 
 RUN_MARKER = "run.json"
@@ -578,6 +578,9 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
                 "language": corpus.spec.language,
                 "license": corpus.spec.license,
                 "fingerprint": corpus.fingerprint,
+                # per evaluation set, so `tokbench compare` can tell runs evaluated on the same text
+                "eval_fingerprints": {role: fingerprint_of({role: corpus.documents(role)})
+                                      for role in corpus.roles() if role != "train"},
                 "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
                 "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
                 "sources": role_sources(corpus),

@@ -23,9 +23,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--out", type=Path, required=True, help="the dataset folder (new, empty or an earlier export)")
     export.set_defaults(handler=handle_export)
 
+    compare = subparsers.add_parser(
+        "compare",
+        help="put several runs (or exported results folders) side by side: Markdown, HTML and CSV",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Write OUT/comparison.{md,html,csv}: rows run/tokenizer, columns languages, one table per\n"
+            "metric and evaluation set, with CIs and the report's markers. Cells stand side by side only\n"
+            "where the runs' manifests give the same evaluation-data fingerprint; otherwise the runs get\n"
+            "separate tables saying why. A RUN is a `tokbench run` directory or an `export-results` folder."
+        ),
+        epilog="example:\n  tokbench compare runs/paper runs/my-tokenizer --out comparisons/mine",
+    )
+    compare.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN")
+    compare.add_argument("--out", type=Path, required=True, help="folder for comparison.{md,html,csv}")
+    compare.set_defaults(handler=handle_compare)
+
 
 def handle_export(args: argparse.Namespace) -> int:
     from benchmarks.export import export_results
 
     print(f"dataset: {export_results(args.run_dir, args.out)}")
+    return 0
+
+
+def handle_compare(args: argparse.Namespace) -> int:
+    from benchmarks.compare import write_comparison
+    from benchmarks.files import check_writable_dir
+
+    check_writable_dir(args.out, "comparison folder (--out)")
+    out = write_comparison(args.run_dirs, args.out)
+    print(f"comparison: {out / 'comparison.md'}, {out / 'comparison.html'}, {out / 'comparison.csv'}")
     return 0

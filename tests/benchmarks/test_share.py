@@ -82,3 +82,90 @@ def test_export_refuses_foreign_folders_and_read_checks_the_schema(quick_run: Pa
     pq.write_table(table.set_column(table.schema.get_field_index("n"), "n", n_as_text), out / "results.parquet")
     assert main(["check", str(out), "--baseline", str(REPO / "results/baseline/quick.json")]) == 2
     assert "field 'n' is string, expected int64" in capsys.readouterr().err
+
+
+def _tables(markdown: str) -> dict[str, list[str]]:
+    """Markdown comparison: heading -> its lines (note and table)."""
+    tables: dict[str, list[str]] = {}
+    heading = None
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            heading = line[3:]
+            tables[heading] = []
+        elif heading is not None and line:
+            tables[heading].append(line)
+    return tables
+
+
+def _rows(lines: list[str]) -> dict[str, list[str]]:
+    table = [line for line in lines if line.startswith("|")][2:]
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in table]
+    return {row[0]: row[1:] for row in cells}
+
+
+def test_a_run_and_its_exported_dataset_compare_cell_for_cell(quick_run: Path, tmp_path: Path) -> None:
+    exported = tmp_path / "published"
+    assert main(["export-results", str(quick_run), "--out", str(exported)]) == 0
+    out = tmp_path / "comparison"
+    assert main(["compare", str(quick_run), str(exported), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["comparison.csv", "comparison.html", "comparison.md"]
+    tables = _tables((out / "comparison.md").read_text(encoding="utf-8"))
+    heading = "bytes / token (`bytes_per_token`) on `test`"
+    assert heading in tables and not any(", table 2" in h for h in tables)  # same data: never split
+    for lines in tables.values():
+        rows = _rows(lines)
+        local = {label.split("/", 1)[1]: cells for label, cells in rows.items() if label.startswith("quick/")}
+        published = {label.split("/", 1)[1]: cells for label, cells in rows.items() if label.startswith("published/")}
+        assert local and local == published
+
+    # the cells are the report's own: the quick report's bytes_per_token table, row for row
+    report_md = (QUICK / "report.md").read_text(encoding="utf-8")
+    section = report_md.split("### bytes / token (`bytes_per_token`)\n\n", 1)[1]
+    report_rows = _rows(section.split("\n\n", 2)[1].splitlines())  # after the caption
+    compared = _rows(tables[heading])
+    assert len(report_rows) == 9 and report_rows == {
+        label.split("/", 1)[1]: cells for label, cells in compared.items() if label.startswith("quick/")}
+
+    frame = pd.read_csv(out / "comparison.csv", keep_default_na=False)
+    assert set(frame["table"]) >= {"bytes_per_token--test"}
+    html = (out / "comparison.html").read_text(encoding="utf-8")
+    assert html.count("<table>") == len(tables) and "http" not in html
+
+
+def test_runs_on_different_evaluation_data_get_separate_tables(quick_run: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(quick_run, other)
+    manifest = json.loads((other / "manifest.json").read_text(encoding="utf-8"))
+    manifest["corpora"]["embedded-kor"]["fingerprint"] = "0" * 64  # as if its Korean text were another
+    (other / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    out = tmp_path / "comparison"
+    assert main(["compare", str(quick_run), str(other), "--out", str(out)]) == 0
+    tables = _tables((out / "comparison.md").read_text(encoding="utf-8"))
+    first, second = tables["bytes / token (`bytes_per_token`) on `test`"], \
+        tables["bytes / token (`bytes_per_token`) on `test`, table 2"]  # fmt: skip
+    assert all(label.startswith("quick/") for label in _rows(first))
+    assert all(label.startswith("other/") for label in _rows(second))
+    assert any("other data" in line and "kor_Hang" in line and "000000000000" in line for line in second)
+
+
+def test_per_set_fingerprints_decide_when_every_run_has_them(quick_run: Path, tmp_path: Path) -> None:
+    """Two runs trained on different text (corpus fingerprints differ) but tested on the same test text
+    (the same per-set fingerprint) are comparable; a differing per-set fingerprint splits them."""
+    other = tmp_path / "other"
+    shutil.copytree(quick_run, other)
+    for run, corpus_print in ((quick_run, "a" * 64), (other, "b" * 64)):
+        manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+        for entry in manifest["corpora"].values():
+            entry["fingerprint"], entry["eval_fingerprints"] = corpus_print, {"test": "c" * 64}
+        (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    heading = "bytes / token (`bytes_per_token`) on `test`"
+    assert main(["compare", str(quick_run), str(other), "--out", str(tmp_path / "same")]) == 0
+    tables = _tables((tmp_path / "same" / "comparison.md").read_text(encoding="utf-8"))
+    assert f"{heading}, table 2" not in tables and len(_rows(tables[heading])) == 18
+
+    manifest = json.loads((other / "manifest.json").read_text(encoding="utf-8"))
+    manifest["corpora"]["embedded-tur"]["eval_fingerprints"]["test"] = "d" * 64
+    (other / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["compare", str(quick_run), str(other), "--out", str(tmp_path / "split")]) == 0
+    tables = _tables((tmp_path / "split" / "comparison.md").read_text(encoding="utf-8"))
+    assert any("tur_Latn" in line and "set fingerprint dddddddddddd" in line for line in tables[f"{heading}, table 2"])
