@@ -135,11 +135,15 @@ def compare_runs(run_dirs: list[Path]) -> list[ComparedTable]:
     return tables
 
 
+#: what a cell shows, above the tables of both formats
+LEGEND = ("Cells: value [CI] at each run's report vocabulary size (the CI level is each run's own); bold = best "
+          f"of a column across the runs; {report.UNK_MARK} = not ranked, unknown-token share above the run's "
+          f"threshold; {report.BASELINE_MARK} = not ranked, a boundary baseline; {report.REACHED_MARK}N = the "
+          "tokenizer reached N ids, not the size requested.")  # fmt: skip
+
+
 def markdown(tables: list[ComparedTable], names: list[str]) -> str:
-    lines = ["# tokbench comparison", "", f"Runs: {', '.join(f'`{n}`' for n in names)}. " + render.md_escape(
-        "Cells: value [95% CI] at each run's report vocabulary size; bold = best of a column across runs; "
-        f"{report.UNK_MARK} = unknown-token share above the run's threshold; {report.BASELINE_MARK} = a boundary "
-        f"baseline; {report.REACHED_MARK}N = vocabulary size reached.")]  # fmt: skip
+    lines = ["# tokbench comparison", "", f"Runs: {', '.join(f'`{n}`' for n in names)}. " + render.md_escape(LEGEND)]
     for compared in tables:
         lines += ["", f"## {compared.table.heading}", ""]
         lines += [f"*Separate table: {render.md_escape(compared.note)}.*", ""] if compared.note else []
@@ -168,7 +172,8 @@ def html_page(tables: list[ComparedTable], names: list[str]) -> str:
              "small{color:#555}.note{color:#a40}")  # fmt: skip
     title = f"tokbench comparison: {', '.join(names)}"
     return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>\n" + "\n".join(body)
+            f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>\n<p>{html.escape(LEGEND)}</p>\n"
+            + "\n".join(body)
             + "\n</body></html>\n")  # fmt: skip
 
 

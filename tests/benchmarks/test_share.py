@@ -169,3 +169,18 @@ def test_per_set_fingerprints_decide_when_every_run_has_them(quick_run: Path, tm
     assert main(["compare", str(quick_run), str(other), "--out", str(tmp_path / "split")]) == 0
     tables = _tables((tmp_path / "split" / "comparison.md").read_text(encoding="utf-8"))
     assert any("tur_Latn" in line and "set fingerprint dddddddddddd" in line for line in tables[f"{heading}, table 2"])
+
+
+def test_compare_names_an_unreadable_run_and_writes_nothing(quick_run: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture) -> None:  # fmt: skip
+    out = tmp_path / "comparison"
+    assert main(["compare", str(quick_run), str(tmp_path / "absent"), "--out", str(out)]) == 2
+    assert "absent: no such run directory" in capsys.readouterr().err
+    assert not out.exists()
+    broken = tmp_path / "broken"
+    shutil.copytree(quick_run, broken)
+    manifest = json.loads((broken / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["corpora"]["embedded-kor"]["fingerprint"]
+    (broken / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["compare", str(quick_run), str(broken), "--out", str(out)]) == 2
+    assert "corpora.embedded-kor.fingerprint is missing" in capsys.readouterr().err and not out.exists()
