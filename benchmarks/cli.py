@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "benchmarks.commands.corpora",  # corpora list/show/stats/validate/agreement
     "benchmarks.commands.experiments",  # run, report, check
     "benchmarks.commands.bench",  # bench (performance harness)
+    "benchmarks.commands.data",  # data fetch/verify
 ]
 
 

@@ -1,0 +1,103 @@
+"""`tokbench data fetch` and `tokbench data verify`: the data root from the manifest shipped with tokbench."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from benchmarks import datafetch
+
+FETCH_VARIABLE = "TOKBENCH_FETCH"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    data = subparsers.add_parser(
+        "data", help="download (fetch) or check (verify) the data root the paper configs read",
+        description="The data root (FLORES-200, UD treebanks, morpheme gold, published tokenizer files and tables), "
+        "rebuilt byte for byte from raw files at pinned commits listed in benchmarks/data/manifest.tsv.",
+    )
+    commands = data.add_subparsers(dest="data_command", metavar="ACTION", required=True)
+    fetch = commands.add_parser(
+        "fetch",
+        help="download the data root; files already present and verified are skipped",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=(
+            "Download every file of the manifest into DIR, check its sha256 before moving it into place,\n"
+            "skip files already present and verified, resume an interrupted download, retry transient\n"
+            "failures with backoff, and write DIR/SOURCES.tsv (origin and licence of every file).\n\n"
+            f"{datafetch.MIRROR_VARIABLE}=http://HOST:PORT fetches every URL https://H/P as http://HOST:PORT/H/P.\n"
+            "Exit status: 0 = every file fetched or already there, 1 = a file failed (404, sha256 mismatch,\n"
+            "retries exhausted; the others are still fetched), 2 = no network, bad input, disk full or permission."
+        ),
+        epilog="examples:\n  tokbench data fetch\n  tokbench data fetch DIR --only flores tokenizers\n"
+        "  tokbench data fetch --languages fin_Latn kaz_Cyrl",
+    )
+    fetch.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR",
+                       help="data root to fill (default: $TOKBENCH_CACHE/data, i.e. ~/.cache/tokbench/data)")
+    fetch.add_argument("--only", nargs="+", choices=datafetch.GROUPS, metavar="GROUP",
+                       help=f"fetch only these groups: {' '.join(datafetch.GROUPS)}")
+    fetch.add_argument("--languages", nargs="+", metavar="LANG",
+                       help="FLORES-200 languages to fetch instead of the manifest's four (any code of Petrov "
+                       "et al.'s repository, e.g. fin_Latn)")  # fmt: skip
+    fetch.add_argument("--quiet", action="store_true", help="no progress bar")
+    fetch.set_defaults(handler=handle_fetch)
+
+    verify = commands.add_parser(
+        "verify", help="check every manifest file of a data root; exit 1 on a missing or differing file",
+        description="Compare every file of DIR with the manifest's sha256 and size; list missing, differing and "
+        "extra files. Exit status: 0 = all present and matching, 1 = a file missing or differing, 2 = bad input.",
+    )
+    verify.add_argument("dir", type=Path, metavar="DIR")
+    verify.add_argument("--only", nargs="+", choices=datafetch.GROUPS, metavar="GROUP", help="check only these groups")
+    verify.set_defaults(handler=handle_verify)
+
+
+def handle_fetch(args: argparse.Namespace) -> int:
+    root = args.dir or datafetch.default_data_dir()
+    print(f"data root: {root}")
+    result = run_fetch(root, only=args.only, languages=args.languages, progress=not args.quiet)
+    return 1 if result.failed else 0
+
+
+def run_fetch(root: Path, *, only=None, languages=None, progress: bool = True) -> datafetch.FetchResult:
+    """Fetch, then print the summary and the licences that restrict use (shared with `run --fetch`)."""
+    result = datafetch.fetch(root, only=only, languages=languages, progress=progress)
+    for path, reason in result.failed.items():
+        print(f"failed: {path}: {reason}", file=sys.stderr)
+    for path, reason in result.unavailable.items():
+        print(f"not downloadable: {path}: {reason}", file=sys.stderr)
+    print(f"{len(result.fetched)} fetched, {len(result.present)} already there, {len(result.failed)} failed"
+          + (f", {len(result.unavailable)} not downloadable" if result.unavailable else ""))  # fmt: skip
+    entries = datafetch.read_manifest()
+    here = set(result.fetched) | set(result.present)
+    restricted = datafetch.restrictive_licenses(e for e in entries if e.path in here)
+    if restricted:
+        print("licences that restrict use (see SOURCES.tsv):")
+        for license_text, paths in restricted.items():
+            print(f"  {license_text}: {', '.join(paths)}")
+    return result
+
+
+def handle_verify(args: argparse.Namespace) -> int:
+    from benchmarks.errors import BenchmarkError
+
+    if not args.dir.is_dir():
+        raise BenchmarkError(f"{args.dir}: no such directory")
+    check = datafetch.verify(args.dir, only=args.only)
+    for path in check.missing:
+        print(f"missing: {path}")
+    for path, reason in check.mismatched.items():
+        print(f"differs: {path}: {reason}")
+    for path in check.not_downloadable:
+        print(f"missing (no URL in the manifest, copy by hand): {path}")
+    for path in check.extra:
+        print(f"extra (not in the manifest): {path}")
+    print(f"{len(check.matching)} matching, {len(check.mismatched)} differing, {len(check.missing)} missing, "
+          f"{len(check.not_downloadable)} not downloadable, {len(check.extra)} extra")  # fmt: skip
+    return 0 if check.ok else 1
+
+
+def fetch_requested(flag: bool) -> bool:
+    return flag or os.environ.get(FETCH_VARIABLE) == "1"
