@@ -52,6 +52,8 @@ BOOKKEEPING = {"MANIFEST.tsv", LOCAL_MANIFEST, SOURCES_FILE, "README.md"}
 RESTRICTIVE = re.compile(r"\bNC\b|non-?commercial|Llama 2|Tongyi Qianwen", re.IGNORECASE)
 FLORES_CODE = re.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
 CHUNK = 1 << 16
+#: retry policy and read timeout (seconds) of a fetch
+ATTEMPTS, BACKOFF, TIMEOUT = 5, 1.0, 60.0
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,10 @@ def default_data_dir() -> Path:
     return cache_home() / "data"
 
 
-def read_manifest(path: Path = SHIPPED_MANIFEST) -> list[Entry]:
-    """The rows of a manifest TSV (``#`` lines are comments); a bad row is a BenchmarkError naming the line."""
+def read_manifest(path: Path | None = None) -> list[Entry]:
+    """The rows of a manifest TSV (default: the shipped one; ``#`` lines are comments); a bad row is a
+    BenchmarkError naming the line."""
+    path = path or SHIPPED_MANIFEST
     entries = []
     lines = path.read_text(encoding="utf-8").splitlines()
     header: list[str] | None = None
@@ -313,10 +317,15 @@ def is_verified(entry: Entry, root: Path) -> bool:
 
 
 def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[str] | None = None,
-          manifest: Sequence[Entry] | None = None, attempts: int = 5, backoff: float = 1.0,
-          timeout: float = 60.0, progress: bool = True) -> FetchResult:  # fmt: skip
-    """Fetch the selected entries of ``manifest`` (default: the shipped one) into ``root``."""
+          manifest: Sequence[Entry] | None = None, attempts: int | None = None, backoff: float | None = None,
+          timeout: float | None = None, progress: bool = True) -> FetchResult:  # fmt: skip
+    """Fetch the selected entries of ``manifest`` (default: the shipped one) into ``root``; the retry policy
+    defaults to ``ATTEMPTS``, ``BACKOFF`` and ``TIMEOUT``."""
     from tqdm import tqdm
+
+    attempts = ATTEMPTS if attempts is None else attempts
+    backoff = BACKOFF if backoff is None else backoff
+    timeout = TIMEOUT if timeout is None else timeout
 
     manifest = list(manifest) if manifest is not None else read_manifest()
     root.mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,7 @@ class MirrorServer:
             def log_message(self, *_: object) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:
                 path = self.path.lstrip("/")
                 server.requests.append((path, self.headers.get("Range")))
                 file = server.root / path
