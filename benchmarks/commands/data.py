@@ -101,3 +101,44 @@ def handle_verify(args: argparse.Namespace) -> int:
 
 def fetch_requested(flag: bool) -> bool:
     return flag or os.environ.get(FETCH_VARIABLE) == "1"
+
+
+def add_fetch_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fetch", action="store_true",
+                        help="without a data root, run `tokbench data fetch` into the cache first "
+                        f"(or {FETCH_VARIABLE}=1)")  # fmt: skip
+
+
+def data_root_or_fetch(data_dir: Path | None, fetch_flag: bool, needed_by: str) -> Path:
+    """The data root a command needs: ``--data-dir``, ``$TOKBENCH_DATA``, a data root fetched earlier into the
+    cache, or (only with ``--fetch`` / ``TOKBENCH_FETCH=1``: never a silent download) one fetched now."""
+    from benchmarks.errors import BenchmarkError
+    from corpora.sources import data_root
+
+    root = data_root(data_dir)
+    if root is not None:
+        return root
+    cached = datafetch.default_data_dir()
+    if not fetch_requested(fetch_flag):
+        if cached.is_dir() and datafetch.verify(cached).ok:
+            print(f"data root: {cached} (fetched by `tokbench data fetch`)", file=sys.stderr)
+            return cached
+        raise BenchmarkError(f"{needed_by} needs a data root and none is given: fetch one with `tokbench data fetch` "
+                             "(or add --fetch), or pass --data-dir DIR / set TOKBENCH_DATA")  # fmt: skip
+    print(f"data root: {cached}", file=sys.stderr)
+    result = run_fetch(cached, progress=sys.stderr.isatty())
+    if result.failed:
+        raise BenchmarkError(f"`tokbench data fetch {cached}` failed for {len(result.failed)} files "
+                             f"({', '.join(result.failed)}); run it again to resume")  # fmt: skip
+    return cached
+
+
+def config_needs_data_root(config: object) -> bool:
+    """Whether an experiment config reads a corpus from the data root (a ``path`` source of its spec)."""
+    from corpora.spec import load_spec
+
+    for entry in config.corpora:  # type: ignore[attr-defined]
+        spec = load_spec(config.corpus_source(entry))  # type: ignore[attr-defined]
+        if any(source.kind == "path" for source in spec.sources):
+            return True
+    return False

@@ -268,3 +268,50 @@ def test_the_shipped_manifest_is_well_formed():
         assert entry.urls or entry.note, entry.path
         assert all(url.startswith("https://") for url in entry.urls)
     assert os.path.basename(datafetch.SHIPPED_MANIFEST) == "manifest.tsv"
+
+
+@pytest.mark.parametrize("command", [["run", "paper"], ["run", "inference"], ["reproduce", "petrov2023"]])
+def test_commands_without_a_data_root_say_how_to_fetch_one(mirror, tmp_path, monkeypatch, capsys, command):
+    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("TOKBENCH_FETCH", raising=False)
+    assert main([*command, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "needs a data root" in err and "`tokbench data fetch`" in err
+    assert mirror.requests == []  # no network access without --fetch
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("how", ["flag", "variable"])
+def test_fetch_option_fetches_into_the_cache_and_goes_on(mirror, tmp_path, monkeypatch, capsys, how):
+    monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    argv = ["reproduce", "petrov2023", "--languages", "tur_Latn", "--out", str(tmp_path / "out")]
+    if how == "flag":
+        argv.append("--fetch")
+    else:
+        monkeypatch.setenv("TOKBENCH_FETCH", "1")
+    # it goes on to read the fetched root: the sample's FLORES file is a 100-line excerpt, which petrov2023 refuses
+    fetched = tmp_path / "cache" / "data"
+    assert main(argv) == 2
+    assert_identical(fetched)
+    err = capsys.readouterr().err
+    assert f"{fetched}/flores/tur_Latn.txt: 100 lines, expected 2,009" in err
+    # a later run finds the fetched data root in the cache without --fetch and downloads nothing
+    monkeypatch.delenv("TOKBENCH_FETCH", raising=False)
+    before = len(mirror.requests)
+    assert main(argv[:6]) == 2
+    assert len(mirror.requests) == before
+    err = capsys.readouterr().err
+    assert f"data root: {fetched} (fetched by" in err and "100 lines, expected 2,009" in err
+
+
+def test_provenance_records_a_data_root_that_differs(mirror, tmp_path):
+    root = tmp_path / "data"
+    fetch(root)
+    assert datafetch.provenance(root)["matches_manifest"] is True
+    (root / ENG).write_bytes(b"mine\n")
+    (root / DROP_FILE).unlink()
+    facts = datafetch.provenance(root)
+    assert facts["matches_manifest"] is False
+    assert facts["differing"] == [ENG] and facts["missing"] == [DROP_FILE]
