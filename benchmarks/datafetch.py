@@ -51,6 +51,10 @@ BOOKKEEPING = {"MANIFEST.tsv", LOCAL_MANIFEST, SOURCES_FILE, "README.md"}
 #: licence texts that restrict use (printed after every fetch that includes such a file)
 RESTRICTIVE = re.compile(r"\bNC\b|non-?commercial|Llama 2|Tongyi Qianwen", re.IGNORECASE)
 FLORES_CODE = re.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
+UD_NAME = re.compile(r"^UD_([A-Z][A-Za-z_]*)-([A-Za-z0-9]+)(?:@([\w.\-]+))?$")
+#: the UD release tag ``--ud`` reads when the name gives none (the manifest's UD files are at r2.11-r2.18)
+UD_DEFAULT_TAG = "r2.16"
+UD_RAW = "https://raw.githubusercontent.com/UniversalDependencies"
 CHUNK = 1 << 16
 #: retry policy and read timeout (seconds) of a fetch
 ATTEMPTS, BACKOFF, TIMEOUT = 5, 1.0, 60.0
@@ -67,6 +71,8 @@ class Entry:
     transform: str = ""
     license: str = ""
     note: str = ""
+    #: a file a treebank may lack (``--ud``: not every treebank has a train or dev split): a 404 is no failure
+    optional: bool = False
 
     @property
     def group(self) -> str:
@@ -190,8 +196,29 @@ def flores_entry(language: str, manifest: Sequence[Entry]) -> Entry:
     return Entry(path, None, None, urls, "", template.license)
 
 
+def ud_entries(name: str) -> list[Entry]:
+    """The train/dev/test files of a Universal Dependencies treebank ``UD_<Language>-<Treebank>[@TAG]`` from its
+    repository at a release tag (default ``UD_DEFAULT_TAG``), stored as ``ud/<code>/<code>_<treebank>-ud-<split>
+    .conllu`` (UD's own file names: ISO 639-1 code where one exists, else ISO 639-3)."""
+    import pycountry
+
+    match = UD_NAME.match(name)
+    if not match:
+        raise BenchmarkError(f"--ud {name}: expected a treebank name such as UD_Finnish-TDT (optionally @r2.16)")
+    language_name, treebank, tag = match.group(1), match.group(2), match.group(3) or UD_DEFAULT_TAG
+    language = pycountry.languages.get(name=language_name.replace("_", " "))
+    if language is None:
+        raise BenchmarkError(f"--ud {name}: {language_name.replace('_', ' ')!r} is not a language name pycountry knows")
+    code = getattr(language, "alpha_2", None) or language.alpha_3
+    stem = f"{code}_{treebank.lower()}"
+    repository = f"UD_{language_name}-{treebank}"
+    return [Entry(f"ud/{code}/{stem}-ud-{split}.conllu", None, None, (f"{UD_RAW}/{repository}/{tag}/{stem}-ud-{split}"
+                  ".conllu",), "", f"see {repository}'s LICENSE.txt at {tag}", optional=True)
+            for split in ("train", "dev", "test")]  # fmt: skip
+
+
 def select(manifest: Sequence[Entry], only: Sequence[str] | None, languages: Sequence[str] | None,
-           local: Sequence[Entry] = ()) -> list[Entry]:  # fmt: skip
+           local: Sequence[Entry] = (), treebanks: Sequence[str] | None = None) -> list[Entry]:  # fmt: skip
     """The entries a fetch or verify covers: ``only`` groups, FLORES restricted to ``languages`` when given."""
     groups = list(only or GROUPS)
     for group in groups:
@@ -206,6 +233,9 @@ def select(manifest: Sequence[Entry], only: Sequence[str] | None, languages: Seq
     elif "flores" in groups:
         known = {e.path for e in chosen}
         chosen += [e for e in local if e.group == "flores" and e.path not in known]
+    for name in treebanks or ():
+        for entry in ud_entries(name):
+            chosen.append(recorded.get(entry.path, entry))
     return chosen
 
 
@@ -291,7 +321,7 @@ def fetch_entry(entry: Entry, root: Path, *, attempts: int, backoff: float, time
         except urllib.error.HTTPError as exc:
             for stale in parts:
                 stale.unlink(missing_ok=True)
-            raise FileFailure(f"{fetched_url}: HTTP {exc.code} {exc.reason}") from None
+            raise FileFailure(f"{fetched_url}: HTTP {exc.code} {exc.reason}", exc.code) from None
     data = apply_transform(b"".join(part.read_bytes() for part in parts), entry.transform)
     digest = hashlib.sha256(data).hexdigest()
     if entry.sha256 is not None and (digest != entry.sha256 or len(data) != entry.size):
@@ -306,7 +336,9 @@ def fetch_entry(entry: Entry, root: Path, *, attempts: int, backoff: float, time
 
 
 class FileFailure(Exception):
-    pass
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def is_verified(entry: Entry, root: Path) -> bool:
@@ -317,8 +349,9 @@ def is_verified(entry: Entry, root: Path) -> bool:
 
 
 def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[str] | None = None,
-          manifest: Sequence[Entry] | None = None, attempts: int | None = None, backoff: float | None = None,
-          timeout: float | None = None, progress: bool = True) -> FetchResult:  # fmt: skip
+          treebanks: Sequence[str] | None = None, manifest: Sequence[Entry] | None = None,
+          attempts: int | None = None, backoff: float | None = None, timeout: float | None = None,
+          progress: bool = True) -> FetchResult:  # fmt: skip
     """Fetch the selected entries of ``manifest`` (default: the shipped one) into ``root``; the retry policy
     defaults to ``ATTEMPTS``, ``BACKOFF`` and ``TIMEOUT``."""
     from tqdm import tqdm
@@ -331,7 +364,7 @@ def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[
     root.mkdir(parents=True, exist_ok=True)
     local_path = root / LOCAL_MANIFEST
     local = {e.path: e for e in read_manifest(local_path)} if local_path.is_file() else {}
-    entries = select(manifest, only, languages, list(local.values()))
+    entries = select(manifest, only, languages, list(local.values()), treebanks)
     result = FetchResult()
     todo = []
     for entry in entries:
@@ -351,7 +384,10 @@ def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[
                 done = fetch_entry(entry, root, attempts=attempts, backoff=backoff, timeout=timeout,
                                    on_bytes=bar.update)  # fmt: skip
             except FileFailure as exc:
-                result.failed[entry.path] = str(exc)
+                if entry.optional and exc.status == 404:
+                    result.unavailable[entry.path] = f"not in this treebank ({exc})"
+                else:
+                    result.failed[entry.path] = str(exc)
                 continue
             result.fetched.append(entry.path)
             if entry.sha256 is None:  # not in the shipped manifest: recorded now, checked from now on

@@ -41,6 +41,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fetch.add_argument("--languages", nargs="+", metavar="LANG",
                        help="FLORES-200 languages to fetch instead of the manifest's four (any code of Petrov "
                        "et al.'s repository, e.g. fin_Latn)")  # fmt: skip
+    fetch.add_argument("--ud", nargs="+", metavar="UD_LANG-TREEBANK",
+                       help="also fetch these Universal Dependencies treebanks (train/dev/test) from their "
+                       f"repositories at a release tag, e.g. UD_Finnish-TDT or UD_Finnish-TDT@r2.15 "
+                       f"(default tag {datafetch.UD_DEFAULT_TAG})")  # fmt: skip
     fetch.add_argument("--quiet", action="store_true", help="no progress bar")
     fetch.set_defaults(handler=handle_fetch)
 
@@ -57,19 +61,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle_fetch(args: argparse.Namespace) -> int:
     root = args.dir or datafetch.default_data_dir()
     print(f"data root: {root}")
-    result = run_fetch(root, only=args.only, languages=args.languages, progress=not args.quiet)
+    result = run_fetch(root, only=args.only, languages=args.languages, treebanks=args.ud, progress=not args.quiet)
     return 1 if result.failed else 0
 
 
-def run_fetch(root: Path, *, only=None, languages=None, progress: bool = True) -> datafetch.FetchResult:
+def run_fetch(root: Path, *, only=None, languages=None, treebanks=None, progress: bool = True) -> datafetch.FetchResult:
     """Fetch, then print the summary and the licences that restrict use (shared with `run --fetch`)."""
-    result = datafetch.fetch(root, only=only, languages=languages, progress=progress)
+    result = datafetch.fetch(root, only=only, languages=languages, treebanks=treebanks, progress=progress)
     for path, reason in result.failed.items():
         print(f"failed: {path}: {reason}", file=sys.stderr)
     for path, reason in result.unavailable.items():
-        print(f"not downloadable: {path}: {reason}", file=sys.stderr)
+        print(f"not fetched: {path}: {reason}", file=sys.stderr)
     print(f"{len(result.fetched)} fetched, {len(result.present)} already there, {len(result.failed)} failed"
-          + (f", {len(result.unavailable)} not downloadable" if result.unavailable else ""))  # fmt: skip
+          + (f", {len(result.unavailable)} not fetched (listed above)" if result.unavailable else ""))  # fmt: skip
     entries = datafetch.read_manifest()
     here = set(result.fetched) | set(result.present)
     restricted = datafetch.restrictive_licenses(e for e in entries if e.path in here)

@@ -315,3 +315,24 @@ def test_provenance_records_a_data_root_that_differs(mirror, tmp_path):
     facts = datafetch.provenance(root)
     assert facts["matches_manifest"] is False
     assert facts["differing"] == [ENG] and facts["missing"] == [DROP_FILE]
+
+
+def test_a_ud_treebank_is_fetched_from_its_release_tag_and_recorded(mirror, tmp_path, capsys):
+    root = tmp_path / "data"
+    repository = mirror.root / "raw.githubusercontent.com/UniversalDependencies/UD_Finnish-TDT/r2.15"
+    repository.mkdir(parents=True)
+    train, test = (SAMPLE_DATA_ROOT / "ud/en/en_ewt-ud-dev.conllu").read_bytes(), b"# sent_id = 1\n1\tx\n\n"
+    (repository / "fi_tdt-ud-train.conllu").write_bytes(train)
+    (repository / "fi_tdt-ud-test.conllu").write_bytes(test)  # no dev split: a 404 that is no failure
+    assert main(["data", "fetch", str(root), "--only", "ud", "--ud", "UD_Finnish-TDT@r2.15", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "not fetched: ud/fi/fi_tdt-ud-dev.conllu: not in this treebank" in captured.err
+    assert (root / "ud/fi/fi_tdt-ud-train.conllu").read_bytes() == train
+    recorded = {e.path: e for e in datafetch.read_manifest(root / datafetch.LOCAL_MANIFEST)}
+    assert recorded["ud/fi/fi_tdt-ud-test.conllu"].sha256 == hashlib.sha256(test).hexdigest()
+    assert "ud/fi/fi_tdt-ud-dev.conllu" not in recorded
+    (root / "ud/fi/fi_tdt-ud-test.conllu").write_bytes(b"edited\n")
+    assert main(["data", "verify", str(root), "--only", "ud"]) == 1
+    assert "differs: ud/fi/fi_tdt-ud-test.conllu" in capsys.readouterr().out
+    assert main(["data", "fetch", str(root), "--ud", "UD_Finnish", "--quiet"]) == 2
+    assert "--ud UD_Finnish: expected a treebank name such as UD_Finnish-TDT" in capsys.readouterr().err
