@@ -279,8 +279,9 @@ def download(url: str, part: Path, timeout: float, on_bytes: Callable[[int], Non
         received = 0
         with part.open("ab" if offset else "wb") as handle:
             try:
-                while chunk := response.read(CHUNK):
+                while chunk := response.read1(CHUNK):  # what has arrived, not a full CHUNK: saved as it comes
                     handle.write(chunk)
+                    handle.flush()  # what arrived survives a killed process, for the next run to resume from
                     received += len(chunk)
                     on_bytes(len(chunk))
             except (TimeoutError, ConnectionResetError, http.client.HTTPException) as exc:

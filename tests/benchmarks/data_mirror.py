@@ -57,6 +57,11 @@ def build_layout(entries: Sequence[Entry], source_root: Path, dest: Path, split_
 Fault = Callable[[http.server.BaseHTTPRequestHandler, str, bytes], bool]
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # a hanging fault must not hold up the test's teardown
+
+
 class MirrorServer:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -94,7 +99,7 @@ class MirrorServer:
                 self.end_headers()
                 self.wfile.write(body[start:])
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def fail(self, suffix: str, *faults: Fault) -> None:
@@ -118,6 +123,22 @@ def truncated(keep: int) -> Fault:
         handler.end_headers()
         handler.wfile.write(body[:keep])
         handler.wfile.flush()
+        handler.close_connection = True
+        return True
+
+    return answer
+
+
+def hang_after(keep: int, seconds: float) -> Fault:
+    """Announce the whole body, send ``keep`` bytes, then hang (a client killed meanwhile leaves a part file)."""
+
+    def answer(handler: http.server.BaseHTTPRequestHandler, _path: str, body: bytes) -> bool:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body[:keep])
+        handler.wfile.flush()
+        time.sleep(seconds)
         handler.close_connection = True
         return True
 

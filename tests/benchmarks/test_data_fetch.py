@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +21,16 @@ import pytest
 from benchmarks import datafetch
 from benchmarks.cli import main
 from benchmarks.datafetch import Entry
-from tests.benchmarks.data_mirror import build_layout, serving, stall, status, truncated, url_path, wrong_byte
+from tests.benchmarks.data_mirror import (
+    build_layout,
+    hang_after,
+    serving,
+    stall,
+    status,
+    truncated,
+    url_path,
+    wrong_byte,
+)
 from tests.conftest import FULL_DATA_ROOT, SAMPLE_DATA_ROOT
 
 CRLF_FILE = "morph/rus/tikhonov_word2morph_rus.train"
@@ -116,6 +129,30 @@ def test_interrupted_download_resumes_with_a_range_request(mirror, tmp_path):
     assert second.fetched == ["ud/en/en_ewt-ud-dev.conllu"]
     assert mirror.requests[-1] == (served, "bytes=1000-")
     assert_identical(root)
+    assert leftovers(root) == []
+
+
+def test_a_fetch_killed_mid_file_resumes_and_ends_identical(mirror, tmp_path):
+    root = tmp_path / "data"
+    entry = next(e for e in MANIFEST if e.path == "ud/en/en_ewt-ud-dev.conllu")
+    mirror.fail(url_path(entry.urls[0]), hang_after(2000, 60.0))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = ("import sys; from pathlib import Path; from benchmarks import datafetch; from benchmarks.cli import main; "
+             f"datafetch.SHIPPED_MANIFEST = Path({str(datafetch.SHIPPED_MANIFEST)!r}); "
+             f"sys.exit(main(['data', 'fetch', {str(root)!r}, '--only', 'ud', '--quiet']))")  # the test manifest
+    process = subprocess.Popen([sys.executable, "-c", child], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)  # fmt: skip
+    part = root / "ud/en/.en_ewt-ud-dev.conllu.part0"
+    deadline = time.monotonic() + 30
+    while not (part.is_file() and part.stat().st_size == 2000) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert part.stat().st_size == 2000 and not (root / entry.path).exists()
+    result = fetch(root, only=["ud"])
+    assert entry.path in result.fetched and not result.failed
+    assert (url_path(entry.urls[0]), "bytes=2000-") in mirror.requests
+    assert_identical(root, {e.path for e in MANIFEST if e.group == "ud"})
     assert leftovers(root) == []
 
 
