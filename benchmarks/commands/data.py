@@ -146,3 +146,56 @@ def config_needs_data_root(config: object) -> bool:
         if any(source.kind == "path" for source in spec.sources):
             return True
     return False
+
+
+def new_corpus_spec(language: str, treebank: str, root: Path) -> tuple[str, str]:
+    """A corpus spec (id, TOML text) for ``language`` from a UD treebank and FLORES-200 in the data root ``root``:
+    train = the treebank's train file (else its dev file), test = its test file, eval = FLORES dev+devtest as
+    the parallel set.  Licence fields name the sources; the user reviews the spec before using it."""
+    from benchmarks.errors import BenchmarkError
+
+    flores = datafetch.flores_entry(language, datafetch.read_manifest())
+    splits = {entry.path.rsplit("-", 1)[1].removesuffix(".conllu"): entry for entry in datafetch.ud_entries(treebank)}
+    present = {split: entry for split, entry in splits.items() if (root / entry.path).is_file()}
+    train = present.get("train") or present.get("dev")
+    if train is None or "test" not in present:
+        raise BenchmarkError(f"{root}: {treebank} needs a train (or dev) and a test file under ud/; fetch them with "
+                             f"`tokbench data fetch --ud {treebank}`")  # fmt: skip
+    if not (root / flores.path).is_file():
+        raise BenchmarkError(f"{root / flores.path}: not found; fetch it with "
+                             f"`tokbench data fetch --languages {language}`")  # fmt: skip
+    corpus_id = f"ud-{language.split('_')[0]}"
+    repository = treebank.split("@")[0]
+    text = f'''# Written by `tokbench corpora new {language} --ud {treebank}`: review it (licences, splits) before use.
+id = "{corpus_id}"
+language = "{language}"
+license = "{train.license} ({repository}); {flores.license}"
+description = """
+{repository} text with gold word segmentation. train: its {train.path.rsplit('-', 1)[1].removesuffix('.conllu')} file;
+test: its test file; eval: FLORES-200 dev+devtest (line i is the same sentence in every language).
+"""
+provenance = "data root {train.path.rsplit('/', 1)[0]}/ and flores/ (tokbench data fetch; see SOURCES.tsv)"
+
+[[sources]]
+kind = "path"
+role = "train"
+format = "conllu"
+files = "{train.path}"
+
+[[sources]]
+kind = "path"
+role = "test"
+format = "conllu"
+files = "{present['test'].path}"
+
+[[sources]]
+kind = "path"
+role = "eval"
+format = "text"
+files = "{flores.path}"
+  [sources.parallel]
+  name = "flores-200"
+  key = "line"
+  dev = [1, 997]      # FLORES-200 dev; lines 998-2009 are devtest
+'''
+    return corpus_id, text

@@ -373,3 +373,30 @@ def test_a_ud_treebank_is_fetched_from_its_release_tag_and_recorded(mirror, tmp_
     assert "differs: ud/fi/fi_tdt-ud-test.conllu" in capsys.readouterr().out
     assert main(["data", "fetch", str(root), "--ud", "UD_Finnish", "--quiet"]) == 2
     assert "--ud UD_Finnish: expected a treebank name such as UD_Finnish-TDT" in capsys.readouterr().err
+
+
+def test_adding_a_language_is_two_commands(mirror, tmp_path, monkeypatch, capsys):
+    from corpora.loader import load_corpus
+
+    root = tmp_path / "data"
+    repository = mirror.root / "raw.githubusercontent.com/UniversalDependencies/UD_Finnish-TDT/r2.16"
+    repository.mkdir(parents=True)
+    for split, sample in (("train", "en_ewt-ud-dev"), ("test", "en_ewt-ud-test")):  # stand-ins in UD's format
+        sample_bytes = (SAMPLE_DATA_ROOT / f"ud/en/{sample}.conllu").read_bytes()
+        (repository / f"fi_tdt-ud-{split}.conllu").write_bytes(sample_bytes)
+    flores = (SAMPLE_DATA_ROOT / ENG).read_bytes().splitlines(keepends=True)
+    for url, part in zip(MANIFEST[0].urls, [flores[:SPLIT_LINE], flores[SPLIT_LINE:]], strict=True):
+        (mirror.root / url_path(url.replace("/eng_Latn.", "/fin_Latn."))).write_bytes(b"".join(part))
+    assert main(["data", "fetch", str(root), "--only", "flores", "--languages", "fin_Latn", "--ud", "UD_Finnish-TDT",
+                 "--quiet"]) == 0  # fmt: skip
+    spec = tmp_path / "ud-fin.toml"
+    new = ["corpora", "new", "fin_Latn", "--ud", "UD_Finnish-TDT", "--data-dir", str(root), "--out", str(spec)]
+    assert main(new) == 0
+    text = spec.read_text(encoding="utf-8")
+    assert 'files = "ud/fi/fi_tdt-ud-train.conllu"' in text and 'files = "flores/fin_Latn.txt"' in text
+    assert "UD_Finnish-TDT" in text and "CC BY-SA 4.0" in text
+    corpus = load_corpus(spec, data_dir=root)
+    assert corpus.spec.id == "ud-fin" and set(corpus.roles()) == {"train", "test", "eval"}
+    assert len(corpus.documents("eval")) == len(flores)
+    assert main(new) == 2
+    assert "exists" in capsys.readouterr().err
