@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "benchmarks.commands.experiments",  # run, report, check
     "benchmarks.commands.bench",  # bench (performance harness)
     "benchmarks.commands.share",  # export-results, compare
+    "benchmarks.commands.data",  # data fetch/verify
 ]
 
 

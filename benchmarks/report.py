@@ -813,6 +813,11 @@ def run_facts(run: Run) -> list[str]:
         f"(`report.match = \"{run.match}\"`); published tokenizers have their own vocabularies"
     )
     lines.append(f"- `<unk>` threshold: {run.unk_threshold:.0%} of tokens (`report.unk_threshold`)")
+    data_root = manifest.get("data_root")
+    if isinstance(data_root, dict) and data_root.get("matches_manifest") is False:
+        counts = {name: len(data_root.get(name) or []) for name in ("differing", "missing", "extra")}
+        lines.append("- data root: differs from tokbench's manifest (`tokbench data verify DIR` lists the files): "
+                     + ", ".join(f"{count} {name}" for name, count in counts.items()))  # fmt: skip
     packages = manifest.get("packages")
     if isinstance(packages, dict) and packages:
         lines.append("- packages: " + ", ".join(f"{name} {packages[name]}" for name in sorted(packages)))

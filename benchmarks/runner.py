@@ -420,7 +420,7 @@ def run_experiment(
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
             write_examples(out_dir, corpora, parallel)
-            write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started)
+            write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
             if on_report is not None:
                 on_report(out_dir)
         return out_dir
@@ -566,7 +566,10 @@ def git_revision() -> str:
 
 
 def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus],
-                   pretrained: dict[str, PretrainedRow], parallel: ParallelPlan, seconds: float) -> None:  # fmt: skip
+                   pretrained: dict[str, PretrainedRow], parallel: ParallelPlan, seconds: float,
+                   data_dir: Path | None = None) -> None:  # fmt: skip
+    from benchmarks.datafetch import provenance
+
     manifest = {
         "run": config.name,
         "config": dict(config.to_json(), source=display_path(config.source),
@@ -592,6 +595,8 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
         "pretrained": {label: row.to_json() for label, row in pretrained.items()},
         "parallel": parallel.to_json(),
         "packages": package_versions(),
+        # the data root against tokbench's manifest: users may bring their own data, so a difference is recorded
+        "data_root": provenance(data_dir) if data_dir is not None else None,
         "git_revision": git_revision(),
         "timings": {"total_seconds": round(seconds, 2)},
     }

@@ -306,6 +306,9 @@ def _stream(open_rows: Callable[[], Any], label: str) -> Iterator[dict[str, Any]
         raise
     except Exception as exc:  # datasets raises ValueError, FileNotFoundError, ArrowInvalid, ConnectionError...
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "gated" in str(exc).lower() or type(exc).__name__ == "GatedRepoError":
+            raise CorpusError(f"{label}: a gated dataset: accept its terms on its Hugging Face page, then log in "
+                              f"with a token (`hf auth login` or HF_TOKEN); or {DATA_ROOT_HINT}") from None  # fmt: skip
         raise CorpusError(f"{label}: cannot read rows ({type(exc).__name__}: {reason})") from None
 
 
@@ -342,7 +345,7 @@ def hub_fingerprint(hub: HubSource) -> str:
     try:
         info = HfApi().dataset_info(hub.dataset, revision=hub.revision)
     except GatedRepoError:
-        raise CorpusError(f"{where}: gated; accept its conditions on the hub and log in (`hf auth login`)") from None
+        raise CorpusError(f"{where}: gated; accept its terms on the hub, log in with a token (hf auth login)") from None
     except RepositoryNotFoundError:
         raise CorpusError(f"{where}: no such dataset (or revision) on the Hugging Face hub") from None
     except Exception as exc:  # no network: httpx/requests/OSError/OfflineModeIsEnabled, depending on versions

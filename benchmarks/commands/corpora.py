@@ -32,6 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing = commands.add_parser("list", help="the corpus specs shipped in corpora/*.toml")
     listing.set_defaults(handler=_list)
 
+    new = commands.add_parser("new", help="write a spec for a language from a fetched UD treebank and FLORES-200")
+    new.add_argument("language", metavar="LANG", help="FLORES-200 code, e.g. fin_Latn")
+    new.add_argument("--ud", required=True, metavar="UD_LANG-TREEBANK", help="e.g. UD_Finnish-TDT (as fetched)")
+    new.add_argument("--data-dir", type=Path, default=None,
+                     help="data root holding the files (default: $TOKBENCH_DATA, else the fetched one in the cache)")
+    new.add_argument("--out", type=Path, default=None, help="spec file to write (default: ./<id>.toml)")
+    new.set_defaults(handler=_new)
+
     show = commands.add_parser("show", help="a spec's fields and sources")
     show.add_argument("corpus", metavar="ID", help="shipped corpus id or path to a .toml spec")
     show.set_defaults(handler=_show)
@@ -210,3 +218,22 @@ def _agreement(args: argparse.Namespace) -> int:
 def _rounded(value: float) -> float | None:
     """A score for JSON: 4 decimals, None where it is undefined (NaN is not JSON)."""
     return None if math.isnan(value) else round(value, 4)
+
+
+def _new(args: argparse.Namespace) -> int:
+    from benchmarks.commands.data import new_corpus_spec
+    from benchmarks.datafetch import default_data_dir
+    from benchmarks.errors import BenchmarkError
+    from bpe.base import atomic_write_text
+    from corpora.sources import data_root
+    from corpora.spec import read_spec_file
+
+    root = data_root(args.data_dir) or default_data_dir()
+    corpus_id, text = new_corpus_spec(args.language, args.ud, root)
+    out = args.out or Path(f"{corpus_id}.toml")
+    if out.exists():
+        raise BenchmarkError(f"{out}: exists; remove it or pass --out for another file")
+    atomic_write_text(out, text)
+    read_spec_file(out)  # the written spec parses (a bug here would be tokbench's)
+    print(f"wrote {out} (corpus {corpus_id}); review it, then: tokbench corpora stats {out} --data-dir {root}")
+    return 0

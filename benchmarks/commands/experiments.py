@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from benchmarks.commands.data import add_fetch_option, config_needs_data_root, data_root_or_fetch
 from benchmarks.errors import BenchmarkError
 
 
@@ -34,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--overwrite", action="store_true", help="delete an existing run directory of another config")
     run.add_argument("--no-report", action="store_true", help="skip writing report.md, tables and plots")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_fetch_option(run)
     run.set_defaults(handler=handle_run)
 
     report = subparsers.add_parser(
@@ -73,6 +75,8 @@ def handle_run(args: argparse.Namespace) -> int:
     data_dir = args.data_dir or (Path(os.environ["TOKBENCH_DATA"]) if os.environ.get("TOKBENCH_DATA") else None)
     if data_dir is not None and not data_dir.is_dir():
         raise BenchmarkError(f"--data-dir {data_dir}: no such directory")
+    if data_dir is None and config_needs_data_root(config):
+        data_dir = data_root_or_fetch(None, args.fetch, f"`tokbench run {args.config}`")
     if args.jobs < 1:
         raise BenchmarkError(f"--jobs {args.jobs}: expected a positive number of processes")
     out_dir = args.out or Path("runs") / config.name

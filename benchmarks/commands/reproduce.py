@@ -8,6 +8,7 @@ import io
 import textwrap
 from pathlib import Path
 
+from benchmarks.commands.data import add_fetch_option, data_root_or_fetch
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproduce import DEV_LINES, DEVTEST_LINES, PETROV_TOKENIZERS, Reproduction, reproduce_petrov2023
 from bpe.base import atomic_write_text
@@ -42,13 +43,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "flores/<lang>.txt of the data root)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=Path("runs/reproduce-petrov2023"),
                         help="folder for reproduction.csv (default: runs/reproduce-petrov2023)")  # fmt: skip
+    add_fetch_option(parser)
     parser.set_defaults(handler=handle_reproduce)
 
 
 def handle_reproduce(args: argparse.Namespace) -> int:
     root = resolve_data_root(args.data_dir)
     if root is None:
-        raise BenchmarkError("petrov2023 needs a data root with flores/ and tokenizers/: give --data-dir DIR")
+        root = data_root_or_fetch(None, args.fetch, f"`tokbench reproduce {args.paper}`")
     if args.out.exists() and not args.out.is_dir():
         raise BenchmarkError(f"{args.out}: exists and is not a directory (--out is a folder)")
     result = reproduce_petrov2023(root, args.languages)

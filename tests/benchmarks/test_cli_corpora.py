@@ -56,7 +56,7 @@ def test_show_lists_sources_hub_alternatives_and_references(capsys):
     assert status == 0
     assert "language:      kor_Hang" in out
     assert "eval  source #5 (flores/kor_Hang.txt) format=text" in out
-    assert "without a data root: hub facebook/flores/kor_Hang/devtest column=sentence" in out
+    assert "without a data root: hub openlanguagedata/flores_plus/kor_Hang/devtest column=text" in out
     assert "ud-korean-lemma      gold, reader ud-korean-lemma: ud/ko/ko_kaist-ud-test.conllu" in out
 
 

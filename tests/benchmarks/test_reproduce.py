@@ -163,8 +163,9 @@ def test_missing_tokenizer_files_are_reported(reproduce, tmp_path: Path) -> None
 
 def test_bad_input(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TOKBENCH_DATA", raising=False)
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))  # no data root fetched earlier either
     for argv, message in [
-        ((), "petrov2023 needs a data root with flores/ and tokenizers/: give --data-dir DIR"),
+        ((), "`tokbench reproduce petrov2023` needs a data root and none is given: fetch one with `tokbench data"),
         (("--data-dir", tmp_path / "missing"), "is not a directory"),
         (("--data-dir", tmp_path), "no flores/ folder"),
         (("--data-dir", DATA_ROOT, "--languages", "xxx_Latn"), "no FLORES language to reproduce (xxx_Latn: not in"),
