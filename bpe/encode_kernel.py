@@ -3,7 +3,8 @@
 Per pre-token (cut by the compiled matchers of ``bpe.count_kernel``): its base symbols (UTF-8
 bytes, or characters through a lookup table plus an end-of-word symbol), then the merges applied by
 rank exactly as ``MergeTokenizer._apply_merges`` does (the lowest-ranked adjacent pair, leftmost
-first, until no pair has a rank).  Each distinct pre-token is merged once: a hash table (the counting
+first, until no pair has a rank; long pre-tokens with a heap of pair ranks, O(n log n)).  Each
+distinct pre-token is merged once: a hash table (the counting
 table of ``bpe.count_kernel``, whose records keep the ids instead of a count) caches its ids across
 calls.  ``json_lines`` writes ``[id, id, ...]`` per text, byte for byte what ``json.dumps`` writes.
 """
@@ -71,9 +72,14 @@ def _rank(keys, values, left, right):
         slot = (slot + 1) & mask
 
 
+_HEAP_FROM = 48  # above this many symbols a pre-token is merged with a heap (``_merged_heap``)
+
+
 @njit(inline="always")
 def _merged(symbols, n, keys, values):
     """Apply the merges by rank to ``symbols[:n]`` in place; returns the new length."""
+    if n > _HEAP_FROM:
+        return _merged_heap(symbols, n, keys, values)
     while n > 1:
         best = _NO_RANK
         at = -1
@@ -89,6 +95,82 @@ def _merged(symbols, n, keys, values):
             symbols[p] = symbols[p + 1]
         n -= 1
     return n
+
+
+@njit
+def _heap_push(heap, size, entry):
+    heap[size] = entry
+    child = size
+    while child > 0:
+        parent = (child - 1) >> 1
+        if heap[parent] <= heap[child]:
+            break
+        heap[parent], heap[child] = heap[child], heap[parent]
+        child = parent
+    return size + 1
+
+
+@njit
+def _heap_pop(heap, size):
+    """Removes the smallest entry (returned with the new size)."""
+    top = heap[0]
+    size -= 1
+    heap[0] = heap[size]
+    parent = 0
+    while True:
+        child = 2 * parent + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap[child + 1] < heap[child]:
+            child += 1
+        if heap[parent] <= heap[child]:
+            break
+        heap[parent], heap[child] = heap[child], heap[parent]
+        parent = child
+    return top, size
+
+
+@njit
+def _merged_heap(symbols, n, keys, values):
+    """``_merged`` in O(n log n), as ``MergeTokenizer._apply_merges_heap``: a heap of ``rank << 32 |
+    position`` (ranks and positions are below 2**31), smallest rank, then leftmost, first; stale entries
+    are skipped when popped."""
+    following = np.arange(1, n + 1, dtype=np.int64)
+    preceding = np.arange(-1, n - 1, dtype=np.int64)
+    alive = np.ones(n, dtype=np.bool_)
+    heap = np.empty(3 * n, dtype=np.int64)  # n - 1 pairs at first, at most two new ones per merge
+    size = 0
+    for p in range(n - 1):
+        rank = _rank(keys, values, symbols[p], symbols[p + 1])
+        if rank != _NO_RANK:
+            size = _heap_push(heap, size, (rank << 32) | p)
+    while size > 0:
+        entry, size = _heap_pop(heap, size)
+        rank = entry >> 32
+        p = entry & 0xFFFFFFFF
+        q = following[p]
+        if not alive[p] or q >= n or _rank(keys, values, symbols[p], symbols[q]) != rank:
+            continue
+        symbols[p] = rank
+        alive[q] = False
+        after = following[q]
+        following[p] = after
+        if after < n:
+            preceding[after] = p
+            right_rank = _rank(keys, values, rank, symbols[after])
+            if right_rank != _NO_RANK:
+                size = _heap_push(heap, size, (right_rank << 32) | p)
+        before = preceding[p]
+        if before >= 0:
+            left_rank = _rank(keys, values, symbols[before], rank)
+            if left_rank != _NO_RANK:
+                size = _heap_push(heap, size, (left_rank << 32) | before)
+    kept = 0
+    for p in range(n):
+        if alive[p]:
+            symbols[kept] = symbols[p]
+            kept += 1
+    return kept
 
 
 @njit(inline="always")

@@ -32,6 +32,7 @@ one text are sampled independently; another ``seed`` gives another sample.
 
 from __future__ import annotations
 
+import heapq
 import random
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
     from bpe.counts import PretokenCounts
 
 _NO_RANK = 1 << 62
+# above this many base symbols a pre-token is merged with a heap (see ``_apply_merges``)
+_HEAP_FROM = 48
 
 
 def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts: Sequence[int]) -> list[int]:
@@ -163,8 +166,13 @@ class MergeTokenizer(TrainedTokenizer):
         right: the pairs a merge creates rank later than it, and an overlapping
         occurrence (``a a a``) is destroyed by the merge on its left.  With
         ``junctions``, every merge appends (new id, index of the base symbol
-        where its right part starts) to it.
+        where its right part starts) to it.  Short pre-tokens are merged by
+        scanning the pair list (fastest for a few symbols); long ones with a heap
+        of pair ranks over a linked list of symbols, O(n log n) (as Hugging Face
+        tokenizers' ``Word::merge_all``); both pick the same pair at every step.
         """
+        if len(symbols) > _HEAP_FROM:
+            return self._apply_merges_heap(symbols, junctions)
         ranks = self._ranks
         pair_ranks = [ranks.get(pair, _NO_RANK) for pair in pairwise(symbols)]
         starts = list(range(len(symbols))) if junctions is not None else []
@@ -183,6 +191,45 @@ class MergeTokenizer(TrainedTokenizer):
             if i < len(pair_ranks):
                 pair_ranks[i] = ranks.get((best, symbols[i + 1]), _NO_RANK)
         return symbols
+
+    def _apply_merges_heap(self, symbols: list[int], junctions: list[tuple[int, int]] | None = None) -> list[int]:
+        """``_apply_merges`` in O(n log n): a heap of (rank, position of the pair's left symbol).
+
+        A symbol keeps the position of its first base symbol, so the smallest position among
+        equal ranks is the leftmost pair.  Entries made stale by a merge stay in the heap and are
+        skipped when popped: the symbol at the position is gone or its pair has another rank.
+        """
+        ranks = self._ranks
+        n = len(symbols)
+        following = list(range(1, n + 1))  # n: no next symbol
+        preceding = list(range(-1, n - 1))
+        alive = [True] * n
+        # an entry is rank << 32 | position: one int compares faster than a tuple
+        heap = [rank << 32 | p for p in range(n - 1) if (rank := ranks.get((symbols[p], symbols[p + 1]))) is not None]
+        heapq.heapify(heap)
+        while heap:
+            entry = heapq.heappop(heap)
+            rank, p = entry >> 32, entry & 0xFFFFFFFF
+            q = following[p]
+            if not alive[p] or q >= n or ranks.get((symbols[p], symbols[q])) != rank:
+                continue
+            if junctions is not None:
+                junctions.append((rank, q))
+            symbols[p] = rank
+            alive[q] = False
+            after = following[q]
+            following[p] = after
+            if after < n:
+                preceding[after] = p
+                right_rank = ranks.get((rank, symbols[after]))
+                if right_rank is not None:
+                    heapq.heappush(heap, right_rank << 32 | p)
+            before = preceding[p]
+            if before >= 0:
+                left_rank = ranks.get((symbols[before], rank))
+                if left_rank is not None:
+                    heapq.heappush(heap, left_rank << 32 | before)
+        return [symbol for symbol, kept in zip(symbols, alive, strict=True) if kept]
 
     def _segment(self, symbols: list[int]) -> list[int]:
         """One of the vocabulary-only inference methods (``bpe.inference``) over base symbol ids."""

@@ -126,3 +126,35 @@ def test_vocab_minimum() -> None:
     message = "vocab_size 10 is below the minimum 11 for morfessor \\(4 special tokens \\+ 7 characters"
     with pytest.raises(TokenizerError, match=message):
         bpe.train("morfessor", ["bir iki üç"], 10)
+
+
+@pytest.mark.parametrize("language", ["tur_Latn", "rus_Cyrl"])
+def test_tokens_are_morfessors_segmentation_when_the_lexicon_fits(embedded_text: dict[str, list[str]],
+                                                                   flores_sample: dict[str, list[str]],
+                                                                   language: str) -> None:  # fmt: skip
+    """2,000 words (training words and new ones) against the package's own Viterbi segmentation: a morph
+    seen only after a space in training (`` ser``) is still one token inside a new word (``kan`` + ``ser``)."""
+    train = leading(embedded_text[language], 15_000)
+    tokenizer = bpe.train("morfessor", train, 100_000, max_epochs=3)
+    counts: dict[str, int] = {}
+    for line in train:
+        for pretoken in get_pretokenizer("unicode").split(line):
+            word = split_word(pretoken)[1]
+            if not word.isspace():
+                counts[word] = counts.get(word, 0) + 1
+    model = morfessor.BaselineModel()
+    state = random.getstate()
+    random.seed(0)
+    morfessor.utils.show_progress_bar = False
+    model.load_data([(count, word) for word, count in sorted(counts.items())], count_modifier=lambda count: 1)
+    model.train_batch(max_epochs=3)
+    random.setstate(state)
+    alphabet = {char for word in counts for char in word}  # a character never seen is <unk>, not a morph
+    flores_words = {word for line in flores_sample[language] for word in line.split() if word.isalpha()}
+    new_words = sorted({word for word in flores_words if set(word) <= alphabet} - set(counts))
+    words = (new_words + sorted(word for word in counts if word.isalpha()))[:2000]
+    assert len(words) == 2000 and len(new_words) >= 200
+    for word in words:
+        expected = model.viterbi_segment(word, addcount=0)[0]
+        pieces = tokenizer.pieces(tokenizer.encode_word(word).ids)
+        assert [pieces[0].removeprefix(" "), *pieces[1:]] == expected, word  # encode_word adds the space
