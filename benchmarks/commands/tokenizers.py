@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import stat
 import sys
 import textwrap
 import time
@@ -72,13 +74,17 @@ def _add_command(
 def open_input(path: str) -> BinaryIO:
     """Open a text input file for binary reading, or a BenchmarkError saying why not."""
     try:
-        return open(path, "rb")  # the caller closes it (ExitStack)
+        handle = open(path, "rb")  # noqa: SIM115 (the caller closes it: ExitStack)
     except FileNotFoundError:
         raise BenchmarkError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise BenchmarkError(f"{path}: is a directory, expected a text file") from None
     except OSError as exc:
         raise BenchmarkError(f"{path}: cannot read ({exc.strerror})") from None
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # a device or FIFO may never end
+        handle.close()
+        raise BenchmarkError(f"{path}: not a regular file (a device, pipe or socket); give a text file, or - for stdin")
+    return handle
 
 
 def read_lines(handle: BinaryIO, name: str) -> Iterator[str]:

@@ -210,6 +210,15 @@ CASES = [
     Case("10-spec-path-not-found", RUN, 2,
          ("spec file 'nowhere.toml' not found", "looked in the config folder", "then the current directory"),
          kit(**{"cfg.toml": config(corpora='["nowhere.toml"]')}), absent=("out",)),
+    # -- 11: adversarial files and values
+    Case("11-deeply-nested-json", ["encode", "--tokenizer", "{d}/deep.json", "--input", "{d}/test.txt"], 2,
+         ("deep.json", "nested too deeply"), kit(**{"deep.json": '{"a":' * 200_000 + "1" + "}" * 200_000})),
+    Case("11-tokenizer-is-a-device", ["encode", "--tokenizer", "/dev/zero", "--input", "{d}/test.txt"], 2,
+         ("/dev/zero", "not a regular file"), kit()),
+    Case("11-encode-input-is-a-device", ["encode", "--tokenizer", "bytes", "--input", "/dev/zero"], 2,
+         ("/dev/zero", "not a regular file"), kit()),
+    Case("11-pretrained-path-is-a-device", RUN, 2, ("pretrained tokenizer 'zero'", "/dev/zero", "not a regular file"),
+         kit(**{"cfg.toml": config('[[pretrained]]\npath = "/dev/zero"\nlabel = "zero"\n')}), absent=("out",)),
     # -- input that was already refused clearly, kept so it stays that way
     Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
          {"kit.toml": GOOD_SPEC.replace('license = "CC BY-SA 4.0"', 'license = "x"\ncolour = "red"')}),
