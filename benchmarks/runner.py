@@ -58,6 +58,7 @@ from benchmarks.examples import write_examples
 from benchmarks.files import (
     atomic_write_text,
     check_writable_dir,
+    inside,
     tokenizer_cache_dir,
     trained_tokenizer_path,
     write_results,
@@ -214,7 +215,8 @@ def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) 
     if unit.kind in TRAINS_ON_REFERENCES:
         identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
-    return tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json", identity
+    cache = tokenizer_cache_dir()
+    return inside(cache, f"{key}.json"), inside(cache, f"{key}.meta.json"), identity
 
 
 def is_cached(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> bool:
