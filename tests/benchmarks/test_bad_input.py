@@ -10,6 +10,7 @@ of them may hold a traceback.
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import os
@@ -84,6 +85,23 @@ class Case:
     forbidden: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     fail: tuple[str, int, str] | None = None
+
+
+def rank_file(tokens: list[bytes], repeat: int | None = None) -> bytes:
+    """A tiktoken rank file ranking ``tokens`` in order (``repeat``: that line given twice)."""
+    lines = [base64.b64encode(token) + b" %d" % rank for rank, token in enumerate(tokens)]
+    if repeat is not None:
+        lines.append(lines[repeat])
+    return b"\n".join(lines) + b"\n"
+
+
+BYTES = [bytes([byte]) for byte in range(256)]
+
+
+def tekken(vocab_size: int, specials: int) -> str:
+    vocab = [{"rank": rank, "token_bytes": base64.b64encode(token).decode()} for rank, token in enumerate(BYTES)]
+    return json.dumps({"config": {"pattern": r"\S+|\s+", "default_vocab_size": vocab_size,
+                                  "default_num_special_tokens": specials}, "vocab": vocab})  # fmt: skip
 
 
 def kit(**changes: str | bytes) -> dict[str, str | bytes]:
@@ -241,6 +259,19 @@ CASES = [
     Case("11-label-escapes-out", RUN, 2, ("tokenizers[0].label", "must be a plain name", "../../../evil1"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char"\nlabel = "../../../evil1"\n'
                                               'vocab_sizes = [100]\n')}), absent=("out", "../../evil1-100.json")),
+    Case("11-rank-file-without-a-byte", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
+                                         "{d}/test.txt"], 2, ("r.tiktoken", "no token for byte b'a' (0x61)"),
+         kit(**{"r.tiktoken": rank_file([token for token in BYTES if token != b"a"])})),
+    Case("11-rank-file-token-twice", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
+                                      "{d}/test.txt"], 2, ("r.tiktoken line 257", "listed twice"),
+         kit(**{"r.tiktoken": rank_file(BYTES, repeat=97)})),
+    Case("11-pattern-matches-empty", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", r"\d*", "--input",
+                                      "{d}/test.txt"], 2, ("matches the empty string",
+                                                           "does not match all of the text"),
+         kit(**{"r.tiktoken": rank_file(BYTES)})),
+    Case("11-tekken-vocab-below-specials", ["encode", "--tokenizer", "{d}/t.json", "--input", "{d}/test.txt"], 2,
+         ("t.json", "default_vocab_size 100 must be at least", "default_num_special_tokens 1000"),
+         kit(**{"t.json": tekken(100, 1000)})),
     # -- input that was already refused clearly, kept so it stays that way
     Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
          {"kit.toml": GOOD_SPEC.replace('license = "CC BY-SA 4.0"', 'license = "x"\ncolour = "red"')}),
@@ -360,6 +391,19 @@ def test_sentencepiece_refuses_a_lone_surrogate_like_every_family() -> None:
             tokenizer.encode("abc \ud800 def")
         with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
             tokenizer.encode_with_spans("\udfff")
+
+
+def test_a_panic_of_a_compiled_library_is_a_tokenizer_error() -> None:
+    """Case 11: tiktoken panics (a BaseException) on a byte without a token; the loader refuses such files,
+    and an encoder built around the check still turns the panic into a TokenizerError naming the tokenizer."""
+    import tiktoken
+
+    from bpe.tiktoken_bpe import TiktokenTokenizer
+
+    ranks = {token: rank for rank, token in enumerate(token for token in BYTES if token != b"a")}
+    encoding = tiktoken.Encoding("no-a", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    with pytest.raises(bpe.TokenizerError, match="no-a: tiktoken failed on this input"):
+        TiktokenTokenizer(encoding, "no-a").encode("banana")
 
 
 def test_sentencepiece_literal_whitespace_mark_is_documented_behaviour() -> None:
