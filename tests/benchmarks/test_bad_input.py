@@ -273,7 +273,7 @@ CASES = [
          ("t.json", "default_vocab_size 100 must be at least", "default_num_special_tokens 1000"),
          kit(**{"t.json": tekken(100, 1000)})),
     Case("11-unknown-analyzer", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("kit.toml", "unknown silver analyzer 'nope'", "zemberek"),
+         ("kit: [[references]] 'silver'", "unknown silver analyzer 'nope'", "zemberek"),
          kit(**{"kit.toml": GOOD_SPEC + '[[references]]\nname = "silver"\nanalyzer = "nope"\n'})),
     # -- input that was already refused clearly, kept so it stays that way
     Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
