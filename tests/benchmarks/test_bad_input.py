@@ -104,6 +104,25 @@ def tekken(vocab_size: int, specials: int) -> str:
                                   "default_num_special_tokens": specials}, "vocab": vocab})  # fmt: skip
 
 
+def counts_file(pretokens: list[str], counts: list[int]) -> bytes:
+    """A counts file (docs/formats.md) as the gpt2 pre-tokenizer would have written it."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bpe.counts import FORMAT_NAME, FORMAT_VERSION
+    from bpe.pretokenizers import GPT2_PATTERN
+
+    table = pa.table({"pretoken": pretokens, "count": pa.array(counts, pa.int64())})
+    metadata = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "pretokenizer": "gpt2",
+                "pretokenizer_pattern": GPT2_PATTERN}  # fmt: skip
+    table = table.replace_schema_metadata({f"tokbench.{key}": value for key, value in metadata.items()})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
 def kit(**changes: str | bytes) -> dict[str, str | bytes]:
     return {**KIT, **changes}
 
@@ -275,6 +294,9 @@ CASES = [
     Case("11-unknown-analyzer", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
          ("kit: [[references]] 'silver'", "unknown silver analyzer 'nope'", "zemberek"),
          kit(**{"kit.toml": GOOD_SPEC + '[[references]]\nname = "silver"\nanalyzer = "nope"\n'})),
+    Case("11-counts-past-int64", ["train", "--kind", "byte-bpe", "--vocab-size", "300", "--counts", "{d}/c.parquet",
+                                  "--out", "{d}/tok.json"], 2, ("c.parquet", "fit in 64-bit integers"),
+         kit(**{"c.parquet": counts_file(["day", " the", "day"], [2**62, 5, 2**62])}), absent=("tok.json",)),
     # -- input that was already refused clearly, kept so it stays that way
     Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
          {"kit.toml": GOOD_SPEC.replace('license = "CC BY-SA 4.0"', 'license = "x"\ncolour = "red"')}),
