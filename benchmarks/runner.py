@@ -219,6 +219,11 @@ def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) 
     return inside(cache, f"{key}.json"), inside(cache, f"{key}.meta.json"), identity
 
 
+def _cache_key_of(path: Path) -> str:
+    """The key a cached tokenizer's file is named by (``<key>.json``)."""
+    return path.name.removesuffix(".json")
+
+
 def is_cached(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> bool:
     """Whether the unit's tokenizer is in the cache (not whether it reads back: ``_cached_tokenizer``)."""
     path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
@@ -230,8 +235,13 @@ def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Toke
     if not (path.is_file() and meta_path.is_file()):
         return None
     try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        seconds = meta["train_seconds"]
+        if meta.get("key") != _cache_key_of(path):
+            raise ValueError(f"its meta file names key {meta.get('key')!r}, not {_cache_key_of(path)!r}")
+        if meta.get("sha256") != hashlib.sha256(path.read_bytes()).hexdigest():
+            raise ValueError("the tokenizer file is not the one the entry recorded (its SHA-256 differs)")
         tokenizer = bpe.load(path)
-        seconds = json.loads(meta_path.read_text(encoding="utf-8"))["train_seconds"]
         if tokenizer.family != unit.kind or not isinstance(seconds, (int, float)):
             raise ValueError(f"holds a {tokenizer.family} tokenizer, or no training time")
     except (OSError, ValueError, KeyError, TypeError) as exc:  # TokenizerError and JSONDecodeError are ValueErrors
@@ -307,7 +317,9 @@ def _cache_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig, token
                      derived_from: int | None = None) -> None:  # fmt: skip
     path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
     tokenizer.save(path)
-    meta = {"train_seconds": seconds, "identity": identity}
+    # the key and the file's digest: an entry whose file was replaced (even by a valid tokenizer) is not trusted
+    meta = {"train_seconds": seconds, "identity": identity, "key": _cache_key_of(path),
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}  # fmt: skip
     if derived_from is not None:
         meta["derived_from_vocab_size"] = derived_from
     atomic_write_text(meta_path, json.dumps(meta) + "\n")

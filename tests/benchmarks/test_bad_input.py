@@ -499,6 +499,24 @@ def test_damaged_cache_entries_are_rebuilt(finished_run: Path, capfd: pytest.Cap
     assert (finished_run / "results.csv").read_bytes() == results
 
 
+def test_a_replaced_cache_entry_is_not_trusted(finished_run: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Case 11: two cached tokenizers of one family swapped (each a valid tokenizer) are found by the key
+    and digest each entry stores, and trained again: the next run's results do not change."""
+    results = (finished_run / "results.csv").read_bytes()
+    cache = Path(os.environ["TOKBENCH_CACHE"]) / "tokenizers"
+    entries = sorted(path for path in cache.glob("*.json") if not path.name.endswith(".meta.json")
+                     and bpe.load(path).family == "char")  # fmt: skip
+    assert len(entries) >= 2
+    first, second = entries[0].read_bytes(), entries[1].read_bytes()
+    entries[0].write_bytes(second)
+    entries[1].write_bytes(first)
+    shutil.rmtree(finished_run)
+    status, _, err = tokbench(run_argv(finished_run.parent), capfd)
+    assert status == 0
+    assert err.count("is not the one the entry recorded") == 2 and "training it again" in err
+    assert (finished_run / "results.csv").read_bytes() == results
+
+
 def test_report_needs_the_run_folders_lock(finished_run: Path, capfd: pytest.CaptureFixture[str]) -> None:
     from benchmarks.runner import run_folder_lock
 
