@@ -75,6 +75,10 @@ class ParallelPlan:
                 joined.setdefault(corpus_id, {})[pair.corpus] = petrov_join(files)
         return joined
 
+    def why_no_parity(self) -> str | None:
+        """Why the run has no parity rows (None when some corpus is paired with English)."""
+        return why_no_parity(self.to_json())
+
     def to_json(self) -> dict[str, object]:
         """The manifest's ``parallel`` entry: every pair's size and the notes."""
         pairs = {
@@ -83,6 +87,18 @@ class ParallelPlan:
             for corpus, pair in sorted(self.pairs.items())
         }  # fmt: skip
         return {"pairs": pairs, "notes": list(self.notes)}
+
+
+def why_no_parity(entry: Mapping[str, object] | None) -> str | None:
+    """From a manifest's ``parallel`` entry (``ParallelPlan.to_json``): why no corpus has parity rows,
+    or None when some corpus is paired with English."""
+    if entry is None or entry.get("pairs"):
+        return None
+    notes = list(entry.get("notes") or [])  # type: ignore[call-overload]
+    return "; ".join(notes) if notes else (
+        "no non-English corpus of the run declares a parallel set ([sources.parallel] in its corpus spec) that "
+        "an English corpus of the run also declares"
+    )
 
 
 def _keyed(corpus: Corpus) -> dict[str, str]:

@@ -410,6 +410,10 @@ def run_experiment(
             _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
         corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
         parallel = plan_parallel(corpora)
+        no_parity = parallel.why_no_parity()
+        if no_parity is not None and any(metric.group == "parity" for metric in select_metrics(config.metrics,
+                                                                                                config.extra_metrics)):
+            warn(f"no parity rows in this run: {no_parity}")
 
         def trained_before(unit: Unit) -> bool:
             return is_cached(unit, corpora[unit.corpus], config)
