@@ -651,3 +651,23 @@ def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_shipped_configs_still_load() -> None:
     """The stricter config model accepts what ships."""
     assert {load_config(name).name for name in ("quick", "paper")} == {"quick", "paper"}
+
+
+def test_reproduce_refuses_a_rank_file_like_encode(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Case 11: one loader and one validation for every command: the GPT-2 rank file with a token listed
+    twice that `encode` refuses is refused by `reproduce petrov2023` too (said, its column not counted)."""
+    (tmp_path / "flores").mkdir()
+    # petrov2023 reads dev + devtest, 2,009 lines: the sample's 100 repeated
+    (tmp_path / "flores" / "xxx_Latn.txt").write_text("\n".join((FLORES * 21)[:2009]) + "\n", encoding="utf-8")
+    (tmp_path / "tokenizers").mkdir()
+    (tmp_path / "tokenizers" / "gpt2.tiktoken").write_bytes(rank_file(BYTES, repeat=97))
+    encode = ["encode", "--tokenizer", str(tmp_path / "tokenizers" / "gpt2.tiktoken"), "--pattern", "gpt2",
+              "--input", str(tmp_path / "flores" / "xxx_Latn.txt")]  # fmt: skip
+    status, _, err = tokbench(encode, capfd)
+    assert status == 2 and "line 257: token b'a' is listed twice" in err
+    status, out, err = tokbench(["reproduce", "petrov2023", "--data-dir", str(tmp_path), "--out",
+                                 str(tmp_path / "out")], capfd)  # fmt: skip
+    assert status == 0, err
+    assert "line 257: token b'a' is listed twice" in out + err
+    rows = (tmp_path / "out" / "reproduction.csv").read_text(encoding="utf-8")
+    assert "GPT-2" not in rows and "ByT5,xxx_Latn" in rows
