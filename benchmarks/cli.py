@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 
 from benchmarks.errors import BenchmarkError
-from bpe.base import TokenizerError
+from bpe.base import TokenizerError, is_panic
 from corpora.errors import CorpusError, CorpusWarning
 
 # modules that add subcommands, in the order `--help` lists them
@@ -96,6 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get(DEBUG_VARIABLE) == "1":
             raise
         status, message = describe_failure(exc)
+        print(message, file=sys.stderr)
+        return status
+    except BaseException as exc:  # a compiled library's panic (pyo3) is no Exception
+        if not is_panic(exc) or os.environ.get(DEBUG_VARIABLE) == "1":
+            raise
+        status, message = describe_failure(RuntimeError(f"a compiled library panicked: {exc}"))
         print(message, file=sys.stderr)
         return status
 

@@ -99,6 +99,15 @@ def _run_name(name: str) -> str:
     return name
 
 
+def _plain_label(label: str) -> str:
+    if not _RUN_NAME.match(label):
+        raise ValueError(
+            "must be a plain name (letters, digits, '.', '_', '-', starting with a letter or digit): "
+            f"it names the row in tables and files, got {label!r}"
+        )
+    return label
+
+
 def _distinct(values: tuple[Any, ...]) -> tuple[Any, ...]:
     repeated = next((value for value in values if values.count(value) > 1), None)
     if repeated is not None:
@@ -113,7 +122,10 @@ class TokenizerEntry(Table):
     """One ``[[tokenizers]]`` table: a family trained at each vocabulary size with the same options."""
 
     kind: Kind
-    label: str = Field(default_factory=lambda validated: validated.get("kind", ""))
+    #: a row name, also part of file names (cached tokenizers): a plain name like the run's
+    label: Annotated[str, AfterValidator(_plain_label)] = Field(
+        default_factory=lambda validated: validated.get("kind", "")
+    )
     vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
     options: dict[str, Any] = Field(default_factory=dict)
     #: the corpora (spec ids) this entry runs on; None: every corpus of the config
@@ -157,6 +169,10 @@ class TokenizerEntry(Table):
             if size < floor.minimum:
                 raise table_rule(f"vocab_sizes[{position}] = {size} is below the minimum {floor.minimum} for "
                                  f"{self.kind} ({floor.parts})")  # fmt: skip
+            maximum = FAMILY_OPTIONS[self.kind].max_vocab_size
+            if size > maximum:
+                raise table_rule(f"vocab_sizes[{position}] = {size} is above the maximum {maximum} for {self.kind} "
+                                 "(token ids are 32-bit)")  # fmt: skip
         return self
 
     @property
@@ -177,7 +193,7 @@ class PretrainedEntry(Table):
 
     name: ProductionName | None = None
     path: NonEmpty | None = None
-    label: NonEmpty = Field(default_factory=_pretrained_label)
+    label: NonEmpty = Field(default_factory=_pretrained_label)  # a row name only: it names no file
     format: FormatName | None = None
     pattern: NonEmpty | None = None
 
@@ -217,7 +233,7 @@ class ExperimentConfig(Table):
 
     name: Annotated[str, AfterValidator(_run_name)]
     description: str = ""
-    seed: int = 0
+    seed: NonNegativeInt = 0  # numpy's generators take seeds >= 0
     seeds: Annotated[tuple[NonNegativeInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)] = (
         DEFAULT_SEEDS
     )

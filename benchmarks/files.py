@@ -75,7 +75,17 @@ def trained_tokenizer_path(run_dir: Path, corpus: str, label: str, vocab_size: i
     """Where a run keeps the tokenizer of a trained row (``RUN_DIR/tokenizers/<corpus>/<label>-<size>.json``;
     on a run with a ``train_chars`` axis, ``<label>-<size>-<train_chars>chars.json``)."""
     suffix = f"-{train_chars}chars" if train_chars is not None else ""
-    return run_dir / "tokenizers" / corpus / f"{label}-{vocab_size}{suffix}.json"
+    return inside(run_dir, "tokenizers", corpus, f"{label}-{vocab_size}{suffix}.json")
+
+
+def inside(root: Path, *parts: str) -> Path:
+    """``root`` joined with ``parts`` (names built from user strings: labels, corpus ids, cache keys),
+    refused unless it resolves inside ``root``: a run writes nothing outside its folder and the cache."""
+    path = root.joinpath(*parts)
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise BenchmarkError(f"{'/'.join(parts)}: a name that leads outside {root} (names must be plain: letters, "
+                             "digits, '.', '_', '-')")  # fmt: skip
+    return path
 
 
 @contextmanager

@@ -24,6 +24,8 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from benchmarks.errors import BenchmarkError, BenchmarkWarning
 from benchmarks.reproduce import petrov_join
 from corpora import Corpus
@@ -75,6 +77,10 @@ class ParallelPlan:
                 joined.setdefault(corpus_id, {})[pair.corpus] = petrov_join(files)
         return joined
 
+    def why_no_parity(self) -> str | None:
+        """Why the run has no parity rows (None when some corpus is paired with English)."""
+        return why_no_parity(self.to_json())
+
     def to_json(self) -> dict[str, object]:
         """The manifest's ``parallel`` entry: every pair's size and the notes."""
         pairs = {
@@ -83,6 +89,18 @@ class ParallelPlan:
             for corpus, pair in sorted(self.pairs.items())
         }  # fmt: skip
         return {"pairs": pairs, "notes": list(self.notes)}
+
+
+def why_no_parity(entry: Mapping[str, object] | None) -> str | None:
+    """From a manifest's ``parallel`` entry (``ParallelPlan.to_json``): why no corpus has parity rows,
+    or None when some corpus is paired with English."""
+    if entry is None or entry.get("pairs"):
+        return None
+    notes = list(entry.get("notes") or [])  # type: ignore[call-overload]
+    return "; ".join(notes) if notes else (
+        "no non-English corpus of the run declares a parallel set ([sources.parallel] in its corpus spec) that "
+        "an English corpus of the run also declares"
+    )
 
 
 def _keyed(corpus: Corpus) -> dict[str, str]:
@@ -110,6 +128,12 @@ def plan_parallel(corpora: Mapping[str, Corpus]) -> ParallelPlan:
                          "so it has no parity rows")  # fmt: skip
             continue
         pair = _pair(corpus_id, corpus, partner, corpora[partner])
+        misaligned = _misalignment(pair, corpus, corpora[partner])
+        if misaligned is not None:
+            if parallel.on_misaligned == "fail":
+                raise BenchmarkError(f"{misaligned}; refused (on_misaligned = \"fail\" in its [sources.parallel])")
+            warnings.warn(misaligned, BenchmarkWarning, stacklevel=2)
+            notes.append(misaligned)
         pairs[corpus_id] = pair
         own, theirs = len(_keyed(corpus)), len(_keyed(corpora[partner]))
         if pair.n < own or pair.n < theirs:
@@ -123,6 +147,42 @@ def plan_parallel(corpora: Mapping[str, Corpus]) -> ParallelPlan:
             notes.append(f"{corpus_id}: parallel set {parallel.name!r} {why}, so it has no "
                          "parity_mean_ratio_vs_eng rows (TokSuite's definition reads the dev split)")  # fmt: skip
     return ParallelPlan(pairs, tuple(notes))
+
+
+#: below this Pearson r of the paired sentences' character lengths a pairing is called misaligned:
+#: real parallel sets give 0.86-0.92 (FLORES-200, English against Turkish, Russian, Korean), the same
+#: files paired 1,500 lines apart about 0
+MIN_LENGTH_CORRELATION = 0.5
+#: fewer pairs than this are not checked (r of a handful of lengths says little)
+MIN_PAIRS_CHECKED = 30
+
+
+def length_correlation(pair: ParallelPair, corpus: Corpus, partner: Corpus) -> float | None:
+    """Pearson r of the character lengths of the paired sentences; None when it is undefined (fewer
+    than ``MIN_PAIRS_CHECKED`` pairs, or lengths all equal on one side)."""
+    if pair.n < MIN_PAIRS_CHECKED:
+        return None
+    mine = {document.id: len(document.text) for document in corpus.documents(PARALLEL_ROLE)}
+    theirs = {document.id: len(document.text) for document in partner.documents(PARALLEL_ROLE)}
+    x = np.array([mine[i] for i in pair.ids], dtype=np.float64)
+    y = np.array([theirs[i] for i in pair.partner_ids], dtype=np.float64)
+    if x.std() == 0 or y.std() == 0:
+        return None
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def _misalignment(pair: ParallelPair, corpus: Corpus, partner: Corpus) -> str | None:
+    """A message when the pairing looks wrong (``length_correlation`` below the threshold), else None."""
+    r = length_correlation(pair, corpus, partner)
+    if r is None or r >= MIN_LENGTH_CORRELATION:
+        return None
+    texts = {document.id: document.text for document in corpus.documents(PARALLEL_ROLE)}
+    partner_texts = {document.id: document.text for document in partner.documents(PARALLEL_ROLE)}
+    first = "; ".join(f"{key}: {texts[a][:40]!r} ~ {partner_texts[b][:40]!r}"
+                      for key, a, b in list(zip(pair.keys, pair.ids, pair.partner_ids, strict=True))[:2])  # fmt: skip
+    return (f"{pair.corpus}: its sentences paired with {pair.partner} by {pair.set} key do not look like "
+            f"translations: Pearson r of their character lengths is {r:.2f} over {pair.n:,} pairs (a real parallel "
+            f"set gives above {MIN_LENGTH_CORRELATION}); check the 'key' of [sources.parallel]; first pairs: {first}")
 
 
 def _same_set(corpus: Corpus, name: str) -> bool:

@@ -45,7 +45,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -62,6 +62,7 @@ from benchmarks.examples import EXAMPLE_CHARS, Example, read_examples
 from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
+from benchmarks.parallel import why_no_parity
 from benchmarks.pretrained import PretrainedRow
 from benchmarks.registry import BOUNDARY_BASELINES, DESCRIPTIVE, Capability, Metric, capabilities_of
 from benchmarks.render import latex_escape, md_escape
@@ -948,7 +949,7 @@ def render_report(run: Run, tables: list[Table], figures: dict[str, list[Plot | 
     lines += vocabulary_warning(run)
     lines += run_facts(run)
     lines += reading_guide(run)
-    lines += metric_sections(tables, figures)
+    lines += metric_sections(tables, figures, {"parity": why_no_parity(run.manifest.get("parallel"))})
     lines += training_data
     lines += inference_section(run)
     lines += cost_section(run)
@@ -964,13 +965,17 @@ def title_section(run: Run) -> list[str]:
     return lines + ([str(config["description"]), ""] if config.get("description") else [])
 
 
-def metric_sections(tables: list[Table], figures: dict[str, list[Plot | Skipped]]) -> list[str]:
+def metric_sections(tables: list[Table], figures: dict[str, list[Plot | Skipped]],
+                    why_absent: Mapping[str, str | None] | None = None) -> list[str]:  # fmt: skip
     """One section per metric group with rows in this run (tables, plots, findings); the groups without
-    rows are named in one line instead."""
+    rows are named in one line instead, each with the reason ``why_absent`` knows (parity: no parallel set)."""
     present = [group for group in GROUPS if any(table.group == group for table in tables)
                or any(isinstance(figure, Plot) for figure in figures.get(group, []))]  # fmt: skip
     absent = [group for group in GROUPS if group not in present]
     lines = ["Groups without rows in this run: " + ", ".join(absent) + ".", ""] if absent else []
+    known = {group: why for group, why in (why_absent or {}).items() if why}
+    reasons = [f"No {group} rows: {known[group]}." for group in absent if group in known]
+    lines += [*reasons, ""] if reasons else []
     for group in present:
         lines += group_section(group, [table for table in tables if table.group == group], figures.get(group, []))
     return lines

@@ -114,8 +114,8 @@ def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None
     """Count every (tokenizer, language) pair of the data root's FLORES files.
 
     ``languages`` (FLORES codes) defaults to every ``flores/*.txt`` of the data root; a requested
-    language without a file, a malformed file or a tokenizer file missing from the data root is
-    reported in ``notes``, not raised.
+    language without a file or a malformed file is an error when ``languages`` asked for it, a note
+    otherwise; a tokenizer file missing from the data root is reported in ``notes``.
     """
     flores = data_root / "flores"
     if not flores.is_dir():
@@ -127,11 +127,15 @@ def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None
     for code in codes:
         path = flores / f"{code}.txt"
         if not path.is_file():
+            if languages is not None:  # asked for: never skipped
+                raise BenchmarkError(f"{code}: requested with --languages, but not in the data root (no {path})")
             result.notes.append(f"{code}: not in the data root (no {path})")
             continue
         try:
             texts[code] = petrov_text(path)
         except BenchmarkError as exc:
+            if languages is not None:
+                raise BenchmarkError(f"{code} (requested with --languages): {exc}") from None
             result.notes.append(str(exc))
     if not texts:
         raise BenchmarkError(f"{data_root}: no FLORES language to reproduce ({'; '.join(result.notes) or 'none'})")

@@ -58,6 +58,7 @@ from benchmarks.examples import write_examples
 from benchmarks.files import (
     atomic_write_text,
     check_writable_dir,
+    inside,
     tokenizer_cache_dir,
     trained_tokenizer_path,
     write_results,
@@ -214,7 +215,13 @@ def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) 
     if unit.kind in TRAINS_ON_REFERENCES:
         identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
-    return tokenizer_cache_dir() / f"{key}.json", tokenizer_cache_dir() / f"{key}.meta.json", identity
+    cache = tokenizer_cache_dir()
+    return inside(cache, f"{key}.json"), inside(cache, f"{key}.meta.json"), identity
+
+
+def _cache_key_of(path: Path) -> str:
+    """The key a cached tokenizer's file is named by (``<key>.json``)."""
+    return path.name.removesuffix(".json")
 
 
 def is_cached(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> bool:
@@ -228,8 +235,13 @@ def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Toke
     if not (path.is_file() and meta_path.is_file()):
         return None
     try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        seconds = meta["train_seconds"]
+        if meta.get("key") != _cache_key_of(path):
+            raise ValueError(f"its meta file names key {meta.get('key')!r}, not {_cache_key_of(path)!r}")
+        if meta.get("sha256") != hashlib.sha256(path.read_bytes()).hexdigest():
+            raise ValueError("the tokenizer file is not the one the entry recorded (its SHA-256 differs)")
         tokenizer = bpe.load(path)
-        seconds = json.loads(meta_path.read_text(encoding="utf-8"))["train_seconds"]
         if tokenizer.family != unit.kind or not isinstance(seconds, (int, float)):
             raise ValueError(f"holds a {tokenizer.family} tokenizer, or no training time")
     except (OSError, ValueError, KeyError, TypeError) as exc:  # TokenizerError and JSONDecodeError are ValueErrors
@@ -305,7 +317,9 @@ def _cache_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig, token
                      derived_from: int | None = None) -> None:  # fmt: skip
     path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
     tokenizer.save(path)
-    meta = {"train_seconds": seconds, "identity": identity}
+    # the key and the file's digest: an entry whose file was replaced (even by a valid tokenizer) is not trusted
+    meta = {"train_seconds": seconds, "identity": identity, "key": _cache_key_of(path),
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}  # fmt: skip
     if derived_from is not None:
         meta["derived_from_vocab_size"] = derived_from
     atomic_write_text(meta_path, json.dumps(meta) + "\n")
@@ -396,6 +410,10 @@ def run_experiment(
             _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
         corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
         parallel = plan_parallel(corpora)
+        no_parity = parallel.why_no_parity()
+        if no_parity is not None and any(metric.group == "parity" for metric in select_metrics(config.metrics,
+                                                                                                config.extra_metrics)):
+            warn(f"no parity rows in this run: {no_parity}")
 
         def trained_before(unit: Unit) -> bool:
             return is_cached(unit, corpora[unit.corpus], config)

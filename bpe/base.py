@@ -51,6 +51,24 @@ class TokenizerError(ValueError):
     """
 
 
+def is_panic(error: BaseException) -> bool:
+    """True for a panic of a compiled (Rust, pyo3) library: ``pyo3_runtime.PanicException`` derives
+    from BaseException, so ``except Exception`` lets it through."""
+    return type(error).__name__ == "PanicException"
+
+
+@contextmanager
+def compiled_library(name: str, library: str) -> Iterator[None]:
+    """Turn a panic of ``library`` while working for tokenizer ``name`` into a TokenizerError."""
+    try:
+        yield
+    except BaseException as error:
+        if not is_panic(error):
+            raise
+        raise TokenizerError(f"{name}: {library} failed on this input ({error}); the tokenizer file or its "
+                             "settings do not fit the text") from None  # fmt: skip
+
+
 @dataclass(frozen=True)
 class VocabFloor:
     """The smallest ``vocab_size`` a family trains at: ``minimum`` ids, made of ``parts`` (in words);

@@ -65,7 +65,7 @@ class ByteBPETokenizer(MergeTokenizer):
         ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
         settings = ByteBPEOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
+        vocab_size = checked_vocab_size(vocab_size, ByteBPEOptions)
         specials = special_tokens_with(special_tokens)
         cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 

@@ -128,7 +128,7 @@ def _check_options(
     """The checks of ``train`` before reading any text: the options, the vocabulary size and all
     the special tokens."""
     settings = CharOptions.parse(CharTokenizer.family, options)
-    vocab_size = checked_vocab_size(vocab_size)
+    vocab_size = checked_vocab_size(vocab_size, CharOptions)
     specials = special_tokens_with(special_tokens)
     CharTokenizer.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(
         CharTokenizer.family, vocab_size

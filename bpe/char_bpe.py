@@ -114,7 +114,7 @@ class CharBPETokenizer(MergeTokenizer):
         ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
         settings = CharBPEOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
+        vocab_size = checked_vocab_size(vocab_size, CharBPEOptions)
         specials = special_tokens_with(special_tokens)
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)

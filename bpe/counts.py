@@ -162,10 +162,27 @@ class PretokenCounts(Mapping[str, int]):
         atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
 
 
+#: the largest number of characters the counts may stand for: every count the kernels derive (a
+#: pre-token's summed count, a character's or a pair's) is at most this, so none overflows int64
+MAX_COUNTED_CHARACTERS = 2**62
+
+
+def _check_total(counts: np.ndarray, lengths: np.ndarray) -> None:
+    """Refuse counts whose text (sum of count × characters, computed in floating point: it cannot
+    overflow) would make a derived count overflow the kernels' int64."""
+    total = float(np.dot(counts.astype(np.float64), lengths.astype(np.float64)))
+    if total > MAX_COUNTED_CHARACTERS:
+        raise TokenizerError(f"the counts stand for {total:.3g} characters of text, more than the "
+                             f"{MAX_COUNTED_CHARACTERS:.3g} whose counts fit in 64-bit integers; a count is "
+                             "likely wrong")  # fmt: skip
+
+
 def _whole_pretokens(pretokens: list[str], counts: np.ndarray, pretokenizer: str) -> PretokenCounts:
     """Counts of whole pre-tokens (duplicates are summed)."""
     text = np.frombuffer("".join(pretokens).encode("utf-32-le"), dtype=np.uint32)
-    ends = np.cumsum(np.fromiter(map(len, pretokens), dtype=np.int64, count=len(pretokens)))
+    lengths = np.fromiter(map(len, pretokens), dtype=np.int64, count=len(pretokens))
+    _check_total(counts, lengths)
+    ends = np.cumsum(lengths)
     table = _kernel().empty_table(max(len(pretokens), 1))
     table = _add_whole(table, text, np.concatenate([[0], ends]), counts)
     return PretokenCounts.from_table(pretokenizer, table)
@@ -393,7 +410,10 @@ def read_counts(path: str | os.PathLike[str]) -> PretokenCounts:
         raise TokenizerError(f'{path}: row {row}: "count" must be a positive integer, got {int(counts[row])}')
     if not all(pretokens):
         raise TokenizerError(f'{path}: row {pretokens.index("")}: "pretoken" is empty')
-    counted = _whole_pretokens(pretokens, counts, name)
+    try:
+        counted = _whole_pretokens(pretokens, counts, name)
+    except TokenizerError as exc:
+        raise TokenizerError(f"{path}: {exc}") from None
     recorded = ("format", "format_version", "pretokenizer", "pretokenizer_pattern")  # checked above
     counted.settings = {key: value for key, value in metadata.items() if key not in recorded}
     return counted

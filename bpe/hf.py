@@ -22,7 +22,7 @@ from typing import Any
 
 from tokenizers import Tokenizer as HFLibraryTokenizer
 
-from bpe.base import Encoding, TokenizerError
+from bpe.base import Encoding, TokenizerError, compiled_library
 from bpe.bytes_unicode import BYTE_TO_CHAR
 from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
 
@@ -66,7 +66,8 @@ class HuggingFaceTokenizer(PretrainedTokenizer):
     def encode_with_spans(self, text: str) -> Encoding:
         data = utf8(text)
         try:
-            encoding = self._tokenizer.encode(text, add_special_tokens=False)
+            with compiled_library(self.name, "tokenizers"):
+                encoding = self._tokenizer.encode(text, add_special_tokens=False)
         except Exception as exc:  # the library raises a bare Exception, e.g. an unknown piece without unk
             raise TokenizerError(f"{self.name}: tokenizers could not encode the text ({exc})") from None
         ids = encoding.ids

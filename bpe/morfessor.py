@@ -147,7 +147,7 @@ class MorfessorTokenizer(TrainedTokenizer):
         ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform interface
         (Morfessor's own dots are silenced); ``workers``: threads counting pre-tokens."""
         settings = MorfessorOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
+        vocab_size = checked_vocab_size(vocab_size, MorfessorOptions)
         specials = special_tokens_with(special_tokens)
 
         pretoken_counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)

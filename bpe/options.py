@@ -135,6 +135,10 @@ class FamilyOptions(Table):
     """A family's options.  The fields, in order, are what a saved tokenizer's ``config`` holds
     (sentencepiece families: besides their training record)."""
 
+    #: the largest ``vocab_size`` the family trains at: token ids are 32-bit signed integers in the
+    #: compiled merge kernels and in sentencepiece's trainer (a family with a lower limit overrides it)
+    max_vocab_size: ClassVar[int] = 2**31 - 1
+
     @classmethod
     def parse(cls, family: str, options: Mapping[str, Any]) -> Self:
         """Options passed to ``family``'s ``train`` or constructor.  A value of None counts as not
@@ -374,12 +378,15 @@ def options_by_name(*, encode_time_only: bool = False) -> dict[str, dict[str, Fi
 _VOCAB_SIZE = TypeAdapter(PositiveInt)
 
 
-def checked_vocab_size(value: Any) -> int:
-    """``value`` as a vocabulary size (an integer >= 1), or a TokenizerError."""
+def checked_vocab_size(value: Any, options: type[FamilyOptions] = FamilyOptions) -> int:
+    """``value`` as a vocabulary size (an integer from 1 to ``options.max_vocab_size``), or a TokenizerError."""
     try:
-        return _VOCAB_SIZE.validate_python(value)
+        size = _VOCAB_SIZE.validate_python(value)
     except ValidationError as error:
         raise TokenizerError(f"vocab_size {first_problem(error).message}") from None
+    if size > options.max_vocab_size:
+        raise TokenizerError(f"vocab_size must be at most {options.max_vocab_size} (token ids are 32-bit), got {size}")
+    return size
 
 
 def _option_error(problem: Problem) -> TokenizerError:

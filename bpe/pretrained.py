@@ -33,6 +33,8 @@ experiment config: a registry name or a path, a relative path looked up in given
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -126,6 +128,15 @@ class _Contents:
     document: Any = None
 
 
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of ``path``, refused unless it is a regular file: a device or FIFO (``/dev/zero``, a
+    pipe) may never end, and nothing is read from it before the refusal."""
+    with open(path, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise TokenizerError(f"{path}: not a regular file (a device, pipe or socket); give a tokenizer file")
+        return handle.read()
+
+
 def _read(path: Path) -> _Contents:
     if path.is_dir():
         if not (path / HF_FILE).is_file():
@@ -135,7 +146,7 @@ def _read(path: Path) -> _Contents:
             )
         path = path / HF_FILE
     try:
-        data = path.read_bytes()
+        data = read_regular_file(path)
     except FileNotFoundError:
         raise TokenizerError(f"{path}: no such tokenizer file") from None
     except OSError as exc:
@@ -145,6 +156,11 @@ def _read(path: Path) -> _Contents:
             document = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise TokenizerError(f"{path}: not a JSON file ({exc})") from None
+        except RecursionError:  # Python's parser recurses once per level of nesting
+            raise TokenizerError(
+                f"{path}: not a tokenizer file: its JSON is nested too deeply to read (no tokenizer format nests "
+                "more than a few levels)"
+            ) from None
         return _Contents(path, _json_format(document), data, document)
     from bpe.spm import looks_like_model
     from bpe.tiktoken_bpe import looks_like_rank_file

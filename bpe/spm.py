@@ -273,7 +273,7 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
         accepted for a uniform interface; sentencepiece reports none."""
         settings = cls.options_model.parse(cls.family, options)
         character_coverage = settings.character_coverage
-        vocab_size = checked_vocab_size(vocab_size)
+        vocab_size = checked_vocab_size(vocab_size, cls.options_model)
         sentences = _sentences(texts)
         config = {
             "model_type": cls.model_type,

@@ -19,9 +19,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import regex
 import tiktoken
 
-from bpe.base import Encoding, TokenizerError
+from bpe.base import Encoding, TokenizerError, compiled_library
 from bpe.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
 
@@ -55,8 +56,9 @@ class TiktokenTokenizer(PretrainedTokenizer):
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans are running sums of the tokens' byte lengths: the tokens spell the text exactly,
         unless the pattern skips part of it (tiktoken drops unmatched text), which is an error."""
-        ranks = self._encoding.encode_ordinary(text)
-        lengths = [len(token) for token in self._encoding.decode_tokens_bytes(ranks)]
+        with compiled_library(self.name, "tiktoken"):
+            ranks = self._encoding.encode_ordinary(text)
+            lengths = [len(token) for token in self._encoding.decode_tokens_bytes(ranks)]
         if sum(lengths) != len(utf8(text)):
             raise TokenizerError(
                 f"{self.name}: the pre-tokenizer pattern does not match all of the text, and tiktoken drops "
@@ -86,6 +88,7 @@ class TiktokenTokenizer(PretrainedTokenizer):
 
 def encoding_from_ranks(name: str, pattern: str, ranks: dict[bytes, int]) -> tiktoken.Encoding:
     """A ``tiktoken.Encoding`` without special tokens, or a TokenizerError for a pattern tiktoken refuses."""
+    _check_pattern(pattern, name)
     try:
         return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
     except ValueError as exc:
@@ -121,14 +124,40 @@ def read_ranks(data: bytes, source: str) -> dict[bytes, int]:
         if not _RANK_LINE.fullmatch(line.strip()):
             raise TokenizerError(f"{source} line {number}: expected '<base64 token> <rank>', got {line[:60]!r}")
         token, rank = line.split()
-        ranks[base64.b64decode(token)] = int(rank)
+        decoded = base64.b64decode(token)
+        if decoded in ranks:
+            raise TokenizerError(f"{source} line {number}: token {decoded!r} is listed twice (ranks "
+                                 f"{ranks[decoded]} and {int(rank)}); each token has one rank")  # fmt: skip
+        ranks[decoded] = int(rank)
     _check_ranks(ranks, source)
     return ranks
 
 
 def _check_ranks(ranks: dict[bytes, int], source: str) -> None:
+    """The checks every rank file and tekken file passes at load time, for every command: ranks 0..n-1
+    each once, and a token for each of the 256 bytes (byte-level BPE starts from them; without one,
+    tiktoken's compiled encoder panics on text holding that byte)."""
     if sorted(ranks.values()) != list(range(len(ranks))):
         raise TokenizerError(f"{source}: the ranks must be 0..{len(ranks) - 1}, each once, one per distinct token")
+    missing = [byte for byte in range(256) if bytes([byte]) not in ranks]
+    if missing:
+        raise TokenizerError(f"{source}: no token for byte {bytes([missing[0]])!r} (0x{missing[0]:02x})"
+                             f"{f' and {len(missing) - 1} other byte(s)' if len(missing) > 1 else ''}; a byte-level "
+                             "BPE must hold a token for each of the 256 bytes")  # fmt: skip
+
+
+def _check_pattern(pattern: str, source: str) -> None:
+    """A pattern that matches the empty string makes tiktoken's compiled encoder panic (and would
+    skip text): refused like a pattern that skips text."""
+    try:
+        matches_nothing = regex.fullmatch(pattern, "") is not None
+    except regex.error as exc:
+        raise TokenizerError(f"{source}: invalid pre-tokenizer pattern {pattern!r} ({exc})") from None
+    if matches_nothing:
+        raise TokenizerError(
+            f"{source}: the pre-tokenizer pattern {pattern!r} matches the empty string, so it does not match all of "
+            "the text (tiktoken drops what it does not match); use a pattern whose matches cover any text"
+        )
 
 
 def load_rank_file(data: bytes, name: str, pattern: str | None) -> TiktokenTokenizer:
@@ -141,6 +170,10 @@ def load_tekken(document: dict[str, Any], name: str) -> TiktokenTokenizer:
         config = document["config"]
         pattern, vocab_size = config["pattern"], int(config["default_vocab_size"])
         specials = int(config["default_num_special_tokens"])
+        if not 0 <= specials <= vocab_size:
+            raise ValueError(f"config.default_vocab_size {vocab_size} must be at least config."
+                             f"default_num_special_tokens {specials} (the ranks follow the special ids), "
+                             "and neither may be negative")  # fmt: skip
         entries = document["vocab"][: vocab_size - specials]
         ranks = {base64.b64decode(entry["token_bytes"], validate=True): int(entry["rank"]) for entry in entries}
         listed = sorted(document.get("special_tokens") or [], key=lambda entry: int(entry["rank"]))

@@ -54,7 +54,7 @@ class WordTokenizer(TrainedTokenizer):
         ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress`` is accepted for a uniform interface; counting shows none."""
         settings = WordOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
+        vocab_size = checked_vocab_size(vocab_size, WordOptions)
         specials = special_tokens_with(special_tokens)
         cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
 

@@ -35,8 +35,8 @@ import regex
 
 from corpora.errors import CorpusError, CorpusWarning
 from corpora.leaks import Leaks, find_leaks
-from corpora.morph import MorphReference, read_reference
-from corpora.silver import analyze
+from corpora.morph import READERS, MorphReference, read_reference
+from corpora.silver import SILVER, analyze
 from corpora.sources import (
     DATA_ROOT_HINT,
     FILE_READERS,
@@ -492,11 +492,24 @@ class Corpus:
         return read_reference(reference.reader, paths, reference.name, language)
 
 
+def _check_reference_names(spec: CorpusSpec) -> None:
+    """Every ``[[references]]`` names a known reader or analyzer, before any text is read (the spec
+    module declares the table without importing the readers)."""
+    for reference in spec.references:
+        if reference.analyzer is not None and reference.analyzer not in SILVER:
+            raise CorpusError(f"{spec.id}: [[references]] {reference.name!r}: unknown silver analyzer "
+                              f"{reference.analyzer!r}; choose one of: {', '.join(SILVER)}")  # fmt: skip
+        if reference.reader is not None and reference.reader not in READERS:
+            raise CorpusError(f"{spec.id}: [[references]] {reference.name!r}: unknown morpheme reader "
+                              f"{reference.reader!r}; choose one of: {', '.join(READERS)}")  # fmt: skip
+
+
 def load_corpus(
     id_or_spec: str | Path | CorpusSpec, data_dir: str | Path | None = None, cache_dir: str | Path | None = None
 ) -> Corpus:
     """Load a corpus by shipped id, spec path or spec; ``data_dir`` falls back to ``$TOKBENCH_DATA``."""
     spec = id_or_spec if isinstance(id_or_spec, CorpusSpec) else load_spec(id_or_spec)
+    _check_reference_names(spec)
     root = data_root(data_dir)
     plans = _plan(spec, root)
     key = _cache_key(spec, plans)

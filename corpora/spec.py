@@ -99,6 +99,10 @@ class ParallelSpec(Table):
     key: Literal[PARALLEL_KEYS] = "line"  # type: ignore[valid-type]
     column: Annotated[str, Field(min_length=1), expecting("a non-empty string")] | None = None
     dev: KeyRange | None = None
+    #: what a run does when the paired sentences' character lengths do not correlate (Pearson r below
+    #: ``benchmarks.parallel.MIN_LENGTH_CORRELATION``: the keys likely pair unrelated sentences):
+    #: "warn" (say so with r and the first pairs, and go on) or "fail" (refuse the run)
+    on_misaligned: Literal["warn", "fail"] = "warn"
 
     @model_validator(mode="after")
     def _column_and_dev(self) -> ParallelSpec:
@@ -340,6 +344,8 @@ class CorpusSpec(Table):
         for source in fields["sources"]:
             if source["parallel"] is None:
                 del source["parallel"]
+            else:  # what a run does with a misaligned pairing changes no loaded text
+                del source["parallel"]["on_misaligned"]
         return fields
 
 

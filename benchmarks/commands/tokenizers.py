@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import stat
 import sys
 import textwrap
 import time
@@ -72,13 +74,17 @@ def _add_command(
 def open_input(path: str) -> BinaryIO:
     """Open a text input file for binary reading, or a BenchmarkError saying why not."""
     try:
-        return open(path, "rb")  # the caller closes it (ExitStack)
+        handle = open(path, "rb")  # noqa: SIM115 (the caller closes it: ExitStack)
     except FileNotFoundError:
         raise BenchmarkError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise BenchmarkError(f"{path}: is a directory, expected a text file") from None
     except OSError as exc:
         raise BenchmarkError(f"{path}: cannot read ({exc.strerror})") from None
+    if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # a device or FIFO may never end
+        handle.close()
+        raise BenchmarkError(f"{path}: not a regular file (a device, pipe or socket); give a text file, or - for stdin")
+    return handle
 
 
 def read_lines(handle: BinaryIO, name: str) -> Iterator[str]:
@@ -132,6 +138,13 @@ def write_lines(lines: Iterable[str]) -> None:
 # -- count ------------------------------------------------------------------
 
 
+def refuse_idle_address(args: argparse.Namespace) -> None:
+    """``--address`` names a dask scheduler: with the local engine it would be ignored, so it is an error."""
+    if args.engine == "local" and args.address is not None:
+        raise BenchmarkError(f"--address {args.address} applies to --engine dask only; the local engine "
+                             "counts in this process (drop --address, or add --engine dask)")  # fmt: skip
+
+
 def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
@@ -174,6 +187,7 @@ def count_files(args: argparse.Namespace) -> PretokenCounts:
 
     if args.workers is not None and args.workers < 1:
         raise BenchmarkError(f"--workers must be at least 1, got {args.workers}")
+    refuse_idle_address(args)
     with ExitStack() as stack:  # every input must be readable before counting starts
         for path in args.input:
             stack.enter_context(open_input(path))
@@ -315,6 +329,8 @@ def run_train(args: argparse.Namespace) -> int:
     # a merge progress bar where someone watches (the families draw it on stderr)
     progress = sys.stderr.isatty()
     counted = args.counts is not None or args.engine != "local"
+    if args.counts is None:
+        refuse_idle_address(args)
     if counted and not issubclass(family, TrainedTokenizer):
         raise BenchmarkError(
             f"{args.kind} trains on the text itself (sentencepiece reads sentences): use --input with the local engine"

@@ -10,6 +10,7 @@ of them may hold a traceback.
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import os
@@ -84,6 +85,42 @@ class Case:
     forbidden: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     fail: tuple[str, int, str] | None = None
+
+
+def rank_file(tokens: list[bytes], repeat: int | None = None) -> bytes:
+    """A tiktoken rank file ranking ``tokens`` in order (``repeat``: that line given twice)."""
+    lines = [base64.b64encode(token) + b" %d" % rank for rank, token in enumerate(tokens)]
+    if repeat is not None:
+        lines.append(lines[repeat])
+    return b"\n".join(lines) + b"\n"
+
+
+BYTES = [bytes([byte]) for byte in range(256)]
+
+
+def tekken(vocab_size: int, specials: int) -> str:
+    vocab = [{"rank": rank, "token_bytes": base64.b64encode(token).decode()} for rank, token in enumerate(BYTES)]
+    return json.dumps({"config": {"pattern": r"\S+|\s+", "default_vocab_size": vocab_size,
+                                  "default_num_special_tokens": specials}, "vocab": vocab})  # fmt: skip
+
+
+def counts_file(pretokens: list[str], counts: list[int]) -> bytes:
+    """A counts file (docs/formats.md) as the gpt2 pre-tokenizer would have written it."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bpe.counts import FORMAT_NAME, FORMAT_VERSION
+    from bpe.pretokenizers import GPT2_PATTERN
+
+    table = pa.table({"pretoken": pretokens, "count": pa.array(counts, pa.int64())})
+    metadata = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "pretokenizer": "gpt2",
+                "pretokenizer_pattern": GPT2_PATTERN}  # fmt: skip
+    table = table.replace_schema_metadata({f"tokbench.{key}": value for key, value in metadata.items()})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
 
 
 def kit(**changes: str | bytes) -> dict[str, str | bytes]:
@@ -210,6 +247,60 @@ CASES = [
     Case("10-spec-path-not-found", RUN, 2,
          ("spec file 'nowhere.toml' not found", "looked in the config folder", "then the current directory"),
          kit(**{"cfg.toml": config(corpora='["nowhere.toml"]')}), absent=("out",)),
+    # -- 11: adversarial files and values
+    Case("11-deeply-nested-json", ["encode", "--tokenizer", "{d}/deep.json", "--input", "{d}/test.txt"], 2,
+         ("deep.json", "nested too deeply"), kit(**{"deep.json": '{"a":' * 200_000 + "1" + "}" * 200_000})),
+    Case("11-tokenizer-is-a-device", ["encode", "--tokenizer", "/dev/zero", "--input", "{d}/test.txt"], 2,
+         ("/dev/zero", "not a regular file"), kit()),
+    Case("11-encode-input-is-a-device", ["encode", "--tokenizer", "bytes", "--input", "/dev/zero"], 2,
+         ("/dev/zero", "not a regular file"), kit()),
+    Case("11-pretrained-path-is-a-device", RUN, 2, ("pretrained tokenizer 'zero'", "/dev/zero", "not a regular file"),
+         kit(**{"cfg.toml": config('[[pretrained]]\npath = "/dev/zero"\nlabel = "zero"\n')}), absent=("out",)),
+    *[Case(f"11-vocab-size-above-the-maximum-{kind}", ["train", "--kind", kind, "--vocab-size", "1000000000000",
+                                                       "--input", "{d}/train.txt", "--out", "{d}/tok.json"], 2,
+           ("vocab_size must be at most 2147483647", "got 1000000000000"), kit(), absent=("tok.json",))
+      for kind in ("byte-bpe", "spm-unigram", "char-bpe", "morfessor")],
+    Case("11-config-vocab-size-above-the-maximum", RUN, 2, ("vocab_sizes[0] = 3000000000 is above the maximum",),
+         kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "byte-bpe"\nvocab_sizes = [3000000000]\n')}),
+         absent=("out",)),
+    Case("11-negative-seed", RUN, 2, ("seed: must be an integer >= 0", "got -1"),
+         kit(**{"cfg.toml": config("seed = -1")}), absent=("out",)),
+    Case("11-address-with-the-local-engine", ["train", "--kind", "byte-bpe", "--vocab-size", "300", "--engine", "local",
+                                              "--address", "tcp://127.0.0.1:9", "--input", "{d}/train.txt", "--out",
+                                              "{d}/tok.json"], 2,
+         ("--address tcp://127.0.0.1:9 applies to --engine dask only",), kit(), absent=("tok.json",)),
+    Case("11-count-address-with-the-local-engine", ["count", "--pretokenizer", "gpt2", "--address", "tcp://127.0.0.1:9",
+                                                    "--input", "{d}/train.txt", "--out", "{d}/counts.json"], 2,
+         ("--address tcp://127.0.0.1:9 applies to --engine dask only",), kit(), absent=("counts.json",)),
+    Case("11-empty-label", RUN, 2, ("tokenizers[0].label", "must be a plain name", "got ''"),
+         kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char"\nlabel = ""\nvocab_sizes = [100]\n')}),
+         absent=("out",)),
+    Case("11-label-escapes-out", RUN, 2, ("tokenizers[0].label", "must be a plain name", "../../../evil1"),
+         kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char"\nlabel = "../../../evil1"\n'
+                                              'vocab_sizes = [100]\n')}), absent=("out", "../../evil1-100.json")),
+    Case("11-rank-file-without-a-byte", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
+                                         "{d}/test.txt"], 2, ("r.tiktoken", "no token for byte b'a' (0x61)"),
+         kit(**{"r.tiktoken": rank_file([token for token in BYTES if token != b"a"])})),
+    Case("11-rank-file-token-twice", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
+                                      "{d}/test.txt"], 2, ("r.tiktoken line 257", "listed twice"),
+         kit(**{"r.tiktoken": rank_file(BYTES, repeat=97)})),
+    Case("11-pattern-matches-empty", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", r"\d*", "--input",
+                                      "{d}/test.txt"], 2, ("matches the empty string",
+                                                           "does not match all of the text"),
+         kit(**{"r.tiktoken": rank_file(BYTES)})),
+    Case("11-tekken-vocab-below-specials", ["encode", "--tokenizer", "{d}/t.json", "--input", "{d}/test.txt"], 2,
+         ("t.json", "default_vocab_size 100 must be at least", "default_num_special_tokens 1000"),
+         kit(**{"t.json": tekken(100, 1000)})),
+    Case("11-unknown-analyzer", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
+         ("kit: [[references]] 'silver'", "unknown silver analyzer 'nope'", "zemberek"),
+         kit(**{"kit.toml": GOOD_SPEC + '[[references]]\nname = "silver"\nanalyzer = "nope"\n'})),
+    Case("11-counts-past-int64", ["train", "--kind", "byte-bpe", "--vocab-size", "300", "--counts", "{d}/c.parquet",
+                                  "--out", "{d}/tok.json"], 2, ("c.parquet", "fit in 64-bit integers"),
+         kit(**{"c.parquet": counts_file(["day", " the", "day"], [2**62, 5, 2**62])}), absent=("tok.json",)),
+    Case("11-reproduce-requested-language-wrong-length", ["reproduce", "petrov2023", "--data-dir", "{d}", "--languages",
+                                                          "tur_Latn", "--out", "{d}/out"], 2,
+         ("tur_Latn (requested with --languages)", "flores/tur_Latn.txt", "lines, expected 2,009"),
+         {"flores/tur_Latn.txt": "\n".join(FLORES[:5]) + "\n"}, absent=("out",)),
     # -- input that was already refused clearly, kept so it stays that way
     Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
          {"kit.toml": GOOD_SPEC.replace('license = "CC BY-SA 4.0"', 'license = "x"\ncolour = "red"')}),
@@ -331,6 +422,19 @@ def test_sentencepiece_refuses_a_lone_surrogate_like_every_family() -> None:
             tokenizer.encode_with_spans("\udfff")
 
 
+def test_a_panic_of_a_compiled_library_is_a_tokenizer_error() -> None:
+    """Case 11: tiktoken panics (a BaseException) on a byte without a token; the loader refuses such files,
+    and an encoder built around the check still turns the panic into a TokenizerError naming the tokenizer."""
+    import tiktoken
+
+    from bpe.tiktoken_bpe import TiktokenTokenizer
+
+    ranks = {token: rank for rank, token in enumerate(token for token in BYTES if token != b"a")}
+    encoding = tiktoken.Encoding("no-a", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
+    with pytest.raises(bpe.TokenizerError, match="no-a: tiktoken failed on this input"):
+        TiktokenTokenizer(encoding, "no-a").encode("banana")
+
+
 def test_sentencepiece_literal_whitespace_mark_is_documented_behaviour() -> None:
     """Case 11 (bpe/spm.py): a literal U+2581 is encoded exactly like a space and decodes to one; its
     spans still index the text as given and tile it."""
@@ -378,7 +482,7 @@ def test_damaged_unit_files_are_recomputed_and_said(finished_run: Path, capfd: p
     kept = units[3].stat().st_mtime_ns
     status, _, err = tokbench(run_argv(finished_run.parent), capfd)
     assert status == 0 and units[3].stat().st_mtime_ns == kept
-    assert err.count("tokbench: warning: ") == 3 and "computing the unit again" in err
+    assert err.count("computing the unit again") == 3
     assert f"holds unit {units[3].stem!r}, expected {units[2].stem!r}" in err
     assert (finished_run / "results.csv").read_bytes() == results
 
@@ -397,6 +501,37 @@ def test_damaged_cache_entries_are_rebuilt(finished_run: Path, capfd: pytest.Cap
     assert status == 0
     assert "is damaged" in err and "training it again" in err and "reading the corpus again" in err
     assert (finished_run / "results.csv").read_bytes() == results
+
+
+def test_a_replaced_cache_entry_is_not_trusted(finished_run: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Case 11: two cached tokenizers of one family swapped (each a valid tokenizer) are found by the key
+    and digest each entry stores, and trained again: the next run's results do not change."""
+    results = (finished_run / "results.csv").read_bytes()
+    cache = Path(os.environ["TOKBENCH_CACHE"]) / "tokenizers"
+    entries = sorted(path for path in cache.glob("*.json") if not path.name.endswith(".meta.json")
+                     and bpe.load(path).family == "char")  # fmt: skip
+    assert len(entries) >= 2
+    first, second = entries[0].read_bytes(), entries[1].read_bytes()
+    entries[0].write_bytes(second)
+    entries[1].write_bytes(first)
+    shutil.rmtree(finished_run)
+    status, _, err = tokbench(run_argv(finished_run.parent), capfd)
+    assert status == 0
+    assert err.count("is not the one the entry recorded") == 2 and "training it again" in err
+    assert (finished_run / "results.csv").read_bytes() == results
+
+
+def test_a_run_without_a_parallel_set_says_why_it_has_no_parity(tmp_path: Path,
+                                                                capfd: pytest.CaptureFixture[str]) -> None:
+    """Case 11: the default metrics include parity; an English-only run says why it has none, on stderr
+    and in the report."""
+    write_kit(tmp_path)
+    status, _, err = tokbench([arg for arg in run_argv(tmp_path) if arg != "--no-report"], capfd)
+    assert status == 0
+    assert "tokbench: warning: no parity rows in this run: no non-English corpus" in err
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "Groups without rows in this run: " in report and "No parity rows: no non-English corpus" in report
+    assert "[sources.parallel]" in report
 
 
 def test_report_needs_the_run_folders_lock(finished_run: Path, capfd: pytest.CaptureFixture[str]) -> None:
@@ -516,3 +651,23 @@ def test_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_shipped_configs_still_load() -> None:
     """The stricter config model accepts what ships."""
     assert {load_config(name).name for name in ("quick", "paper")} == {"quick", "paper"}
+
+
+def test_reproduce_refuses_a_rank_file_like_encode(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Case 11: one loader and one validation for every command: the GPT-2 rank file with a token listed
+    twice that `encode` refuses is refused by `reproduce petrov2023` too (said, its column not counted)."""
+    (tmp_path / "flores").mkdir()
+    # petrov2023 reads dev + devtest, 2,009 lines: the sample's 100 repeated
+    (tmp_path / "flores" / "xxx_Latn.txt").write_text("\n".join((FLORES * 21)[:2009]) + "\n", encoding="utf-8")
+    (tmp_path / "tokenizers").mkdir()
+    (tmp_path / "tokenizers" / "gpt2.tiktoken").write_bytes(rank_file(BYTES, repeat=97))
+    encode = ["encode", "--tokenizer", str(tmp_path / "tokenizers" / "gpt2.tiktoken"), "--pattern", "gpt2",
+              "--input", str(tmp_path / "flores" / "xxx_Latn.txt")]  # fmt: skip
+    status, _, err = tokbench(encode, capfd)
+    assert status == 2 and "line 257: token b'a' is listed twice" in err
+    status, out, err = tokbench(["reproduce", "petrov2023", "--data-dir", str(tmp_path), "--out",
+                                 str(tmp_path / "out")], capfd)  # fmt: skip
+    assert status == 0, err
+    assert "line 257: token b'a' is listed twice" in out + err
+    rows = (tmp_path / "out" / "reproduction.csv").read_text(encoding="utf-8")
+    assert "GPT-2" not in rows and "ByT5,xxx_Latn" in rows

@@ -104,7 +104,7 @@ def test_extra_metrics_join_the_identity_only_when_set() -> None:
     [
         ({"colour": "red"}, "unknown key 'colour'; allowed keys: name, description, seed, seeds, corpora, tokenizers"),
         ({"name": 3}, "name: must be a string, got 3"),
-        ({"seed": True}, "seed: must be an integer, got True"),
+        ({"seed": True}, "seed: must be an integer >= 0, got True"),
         ({"corpora": []}, "corpora: must hold at least 1 entry, got []"),
         (
             {"tokenizers": [{"kind": "wordpiece", "vocab_sizes": [10]}]},

@@ -157,3 +157,66 @@ def test_parity_without_a_parallel_declaration_is_refused_before_any_work(tmp_pa
                                              r"declares no parallel set \(\[sources.parallel\]"):  # fmt: skip
         run(tmp_path, paths, root)
     assert not (tmp_path / "run").exists()
+
+
+def _shifted_turkish(tmp_path: Path, on_misaligned: str) -> tuple[list[str], Path]:
+    """English FLORES lines 1-100 and a Turkish eval file holding lines 51-100 declared with key = "line"
+    (so its keys are 1-50): the keys pair unrelated sentences."""
+    lines = read_flores(DATA_ROOT)
+    root = tmp_path / "root"
+    (root / "flores").mkdir(parents=True)
+    (root / "flores" / "eng_Latn.txt").write_text("\n".join(lines["eng_Latn"][:100]) + "\n", encoding="utf-8")
+    (root / "tur.txt").write_text("\n".join(lines["tur_Latn"][50:100]) + "\n", encoding="utf-8")
+    corpora = [
+        spec(tmp_path, "eng", "eng_Latn", 'format = "text"\nfiles = "flores/eng_Latn.txt"', 'name = "flores-200"'),
+        spec(tmp_path, "tur", "tur_Latn", 'format = "text"\nfiles = "tur.txt"',
+             f'name = "flores-200"\non_misaligned = "{on_misaligned}"'),
+    ]  # fmt: skip
+    return corpora, root
+
+
+def test_a_shifted_parallel_file_is_refused_under_on_misaligned_fail(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    corpora, root = _shifted_turkish(tmp_path, "fail")
+    with pytest.raises(BenchmarkError, match=r"tur: its sentences paired with eng by flores-200 key do not look like "
+                                             r"translations: Pearson r of their character lengths is 0\.\d\d over 50 "
+                                             r"pairs .* first pairs: 1: .*refused \(on_misaligned = \"fail\""):
+        run(tmp_path, corpora, root)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_shifted_parallel_file_is_said_by_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    corpora, root = _shifted_turkish(tmp_path, "warn")
+    with pytest.warns(BenchmarkWarning, match="do not look like translations: Pearson r"):
+        run(tmp_path, corpora, root)
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
+    assert any("Pearson r" in note for note in manifest["parallel"]["notes"])
+
+
+def test_length_correlation_is_pearsons_r(flores_sample):
+    """Against scipy on the aligned sample: English against Turkish, Russian, Korean are all far above the
+    threshold, and the same files shifted by half are far below it."""
+    from scipy.stats import pearsonr
+
+    from benchmarks.parallel import MIN_LENGTH_CORRELATION, ParallelPair, length_correlation
+    from corpora import Corpus
+    from corpora.loader import Document
+    from corpora.spec import load_spec
+
+    def corpus(language: str, texts: list[str]) -> Corpus:
+        documents = [Document(f"{language}:{i}", text, key=str(i)) for i, text in enumerate(texts, start=1)]
+        return Corpus(load_spec("embedded-eng"), {"eval": documents}, "x", None)
+
+    english = flores_sample["eng_Latn"][:100]
+    for language in ("tur_Latn", "rus_Cyrl", "kor_Hang"):
+        for other, theirs, aligned in ((flores_sample[language][:100], english, True),
+                                       (flores_sample[language][50:100], english[:50], False)):  # fmt: skip
+            n = len(other)
+            pair = ParallelPair(language, "eng", "flores-200", tuple(map(str, range(1, n + 1))),
+                                tuple(f"{language}:{i}" for i in range(1, n + 1)),
+                                tuple(f"eng_Latn:{i}" for i in range(1, n + 1)), None)  # fmt: skip
+            r = length_correlation(pair, corpus(language, other), corpus("eng_Latn", theirs))
+            expected = pearsonr([len(t) for t in other], [len(t) for t in theirs]).statistic
+            assert r == pytest.approx(expected, abs=1e-12)
+            assert (r > 0.85) if aligned else (r < MIN_LENGTH_CORRELATION)

@@ -115,15 +115,14 @@ def test_all_twenty_counts_are_identical(reproduce, data_root: Path, tmp_path: P
 
 
 def test_the_languages_of_a_data_root(reproduce, tmp_path: Path) -> None:
-    """Only the languages a data root holds; a requested language it lacks is reported."""
+    """Only the languages a data root holds; a requested language it lacks is an error (never skipped)."""
     root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn", "kor_Hang.txt": "kor_Hang"}, FULL_DATA_ROOT)
     status, _, err = reproduce("--data-dir", root, "--out", tmp_path / "a")
     assert status == REPRODUCED, err
     assert sorted({row["language"] for row in read_rows(tmp_path / "a")}) == ["kor_Hang", "tur_Latn"]
-    status, out, _ = reproduce("--data-dir", root, "--languages", "eng_Latn", "tur_Latn", "--out", tmp_path / "b")
-    assert status == REPRODUCED
-    assert {row["language"] for row in read_rows(tmp_path / "b")} == {"tur_Latn"}
-    assert f"note: eng_Latn: not in the data root (no {root}/flores/eng_Latn.txt)" in out
+    status, _, err = reproduce("--data-dir", root, "--languages", "eng_Latn", "tur_Latn", "--out", tmp_path / "b")
+    assert status == 2 and not (tmp_path / "b").exists()
+    assert f"eng_Latn: requested with --languages, but not in the data root (no {root}/flores/eng_Latn.txt)" in err
 
 
 def test_an_added_language_is_counted_and_compared(reproduce, tmp_path: Path) -> None:
@@ -168,7 +167,7 @@ def test_bad_input(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         ((), "`tokbench reproduce petrov2023` needs a data root and none is given: fetch one with `tokbench data"),
         (("--data-dir", tmp_path / "missing"), "is not a directory"),
         (("--data-dir", tmp_path), "no flores/ folder"),
-        (("--data-dir", DATA_ROOT, "--languages", "xxx_Latn"), "no FLORES language to reproduce (xxx_Latn: not in"),
+        (("--data-dir", DATA_ROOT, "--languages", "xxx_Latn"), "xxx_Latn: requested with --languages, but not in"),
     ]:
         status, out, err = reproduce(*argv, "--out", tmp_path / "out")
         assert status == 2 and out == "" and "Traceback" not in err and message in err, err
