@@ -16,7 +16,7 @@ from types import ModuleType
 from benchmarks.errors import BenchmarkError
 
 #: table name -> module (under benchmarks.reproductions)
-REPRODUCTIONS: dict[str, str] = {"petrov2023": "petrov2023"}
+REPRODUCTIONS: dict[str, str] = {"petrov2023": "petrov2023", "toksuite2025": "toksuite2025"}
 
 
 @dataclass(frozen=True)
