@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "\nWrites OUT/reproduction.csv (tokenizer, language, metric, published, reproduced, difference).\n"
         "Exit status: 0 = every value with a published figure is identical, 1 = one differs, 2 = bad input "
         "(including a requested language that cannot be reproduced).",
-        epilog="examples:\n  tokbench reproduce --list --data-dir DATA\n  tokbench reproduce petrov2023 --data-dir DATA\n"
+        epilog="examples:\n  tokbench reproduce --list --data-dir DATA\n"
+        "  tokbench reproduce petrov2023 --data-dir DATA\n  tokbench reproduce toksuite2025 --data-dir DATA\n"
         "  tokbench reproduce petrov2023 --data-dir DATA --languages tur_Latn kor_Hang --out runs/petrov",
     )
     parser.add_argument("paper", nargs="?", metavar="TABLE", help=f"the published table: {', '.join(REPRODUCTIONS)}")

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import csv
 import importlib.resources
-from collections.abc import Sequence
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -103,7 +103,7 @@ def dev_sentences(flores_file: Path) -> list[str]:
     return [line.strip() for line in lines[:DEV_LINES]]
 
 
-def blank_pipeline(flores_code: str):  # noqa: ANN201 - a spacy Language
+def blank_pipeline(flores_code: str):
     import spacy
 
     code = spacy_code(flores_code)
@@ -113,7 +113,7 @@ def blank_pipeline(flores_code: str):  # noqa: ANN201 - a spacy Language
         raise BenchmarkError(f"no blank spaCy pipeline for {code!r} ({type(exc).__name__})") from None
 
 
-def words_of(sentences: Sequence[str], nlp) -> list[str]:  # noqa: ANN001
+def words_of(sentences: Sequence[str], nlp) -> list[str]:
     return [word for doc in nlp.pipe(sentences) for token in doc if (word := token.text.strip())]
 
 
@@ -184,8 +184,8 @@ def reproduce(data_root: Path, languages: Sequence[str] | None = None) -> Reprod
             result.notes.append(f"{spec.label}: not available: {exc}")
             continue
 
-        def count(text: str) -> int:
-            return len(tokenizer.encode(text)) + row.specials_per_call
+        def count(text: str, tokenizer: bpe.Tokenizer = tokenizer, specials: int = row.specials_per_call) -> int:
+            return len(tokenizer.encode(text)) + specials
 
         english_counts = [count(s) for s in sentences[ENGLISH]] if english_needed else []
         for code in codes:

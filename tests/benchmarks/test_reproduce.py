@@ -14,7 +14,13 @@ import pytest
 
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproduce import DEV_LINES, DEVTEST_LINES, PETROV_TOKENIZERS, petrov_text, published_petrov2023
+from benchmarks.reproductions.petrov2023 import (
+    DEV_LINES,
+    DEVTEST_LINES,
+    PETROV_TOKENIZERS,
+    petrov_text,
+    published_petrov2023,
+)
 from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
 
 # the data README's copy of the paper's figures (English, Turkish, Russian, Korean)
