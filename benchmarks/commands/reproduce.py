@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import sys
 import textwrap
 from pathlib import Path
 
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import REPRODUCTIONS, Reproduction, get_reproduction
+from benchmarks.reproductions import REPRODUCTIONS, Reproduction, UnreproducibleLanguages, get_reproduction
 from bpe.base import atomic_write_text
 from corpora.sources import data_root as resolve_data_root
 
@@ -58,7 +59,12 @@ def handle_reproduce(args: argparse.Namespace) -> int:
     out_dir = args.out if args.out is not None else Path(f"runs/reproduce-{args.paper}")
     if out_dir.exists() and not out_dir.is_dir():
         raise BenchmarkError(f"{out_dir}: exists and is not a directory (--out is a folder)")
-    result = module.reproduce(root, args.languages)
+    try:
+        result = module.reproduce(root, args.languages)
+    except UnreproducibleLanguages as exc:  # one line per language, so each reason is readable
+        for reason in exc.reasons:
+            print(f"tokbench: error: {reason}", file=sys.stderr)
+        return 2
     out = out_dir / "reproduction.csv"
     try:
         atomic_write_text(out, reproduction_csv(result))

@@ -50,6 +50,14 @@ class Reproduction:
         return [row for row in self.compared if row.difference != 0]
 
 
+class UnreproducibleLanguages(BenchmarkError):
+    """Requested languages that cannot be reproduced, one reason each (reported one per line)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
 def get_reproduction(name: str) -> ModuleType:
     """The module of the table called ``name``, or a BenchmarkError naming the choices."""
     if name not in REPRODUCTIONS:

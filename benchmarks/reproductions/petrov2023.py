@@ -34,7 +34,7 @@ from pathlib import Path
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import Reproduction, Row
+from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages
 from bpe.pretrained import PretrainedSpec, load_pretrained
 
 NAME = "petrov2023"
@@ -159,8 +159,10 @@ def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None
             texts[code] = petrov_text(path)
         except BenchmarkError as exc:
             failures.append(f"{code}: not reproducible: {exc}")
-    if failures or not texts:
-        raise BenchmarkError("\n".join(failures) or f"{data_root}: no FLORES language to reproduce (flores/ is empty)")
+    if failures:
+        raise UnreproducibleLanguages(failures)
+    if not texts:
+        raise BenchmarkError(f"{data_root}: no FLORES language to reproduce (flores/ is empty)")
     loaded: dict[PretrainedSpec, bpe.Tokenizer] = {}
     for spec in PETROV_TOKENIZERS:
         key = PretrainedSpec("", spec.source, spec.format, spec.pattern)  # same file, same tokenizer

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import Reproduction, Row
+from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages
 from bpe.pretrained import PretrainedSpec, load_pretrained
 
 NAME = "toksuite2025"
@@ -169,8 +169,10 @@ def reproduce(data_root: Path, languages: Sequence[str] | None = None) -> Reprod
                 sentences[ENGLISH] = dev_sentences(english)
             except BenchmarkError as exc:
                 failures.append(f"{ENGLISH}: needed for parity: {exc}")
-    if failures or not sentences:
-        raise BenchmarkError("\n".join(failures) or f"{data_root}: no FLORES language to reproduce (flores/ is empty)")
+    if failures:
+        raise UnreproducibleLanguages(failures)
+    if not sentences:
+        raise BenchmarkError(f"{data_root}: no FLORES language to reproduce (flores/ is empty)")
     published = published_toksuite2025()
     result = Reproduction(notes=skipped)
     for row in TOKSUITE_TOKENIZERS:
