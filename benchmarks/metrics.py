@@ -170,7 +170,7 @@ class PairedCounts:
 @dataclass(frozen=True)
 class JoinedCounts:
     """``Needs.ENGLISH_PARTNER_JOINED``: the token count of one string joining a corpus's parallel
-    sentences as Petrov et al. 2023 join FLORES (``benchmarks.reproduce.petrov_join``), the count of
+    sentences as Petrov et al. 2023 join FLORES (``benchmarks.reproductions.petrov2023.petrov_join``), the count of
     the English partner's string of the same sentences by the same tokenizer row, and how many
     sentences each string joins."""
 
@@ -660,7 +660,7 @@ def parity_joined_vs_eng(joined: JoinedCounts) -> MetricResult:
     parallel sentences both corpora hold like their ``compute_tokenizations.py``
     joins FLORES-200: ``" ".join(dev.split("\\n") + devtest.split("\\n"))``,
     the dev split then the other sentences, each file's trailing newline kept as
-    an empty string (``benchmarks.reproduce.petrov_join``); no special tokens.
+    an empty string (``benchmarks.reproductions.petrov2023.petrov_join``); no special tokens.
     Aggregation: one ratio of two counts (``n`` = sentences joined); no CI.
     Source: Petrov et al. 2023 ("Language Model Tokenizers Introduce
     Unfairness Between Languages"); ``tokbench reproduce petrov2023`` checks

@@ -15,7 +15,7 @@ of its English partner by that key, never by position:
 
 ``plan_parallel`` makes the plan once per run from the loaded corpora; the evaluator reads it to
 pair unit results (``benchmarks.evaluate``) and to build each unit's joined text (Petrov et al.'s
-single string per language, ``benchmarks.reproduce.petrov_join``).
+single string per language, ``benchmarks.reproductions.petrov2023.petrov_join``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks.errors import BenchmarkError, BenchmarkWarning
-from benchmarks.reproduce import petrov_join
+from benchmarks.reproductions.petrov2023 import petrov_join
 from corpora import Corpus
 
 PARALLEL_ROLE = "eval"  # the role a parallel source feeds (corpus specs allow [sources.parallel] there only)

@@ -88,6 +88,11 @@ O200K_PATTERN = "|".join(
         r"""\s+""",
     ]
 )
+# Qwen (Qwen-7B)'s pattern, from its tokenization_qwen.py: cl100k's shape, but digits one at a time.
+QWEN_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"""
+    r"""\s+(?!\S)|\s+"""
+)
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,7 @@ PRETOKENIZERS: dict[str, PreTokenizer] = {
         PreTokenizer("gpt2", GPT2_PATTERN),
         PreTokenizer("cl100k", CL100K_PATTERN),
         PreTokenizer("o200k", O200K_PATTERN),
+        PreTokenizer("qwen", QWEN_PATTERN),
         PreTokenizer("none", None),
         MorphemePreTokenizer("morpheme", UNICODE_PATTERN),
     )

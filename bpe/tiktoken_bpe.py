@@ -23,7 +23,7 @@ import regex
 import tiktoken
 
 from bpe.base import Encoding, TokenizerError, compiled_library
-from bpe.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from bpe.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN_PATTERN
 from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
 
 #: named pre-tokenizer patterns for rank files
@@ -32,6 +32,7 @@ TIKTOKEN_PATTERNS: dict[str, str] = {
     "r50k": GPT2_PATTERN,
     "cl100k": CL100K_PATTERN,
     "o200k": O200K_PATTERN,
+    "qwen": QWEN_PATTERN,
 }
 _PATTERN_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} [0-9]+")
@@ -51,7 +52,8 @@ class TiktokenTokenizer(PretrainedTokenizer):
         self._offset = id_offset
         generic = [f"<SPECIAL_{i}>" for i in range(len(control_pieces), id_offset)]
         self._control_pieces = [*control_pieces[:id_offset], *generic]
-        self._size = id_offset + len(encoding.token_byte_values())  # the ranks are 0..n-1
+        # the ranks are 0..n-1, save ids a special token reserves (p50k_base's 50256)
+        self._size = id_offset + encoding.max_token_value + 1
 
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans are running sums of the tokens' byte lengths: the tokens spell the text exactly,
@@ -71,7 +73,10 @@ class TiktokenTokenizer(PretrainedTokenizer):
         self._check_id(token_id)
         if token_id < self._offset:
             return b""
-        return self._encoding.decode_single_token_bytes(token_id - self._offset)
+        try:
+            return self._encoding.decode_single_token_bytes(token_id - self._offset)
+        except KeyError:  # an id reserved for a special token the file does not list: text never yields it
+            return b""
 
     def id_to_piece(self, token_id: int) -> str:
         """The token's bytes as text (bytes that are not whole UTF-8 characters as ``\\xNN``);
@@ -134,10 +139,12 @@ def read_ranks(data: bytes, source: str) -> dict[bytes, int]:
 
 
 def _check_ranks(ranks: dict[bytes, int], source: str) -> None:
-    """The checks every rank file and tekken file passes at load time, for every command: ranks 0..n-1
-    each once, and a token for each of the 256 bytes (byte-level BPE starts from them; without one,
+    """The checks every rank file and tekken file passes at load time, for every command: ranks distinct
+    and non-negative with at most one unused id (p50k_base leaves 50256 to ``<|endoftext|>``, as tiktoken
+    allows), and a token for each of the 256 bytes (byte-level BPE starts from them; without one,
     tiktoken's compiled encoder panics on text holding that byte)."""
-    if sorted(ranks.values()) != list(range(len(ranks))):
+    values = sorted(ranks.values())
+    if len(set(values)) != len(values) or (values and (values[0] < 0 or values[-1] - len(values) + 1 > 1)):
         raise TokenizerError(f"{source}: the ranks must be 0..{len(ranks) - 1}, each once, one per distinct token")
     missing = [byte for byte in range(256) if bytes([byte]) not in ranks]
     if missing:

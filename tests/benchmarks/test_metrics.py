@@ -175,7 +175,7 @@ def test_cl100k_fertility_and_premium_match_reference_numbers(flores, flores_cl1
 def test_the_three_parity_definitions_on_flores(flores_lines, flores_cl100k, cl100k):
     """cl100k premiums under each definition: Petrov et al.'s joined string reproduces their published counts
     exactly; the mean of per-sentence ratios on dev (TokSuite) is the highest, as measured independently."""
-    from benchmarks.reproduce import DEV_LINES, petrov_join, published_petrov2023
+    from benchmarks.reproductions.petrov2023 import DEV_LINES, petrov_join, published_petrov2023
 
     published = published_petrov2023().counts
     english = token_counts(flores_cl100k["eng_Latn"])

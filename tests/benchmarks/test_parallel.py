@@ -15,7 +15,7 @@ import tiktoken
 from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError, BenchmarkWarning
 from benchmarks.report import write_report
-from benchmarks.reproduce import petrov_join
+from benchmarks.reproductions.petrov2023 import petrov_join
 from benchmarks.runner import run_experiment
 from tests.conftest import DATA_ROOT, read_flores
 

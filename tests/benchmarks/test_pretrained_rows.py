@@ -28,7 +28,7 @@ from benchmarks.cli import main
 from benchmarks.config import load_config
 from benchmarks.errors import BenchmarkError
 from benchmarks.render import md_escape
-from benchmarks.reproduce import published_petrov2023
+from benchmarks.reproductions.petrov2023 import published_petrov2023
 from benchmarks.runner import run_experiment
 from benchmarks.units import read_unit_result
 from tests.conftest import DATA_ROOT, FLORES_LANGUAGES, read_flores

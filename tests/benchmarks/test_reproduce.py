@@ -14,7 +14,13 @@ import pytest
 
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproduce import DEV_LINES, DEVTEST_LINES, PETROV_TOKENIZERS, petrov_text, published_petrov2023
+from benchmarks.reproductions.petrov2023 import (
+    DEV_LINES,
+    DEVTEST_LINES,
+    PETROV_TOKENIZERS,
+    petrov_text,
+    published_petrov2023,
+)
 from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
 
 # the data README's copy of the paper's figures (English, Turkish, Russian, Korean)
@@ -73,6 +79,7 @@ def data_root_with(tmp_path: Path, files: dict[str, str], tokenizers: Path | Non
 
 def test_the_shipped_figures() -> None:
     published = published_petrov2023()
+    assert len(PETROV_TOKENIZERS) == 11
     assert len(published.names) == 204 and len(published.counts) == 204 * len(PETROV_TOKENIZERS)
     assert published.names["tur_Latn"] == "Turkish" and published.names["kor_Hang"] == "Korean"
     for column, figures in PAPER.items():
@@ -102,16 +109,37 @@ def test_petrov_text_is_their_joined_string(tmp_path: Path) -> None:
         petrov_text(path)
 
 
-def test_all_twenty_counts_are_identical(reproduce, data_root: Path, tmp_path: Path) -> None:
+def test_all_forty_four_counts_are_identical(reproduce, data_root: Path, tmp_path: Path) -> None:
     status, out, err = reproduce("--data-dir", data_root, "--out", tmp_path)
     assert status == 0, err
     rows = read_rows(tmp_path)
-    assert list(rows[0]) == ["tokenizer", "language", "published", "reproduced", "difference"]
-    assert len(rows) == 20 and {row["language"] for row in rows} == set(FOUR)
+    assert list(rows[0]) == ["tokenizer", "language", "metric", "published", "reproduced", "difference"]
+    assert len(rows) == 44 and {row["language"] for row in rows} == set(FOUR)
+    assert {row["tokenizer"] for row in rows} == {spec.label for spec in PETROV_TOKENIZERS}
+    with (data_root / "published" / "petrov2023_tokenization_lengths.csv").open(encoding="utf-8") as handle:
+        source = {row["Language"]: row for row in csv.DictReader(handle)}
+    names = published_petrov2023().names
     for row in rows:
         assert row["published"] == row["reproduced"] and row["difference"] == "0", row
-        assert int(row["reproduced"]) == PAPER[row["tokenizer"]][FOUR.index(row["language"])]
-    assert "20 of 20 published counts reproduced exactly" in out
+        assert row["reproduced"] == source[names[row["language"]]][row["tokenizer"]]  # the paper's own file
+        if row["tokenizer"] in PAPER:
+            assert int(row["reproduced"]) == PAPER[row["tokenizer"]][FOUR.index(row["language"])]
+    assert "44 of 44 published values reproduced exactly" in out
+
+
+def test_one_altered_line_changes_the_result(reproduce, tmp_path: Path) -> None:
+    """One changed FLORES sentence changes every column's count and, on FLORES-200, the exit status."""
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn"}, FULL_DATA_ROOT)
+    status, _, _ = reproduce("--data-dir", root, "--out", tmp_path / "a")
+    before = {row["tokenizer"]: row["reproduced"] for row in read_rows(tmp_path / "a")}
+    path = root / "flores" / "tur_Latn.txt"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[5] += " Ekstra bir cümle."
+    path.write_text("\n".join(lines), encoding="utf-8")
+    altered, _, _ = reproduce("--data-dir", root, "--out", tmp_path / "b")
+    after = {row["tokenizer"]: row["reproduced"] for row in read_rows(tmp_path / "b")}
+    assert before.keys() == after.keys() and all(before[key] != after[key] for key in before)
+    assert (status, altered) == (REPRODUCED, 1)
 
 
 def test_the_languages_of_a_data_root(reproduce, tmp_path: Path) -> None:
@@ -120,9 +148,20 @@ def test_the_languages_of_a_data_root(reproduce, tmp_path: Path) -> None:
     status, _, err = reproduce("--data-dir", root, "--out", tmp_path / "a")
     assert status == REPRODUCED, err
     assert sorted({row["language"] for row in read_rows(tmp_path / "a")}) == ["kor_Hang", "tur_Latn"]
-    status, _, err = reproduce("--data-dir", root, "--languages", "eng_Latn", "tur_Latn", "--out", tmp_path / "b")
-    assert status == 2 and not (tmp_path / "b").exists()
-    assert f"eng_Latn: requested with --languages, but not in the data root (no {root}/flores/eng_Latn.txt)" in err
+    status, out, err = reproduce("--data-dir", root, "--languages", "eng_Latn", "tur_Latn", "--out", tmp_path / "b")
+    assert status == 2 and out == "" and not (tmp_path / "b").exists()
+    assert f"eng_Latn: not reproducible: no {root}/flores/eng_Latn.txt" in err
+
+
+def test_a_language_that_cannot_be_reproduced_fails(reproduce, tmp_path: Path) -> None:
+    """A file one line short is bad input, one line per such language, never a partial success."""
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn", "kor_Hang.txt": "kor_Hang"})
+    path = root / "flores" / "tur_Latn.txt"
+    path.write_text("\n".join(path.read_text(encoding="utf-8").split("\n")[1:]), encoding="utf-8")
+    status, out, err = reproduce("--data-dir", root, "--languages", "tur_Latn", "xxx_Latn", "--out", tmp_path / "o")
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert "tur_Latn: not reproducible: " in err and "2,008 lines, expected 2,009" in err
+    assert f"xxx_Latn: not reproducible: no {root}/flores/xxx_Latn.txt" in err
 
 
 def test_an_added_language_is_counted_and_compared(reproduce, tmp_path: Path) -> None:
@@ -134,30 +173,34 @@ def test_an_added_language_is_counted_and_compared(reproduce, tmp_path: Path) ->
     root = data_root_with(tmp_path, stand_ins, FULL_DATA_ROOT)
     status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
     rows = {(row["tokenizer"], row["language"]): row for row in read_rows(tmp_path)}
-    columns = by_data(["cl100k_base", "ByT5", "UTF-32"], list(PAPER))
+    columns = by_data(["cl100k_base", "ByT5", "CANINE", "UTF-32"], [spec.label for spec in PETROV_TOKENIZERS])
+    published = published_petrov2023().counts
     assert status == 1  # Korean text is not the Japanese the paper counted
     assert {column for column, _ in rows} == set(columns)
     for column in columns:
         korean = rows[(column, "kor_Hang")]["reproduced"]
         if FULL_DATA_ROOT is not None:
-            assert korean == str(PAPER[column][FOUR.index("kor_Hang")])
+            assert korean == str(published[(column, "kor_Hang")])
         assert rows[(column, "xxx_Hang")] == {
-            "tokenizer": column, "language": "xxx_Hang", "published": "", "reproduced": korean, "difference": ""
+            "tokenizer": column, "language": "xxx_Hang", "metric": "tokens", "published": "", "reproduced": korean,
+            "difference": "",
         }  # fmt: skip
         japanese = rows[(column, "jpn_Jpan")]
         assert japanese["reproduced"] == korean and japanese["published"] != korean
         assert int(japanese["difference"]) == int(korean) - int(japanese["published"])
     assert "note: no published figure for xxx_Hang: counted, not compared" in out
     # Korean reproduces on FLORES-200 only (the sample's lines are not the text the paper counted)
-    assert f"{by_data(0, len(columns))} of {2 * len(columns)} published counts reproduced exactly" in out
+    assert f"{by_data(0, len(columns))} of {2 * len(columns)} published values reproduced exactly" in out
 
 
 def test_missing_tokenizer_files_are_reported(reproduce, tmp_path: Path) -> None:
     root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn"})
     status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
     assert status == REPRODUCED
-    assert [row["tokenizer"] for row in read_rows(tmp_path)] == ["cl100k_base", "ByT5", "UTF-32"]
-    assert "note: pretrained tokenizer 'GPT-2': tokenizers/gpt2.tiktoken: not found; looked in the data root" in out
+    assert [row["tokenizer"] for row in read_rows(tmp_path)] == ["cl100k_base", "ByT5", "CANINE", "UTF-32"]
+    for column, file in [("GPT-2", "gpt2.tiktoken"), ("RoBERTa", "gpt2.tiktoken"), ("p50k_edit", "p50k_base.tiktoken"),
+                         ("LLAMA", "llama2-tokenizer.model"), ("Qwen", "qwen.tiktoken")]:  # fmt: skip
+        assert f"note: {column}: not available: tokenizers/{file} missing" in out
 
 
 def test_bad_input(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -167,7 +210,7 @@ def test_bad_input(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         ((), "`tokbench reproduce petrov2023` needs a data root and none is given: fetch one with `tokbench data"),
         (("--data-dir", tmp_path / "missing"), "is not a directory"),
         (("--data-dir", tmp_path), "no flores/ folder"),
-        (("--data-dir", DATA_ROOT, "--languages", "xxx_Latn"), "xxx_Latn: requested with --languages, but not in"),
+        (("--data-dir", DATA_ROOT, "--languages", "xxx_Latn"), "xxx_Latn: not reproducible: no "),
     ]:
         status, out, err = reproduce(*argv, "--out", tmp_path / "out")
         assert status == 2 and out == "" and "Traceback" not in err and message in err, err
@@ -182,5 +225,19 @@ def test_help_states_the_definition(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["reproduce", "--help"])
     assert exit_info.value.code == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # the help wraps lines
     assert '" ".join(dev.split("\\n") + devtest.split("\\n"))' in text and "reproduction.csv" in text
+    assert "Qwen (qwen.tiktoken, Qwen pattern, NFC first)" in text and "Not loadable offline" in text
+    assert "words = spacy.blank(code) tokens" in text and "ByT5 (UTF-8 bytes + one </s> per call)" in text
+
+
+def test_unknown_table_and_list(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn"})
+    assert main(["reproduce", "nosuch2099", "--data-dir", str(DATA_ROOT), "--out", str(tmp_path / "o")]) == 2
+    assert "unknown table 'nosuch2099'; choose one of: petrov2023, toksuite2025" in capsys.readouterr().err
+    assert main(["reproduce", "--list", "--data-dir", str(root)]) == 0
+    text = capsys.readouterr().out
+    assert "petrov2023: Petrov, La Malfa, Torr, Bibi (2023)" in text and "toksuite2025: TokSuite (2025)" in text
+    assert "in the data root: tur_Latn" in text
+    assert "file: tokenizers/qwen.tiktoken (missing)" in text  # the sample data root holds no tokenizer files
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,65 @@
+"""Exact reproductions of published tables: one module per table, registered in ``REPRODUCTIONS``.
+
+A reproduction module declares ``NAME``, ``CITATION``, ``DEFINITION`` (in words: shown by
+``tokbench reproduce --help`` and in docs/reproductions.md), ``PUBLISHED`` (its figures in
+``benchmarks/published/``), ``needs(data_root)`` (what it needs and what the data root holds) and
+``reproduce(data_root, languages)`` returning a ``Reproduction``.  Adding a table is one module and
+one line in ``REPRODUCTIONS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from benchmarks.errors import BenchmarkError
+
+#: table name -> module (under benchmarks.reproductions)
+REPRODUCTIONS: dict[str, str] = {"petrov2023": "petrov2023", "toksuite2025": "toksuite2025"}
+
+
+@dataclass(frozen=True)
+class Row:
+    tokenizer: str
+    language: str
+    published: int | float | None  # None: the paper has no figure for this language
+    reproduced: int | float
+    metric: str = "tokens"
+
+    @property
+    def difference(self) -> int | float | None:
+        if self.published is None:
+            return None
+        difference = self.reproduced - self.published
+        return round(difference, 3) if isinstance(difference, float) else difference
+
+
+@dataclass
+class Reproduction:
+    rows: list[Row] = field(default_factory=list)
+    #: what was not reproduced or not compared, and why
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def compared(self) -> list[Row]:
+        return [row for row in self.rows if row.published is not None]
+
+    @property
+    def differing(self) -> list[Row]:
+        return [row for row in self.compared if row.difference != 0]
+
+
+class UnreproducibleLanguages(BenchmarkError):
+    """Requested languages that cannot be reproduced, one reason each (reported one per line)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
+def get_reproduction(name: str) -> ModuleType:
+    """The module of the table called ``name``, or a BenchmarkError naming the choices."""
+    if name not in REPRODUCTIONS:
+        raise BenchmarkError(f"unknown table {name!r}; choose one of: {', '.join(REPRODUCTIONS)}")
+    return importlib.import_module(f"benchmarks.reproductions.{REPRODUCTIONS[name]}")
