@@ -29,6 +29,13 @@ _BYTES = [bytes([value]) for value in range(256)]
 
 class ByteBPETokenizer(MergeTokenizer):
     family = "byte-bpe"
+    options_model = ByteBPEOptions
+    capabilities = frozenset()
+    derivable = True
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'merges'
+    trains_on_references = False
 
     def __init__(
         self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any

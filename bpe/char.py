@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, check_counts_normalizer
 from bpe.normalizers import normalized_texts
 from bpe.options import CharOptions, checked_vocab_size, read_common_body, special_tokens_with
@@ -27,6 +27,13 @@ _CACHE_PRETOKENIZER = "unicode"
 
 class CharTokenizer(TrainedTokenizer):
     family = "char"
+    options_model = CharOptions
+    capabilities = frozenset({Capability.CHARACTER_TOKENS})
+    derivable = False  # its saved form keeps no frequency ranks to cut by (bpe.train_sweep ranks once)
+    boundary_baseline = 'splits at every character'
+    row_type = 'family'
+    native_method = 'characters'
+    trains_on_references = False
 
     def __init__(self, alphabet: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
         """``options``: see ``bpe.options.CharOptions``."""

@@ -42,6 +42,13 @@ _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, pla
 
 class CharBPETokenizer(MergeTokenizer):
     family = "char-bpe"
+    options_model = CharBPEOptions
+    capabilities = frozenset()
+    derivable = True
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'merges'
+    trains_on_references = False
 
     options: CharBPEOptions
 

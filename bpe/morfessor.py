@@ -97,6 +97,13 @@ class MorphLexicon:
 
 class MorfessorTokenizer(TrainedTokenizer):
     family = "morfessor"
+    options_model = MorfessorOptions
+    capabilities = frozenset()
+    derivable = False
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'viterbi'
+    trains_on_references = False
 
     options: MorfessorOptions
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
 from bpe.options import WordOptions, checked_vocab_size, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
@@ -24,6 +24,13 @@ from bpe.trainer import ProgressCallback
 
 class WordTokenizer(TrainedTokenizer):
     family = "word"
+    options_model = WordOptions
+    capabilities = frozenset({Capability.WHOLE_PRETOKENS})
+    derivable = True
+    boundary_baseline = 'never splits inside a word'
+    row_type = 'family'
+    native_method = 'lookup'
+    trains_on_references = False
 
     def __init__(self, words: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
         """``options``: see ``bpe.options.WordOptions``."""
