@@ -94,3 +94,34 @@ def test_a_family_added_in_one_line_trains_and_encodes_through_the_cli(
     assert isinstance(loaded, ToyTokenizer)
     assert [json.loads(line) for line in lines] == [loaded.encode("the cat sat"), loaded.encode("on the mat")]
     assert loaded.decode(loaded.encode("the mat")) == "the mat"
+
+
+ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+
+
+def documented_families() -> dict[str, list[str]]:
+    """The rows of the family table of docs/architecture.md, by family, code spans unquoted."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text.split("### The families and their facts", 1)[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    cells = [[cell.strip().strip("`") for cell in row.strip("|").split("|")] for row in rows]
+    return {row[0]: row[1:] for row in cells}
+
+
+def test_the_family_table_of_the_docs_is_the_registry() -> None:
+    documented = documented_families()
+    assert list(documented) == list(bpe.FAMILIES)
+    for kind, target in bpe.FAMILIES.items():
+        family = bpe.family_class(kind)
+        capabilities = ", ".join(sorted(capability.name for capability in family.capabilities)) or "-"
+        yes_no = {True: "yes", False: "no"}
+        assert documented[kind] == [
+            target,
+            family.options_model.__name__,
+            family.row_type,
+            yes_no[family.derivable],
+            family.native_method,
+            capabilities,
+            family.boundary_baseline or "-",
+            yes_no[family.trains_on_references],
+        ], kind
