@@ -44,7 +44,7 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
-from bpe.options import MorfessorOptions, body_field, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import MorfessorOptions, body_field, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback
 
@@ -151,9 +151,10 @@ class MorfessorTokenizer(TrainedTokenizer):
         ``bpe.counts``) and keep up to ``vocab_size`` pieces.  ``options``: see
         ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform interface
         (Morfessor's own dots are silenced); ``workers``: threads counting pre-tokens."""
-        settings = MorfessorOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
-        specials = special_tokens_with(special_tokens)
+        # the floor depends on the text's alphabet: checked once it is counted
+        settings, vocab_size, specials = cls.checked_training_arguments(
+            vocab_size, special_tokens, options, check_floor=False
+        )
 
         pretoken_counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         alphabet = sorted({char for pretoken in pretoken_counts for char in pretoken})

@@ -17,7 +17,7 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
-from bpe.options import WordOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import WordOptions, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback
 
@@ -60,10 +60,7 @@ class WordTokenizer(TrainedTokenizer):
         """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens.
         ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        settings = WordOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size)
-        specials = special_tokens_with(special_tokens)
-        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
+        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
