@@ -9,7 +9,8 @@ The library knows nothing about corpora or experiments.  Entry points:
 * ``load(source, format=None, pattern=None)`` - a tokenizer by name (``PRODUCTION``) or from a
   file of any accepted format (``bpe.pretrained``: tokbench JSON, Hugging Face tokenizer.json,
   sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
-* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept;
+* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept; ``family_class(kind)``
+  gives a family's class, which declares its facts (``bpe.base.FAMILY_FACTS``);
 * ``bpe.render`` - the text each token covers, for people to read.
 """
 
