@@ -69,7 +69,6 @@ else:  # pragma: no cover
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
-from bpe.options import FAMILY_OPTIONS
 from bpe.pretrained import FORMATS, HF_FILE, PretrainedSpec
 from bpe.validation import NonNegativeInt, PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 
@@ -79,7 +78,6 @@ DEFAULT_CONFIG = "quick"
 DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 
 #: kinds trained through sentencepiece: reference rows rather than tokbench's own families
-REFERENCE_KINDS = ("spm-bpe", "spm-unigram")
 
 Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
 ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
@@ -138,7 +136,7 @@ class TokenizerEntry(Table):
         """Checked against the family's declaration, before any training; kept as written (they are
         part of the config fingerprint and of each row's identity)."""
         if "kind" in info.data:
-            FAMILY_OPTIONS[info.data["kind"]].parse(info.data["kind"], options)
+            bpe.family_class(info.data["kind"]).options_model.parse(info.data["kind"], options)
         return options
 
     @model_validator(mode="after")
@@ -158,7 +156,7 @@ class TokenizerEntry(Table):
     @property
     def samples(self) -> bool:
         """True when the row's encoding is stochastic (``dropout`` > 0 or ``alpha`` set: ``bpe.options``)."""
-        return FAMILY_OPTIONS[self.kind].parse(self.kind, self.options).samples
+        return bpe.family_class(self.kind).options_model.parse(self.kind, self.options).samples
 
     @model_validator(mode="after")
     def _sizes_above_the_family_floor(self) -> TokenizerEntry:
@@ -169,7 +167,7 @@ class TokenizerEntry(Table):
             if size < floor.minimum:
                 raise table_rule(f"vocab_sizes[{position}] = {size} is below the minimum {floor.minimum} for "
                                  f"{self.kind} ({floor.parts})")  # fmt: skip
-            maximum = FAMILY_OPTIONS[self.kind].max_vocab_size
+            maximum = bpe.family_class(self.kind).options_model.max_vocab_size
             if size > maximum:
                 raise table_rule(f"vocab_sizes[{position}] = {size} is above the maximum {maximum} for {self.kind} "
                                  "(token ids are 32-bit)")  # fmt: skip
@@ -177,7 +175,7 @@ class TokenizerEntry(Table):
 
     @property
     def row_type(self) -> str:
-        return "reference" if self.kind in REFERENCE_KINDS else "family"
+        return bpe.family_class(self.kind).row_type
 
 
 def _pretrained_label(validated: dict[str, Any]) -> str:

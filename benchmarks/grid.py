@@ -35,15 +35,10 @@ from benchmarks.parallel import ENGLISH, ParallelPlan
 from benchmarks.pretrained import PretrainedRow
 from benchmarks.registry import Capability, Metric, Needs, capabilities_of
 from benchmarks.units import Unit
-from bpe.options import FAMILY_OPTIONS
 from corpora import Corpus
 
 #: the roles a unit is evaluated on, in this order
 EVAL_ROLES = ("test", "eval")
-#: families whose smaller sizes ``bpe.derive`` cuts from a larger trained tokenizer.  Not char (its
-#: saved form keeps no frequency ranks to cut by; a char training is one counting pass) nor
-#: sentencepiece (neither unigram pruning nor its BPE is prefix-closed).
-DERIVED_KINDS = ("word", "char-bpe", "byte-bpe")
 #: needs computed on the test or eval documents
 _REFERENCE_NEEDS = (Needs.MORPHEME_REFERENCE, Needs.MORPHEME_REFERENCE_VOCABULARY, Needs.MORPHSCORE_REFERENCE,
                     Needs.MORPHSCORE_ROWS)  # fmt: skip
@@ -87,23 +82,24 @@ def split_options(kind: str, options: Mapping[str, Any]) -> tuple[dict[str, Any]
     """A trained unit's options as (training options, encode-time options): the family's options
     marked ``ENCODE_TIME`` (``bpe.options``: inference method, sampling, seed) only change encoding,
     so rows that differ in them alone share one trained vocabulary."""
-    encode_time = set(FAMILY_OPTIONS[kind].encode_option_names())
+    encode_time = set(bpe.family_class(kind).options_model.encode_option_names())
     training = {name: value for name, value in options.items() if name not in encode_time}
     return training, {name: value for name, value in options.items() if name in encode_time}
 
 
 def plan_sweeps(units: list[Unit]) -> list[Sweep]:
     """The trainings that serve the trained units of ``units`` (pretrained rows need none), in the
-    order of their first unit: one sweep per (corpus, family, options, training text) for ``DERIVED_KINDS``, one per
-    unit for the others.  Two units of one size in a sweep (two labels of the same family and
-    options) share one tokenizer."""
+    order of their first unit: one sweep per (corpus, family, options, training text) for a
+    derivable family (``bpe.sweep``), one per unit for the others.  Two units of one size in a sweep
+    (two labels of the same family and options) share one tokenizer."""
     groups: dict[tuple, list[Unit]] = {}
     for position, unit in enumerate(units):
         if unit.row_type == "production":
             continue
         # rows that differ only in encode-time options (``split_options``) share one vocabulary
         training = tuple(sorted(split_options(unit.kind, dict(unit.options))[0].items()))
-        key = (unit.corpus, unit.kind, training, unit.train_chars) if unit.kind in DERIVED_KINDS else (position,)
+        derivable = bpe.family_class(unit.kind).derivable
+        key = (unit.corpus, unit.kind, training, unit.train_chars) if derivable else (position,)
         groups.setdefault(key, []).append(unit)
     return [Sweep(tuple(sorted(group, key=lambda unit: -(unit.vocab_size or 0)))) for group in groups.values()]
 
@@ -123,10 +119,6 @@ def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
         texts.append(document.text)
         total += len(document.text)
     return texts
-
-
-#: families trained with gold morpheme segmentations beside the text (``bpe.knockout``)
-TRAINS_ON_REFERENCES = ("bpe-knockout",)
 
 
 def training_references(corpus: Corpus) -> dict[str, list[int]]:
@@ -155,7 +147,7 @@ def _check_training_references(config: ExperimentConfig, corpora: dict[str, Corp
     """A morpheme-supervised row needs gold morphemes that no metric of the run scores on each corpus
     it runs on: refused, before any training, where the corpus has none."""
     for position, entry in enumerate(config.tokenizers):
-        if entry.kind not in TRAINS_ON_REFERENCES:
+        if not bpe.family_class(entry.kind).trains_on_references:
             continue
         for corpus in corpora.values():
             if entry.corpora is not None and corpus.spec.id not in entry.corpora:

@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+import bpe
 from benchmarks.errors import BenchmarkError
+from bpe.base import Capability
+from bpe.production import PRODUCTION
+
+__all__ = ["Capability"]  # re-exported: metrics declare what they assume with it
 
 DOC_PATH = "docs/metrics.md"
 
@@ -52,35 +57,21 @@ class Needs(Enum):
     MEASUREMENT = "timed by the runner (no function); written to costs.csv"
 
 
-class Capability(Enum):
-    """What a metric may assume about a tokenizer's tokens."""
-
-    WHOLE_PRETOKENS = "every token is one whole pre-token; an unknown pre-token becomes <unk>"
-    CHARACTER_TOKENS = "one token per character: the no-merge baseline of the BPE families"
-
-
-#: The capabilities of tokbench's families, by family name (production rows have none).
-FAMILY_CAPABILITIES: dict[str, frozenset[Capability]] = {
-    "word": frozenset({Capability.WHOLE_PRETOKENS}),
-    "char": frozenset({Capability.CHARACTER_TOKENS}),
-}
-
-
 def capabilities_of(kind: str) -> frozenset[Capability]:
-    """The capabilities of a family or production tokenizer named ``kind``."""
-    return FAMILY_CAPABILITIES.get(kind, frozenset())
+    """The capabilities of a family (declared on its class, ``bpe.base.FAMILY_FACTS``); production
+    tokenizers have none."""
+    return bpe.family_class(kind).capabilities if kind in bpe.FAMILIES else frozenset()
 
 
-#: Tokenizers whose boundaries inside a word are fixed by construction, by kind (family or production
-#: name), with the reason.  They are baselines on morpheme-boundary metrics, never "best" there: a
-#: tokenizer that splits everywhere has recall 1 and MorphScore 1, one that never splits has precision
-#: 1 on the few words it does split at punctuation.
-BOUNDARY_BASELINES: dict[str, str] = {
-    "char": "splits at every character",
-    "chars": "splits at every character",
-    "bytes": "splits at every byte",
-    "word": "never splits inside a word",
-}
+def boundary_baseline_of(kind: str) -> str | None:
+    """Why the boundaries inside a word of tokenizer ``kind`` (family or production name) are fixed by
+    construction, or None.  Such tokenizers are baselines on morpheme-boundary metrics, never "best"
+    there: a tokenizer that splits everywhere has recall 1 and MorphScore 1, one that never splits has
+    precision 1 on the few words it does split at punctuation."""
+    if kind in bpe.FAMILIES:
+        return bpe.family_class(kind).boundary_baseline
+    named = PRODUCTION.get(kind)
+    return named.boundary_baseline if named is not None else None
 
 
 #: A metric function: the input its ``Needs`` names -> its result, or the results of several metrics

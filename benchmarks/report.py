@@ -25,7 +25,7 @@ Conventions (stated so every output is reproducible and every claim checkable):
 * **Markers.**  † + a number: the vocabulary the tokenizer reached, when it differs from the size
   requested (monolingual parity: this language's and English's).  ‡: more than ``report.unk_threshold``
   of its tokens are ``<unk>`` (Petrov et al. 2023 mask such pairs): never ranked.  §: a baseline on
-  boundary metrics (``registry.BOUNDARY_BASELINES``): never ranked.  Rows on a reference with a caveat
+  boundary metrics (``registry.boundary_baseline_of``): never ranked.  Rows on a reference with a caveat
   (the Korean MorphScore file) are never ranked either.  Every table says in its notes which apply.
 * **Best** per column: the highest or lowest ranked value by the metric's direction
   (``metrics.METRICS``); every ranked cell whose value *as printed* equals the printed best is bold too.
@@ -64,8 +64,9 @@ from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.parallel import why_no_parity
 from benchmarks.pretrained import PretrainedRow
-from benchmarks.registry import BOUNDARY_BASELINES, DESCRIPTIVE, Capability, Metric, capabilities_of
+from benchmarks.registry import DESCRIPTIVE, Capability, Metric, boundary_baseline_of, capabilities_of
 from benchmarks.render import latex_escape, md_escape
+from bpe.options import options_by_name
 from bpe.render import EMPTY, SEPARATOR
 
 REPORT_FILE = "report.md"
@@ -271,7 +272,7 @@ def flag_cells(cells: pd.DataFrame, run: Run) -> pd.DataFrame:
     for row, is_morphology in zip(cells.itertuples(), morphology, strict=True):
         if (row.corpus, row.reference) in unreliable:
             reasons.append("unreliable")
-        elif is_morphology and row.kind in BOUNDARY_BASELINES:
+        elif is_morphology and boundary_baseline_of(row.kind) is not None:
             reasons.append("baseline")
         elif row.unk_share > run.unk_threshold:
             reasons.append("unk")
@@ -472,13 +473,13 @@ def _count(value: float) -> str:
 
 
 #: kind of a morpheme reference -> how headings call it
-REFERENCE_KINDS = {"gold": "gold", "morphscore": "gold", "silver": "silver"}
+MORPHEME_REFERENCE_KINDS = {"gold": "gold", "morphscore": "gold", "silver": "silver"}
 
 
 def reference_label(run: Run, corpus: str, reference: str) -> str:
     """``gold: Tikhonov 2002``, ``silver: pymorphy3 stem|ending`` (``reference`` when the manifest is silent)."""
     facts = run.reference_facts(corpus, reference)
-    kind = REFERENCE_KINDS.get(str(facts.get("kind", "")), "reference")
+    kind = MORPHEME_REFERENCE_KINDS.get(str(facts.get("kind", "")), "reference")
     return f"{kind}: {facts.get('citation') or reference}"
 
 
@@ -571,7 +572,7 @@ def table_notes(run: Run, cells: pd.DataFrame, parity: bool = False) -> list[str
                      f"a degenerate row (Petrov et al. 2023 mask such pairs): {shares}.")  # fmt: skip
     baselines = sorted(set(cells.loc[cells["not_ranked"] == "baseline", "kind"]))
     if baselines:
-        reasons = "; ".join(f"{kind} {BOUNDARY_BASELINES[kind]}" for kind in baselines)
+        reasons = "; ".join(f"{kind} {boundary_baseline_of(kind)}" for kind in baselines)
         notes.append(f"{BASELINE_MARK} not ranked: a baseline on boundary metrics ({reasons}).")
     return notes
 
@@ -1134,10 +1135,9 @@ def cost_section(run: Run) -> list[str]:
     return [*lines, render.markdown(["corpus", "tokenizer", "training (s)", "encode (MB/s)"], cells, "llrr"), ""]
 
 
-#: the options that only change encoding (``bpe.options``: ENCODE_TIME), in every family that has them
-ENCODE_OPTIONS = ("encode_mode", "dropout", "alpha", "nbest", "seed")
-#: each family's own encoding, when ``encode_mode`` is not set
-NATIVE_METHOD = {"spm-unigram": "likelihood"}
+def _native_method(kind: str) -> str:
+    """A family's own encoding when ``encode_mode`` is not set (declared on its class)."""
+    return bpe.family_class(kind).native_method if kind in bpe.FAMILIES else "merges"
 
 
 def _parse_options(options: str) -> dict[str, str]:
@@ -1148,7 +1148,7 @@ def inference_method(kind: str, options: str) -> str:
     """A row's inference method as the report names it: ``encode_mode`` (the family's own when unset),
     with its sampling (``+ dropout 0.1``, ``+ sampling α=0.1``)."""
     parsed = _parse_options(options)
-    method = parsed.get("encode_mode", NATIVE_METHOD.get(kind, "merges"))
+    method = parsed.get("encode_mode", _native_method(kind))
     method = "longest-prefix" if method == "greedy" else method
     if float(parsed.get("dropout", 0) or 0) > 0:
         method += f" + dropout {parsed['dropout']}"
@@ -1164,7 +1164,8 @@ def inference_groups(results: pd.DataFrame) -> list[tuple[tuple[Any, ...], pd.Da
     if trained.empty:
         return []
     parsed = trained["options"].fillna("").map(_parse_options)
-    trained["training"] = parsed.map(lambda o: ",".join(f"{k}={v}" for k, v in o.items() if k not in ENCODE_OPTIONS))
+    encode_options = set(options_by_name(encode_time_only=True))  # ``bpe.options``: ENCODE_TIME, any family
+    trained["training"] = parsed.map(lambda o: ",".join(f"{k}={v}" for k, v in o.items() if k not in encode_options))
     trained["method"] = [inference_method(kind, options) for kind, options in
                          zip(trained["kind"], trained["options"].fillna(""), strict=True)]  # fmt: skip
     groups = []
@@ -1196,7 +1197,7 @@ def inference_section(run: Run) -> list[str]:
              "the compression cost is the paired difference in tokens per 1,000 characters on the same test "
              "documents (paired.csv, at the report vocabulary size).", ""]  # fmt: skip
     for (corpus, language, kind, size, training), group in groups:
-        methods = sorted(group["method"].unique(), key=lambda m: (m != NATIVE_METHOD.get(kind, "merges"), m))
+        methods = sorted(group["method"].unique(), key=lambda m: (m != _native_method(kind), m))
         baseline = methods[0]
         label = {m: group.loc[group["method"] == m, "tokenizer"].iloc[0] for m in methods}
         title = f"{corpus} ({language}), {kind} {vocab_label(int(size))}" + (f", {training}" if training else "")

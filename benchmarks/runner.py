@@ -65,7 +65,6 @@ from benchmarks.files import (
 )
 from benchmarks.grid import (
     EVAL_ROLES,
-    TRAINS_ON_REFERENCES,
     Sweep,
     check_grid,
     max_chars_of,
@@ -212,7 +211,7 @@ def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) 
     identity = {"corpus": corpus.fingerprint, "max_chars": max_chars_of(unit, config), "kind": unit.kind,
                 "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
                 "code": code_fingerprint("bpe")}  # fmt: skip
-    if unit.kind in TRAINS_ON_REFERENCES:
+    if bpe.family_class(unit.kind).trains_on_references:
         identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
     cache = tokenizer_cache_dir()
@@ -270,7 +269,7 @@ def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[b
     if cached is not None:
         return cached
     training, _ = split_options(unit.kind, dict(unit.options))
-    if unit.kind in TRAINS_ON_REFERENCES:
+    if bpe.family_class(unit.kind).trains_on_references:
         training["references"] = training_references(corpus)
     texts = _training_texts_of(unit, corpus, config)
     start = time.perf_counter()
@@ -406,7 +405,7 @@ def run_experiment(
     # run goes on; the references are built once, in this process, then handed to every worker
     analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs)
     try:
-        if any(entry.kind in TRAINS_ON_REFERENCES for entry in config.tokenizers):
+        if any(bpe.family_class(entry.kind).trains_on_references for entry in config.tokenizers):
             _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
         corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
         parallel = plan_parallel(corpora)

@@ -9,7 +9,8 @@ The library knows nothing about corpora or experiments.  Entry points:
 * ``load(source, format=None, pattern=None)`` - a tokenizer by name (``PRODUCTION``) or from a
   file of any accepted format (``bpe.pretrained``: tokbench JSON, Hugging Face tokenizer.json,
   sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
-* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept;
+* ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept; ``family_class(kind)``
+  gives a family's class, which declares its facts (``bpe.base.FAMILY_FACTS``);
 * ``bpe.render`` - the text each token covers, for people to read.
 """
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-# family name -> "module:Class"; imported lazily so that e.g. `tokbench encode`
+# The family registry, one line per family: name -> "module:Class".  A family's facts are declared
+# on its class (``bpe.base.FAMILY_FACTS``).  Imported lazily so that e.g. `tokbench encode`
 # with a char-bpe file never imports sentencepiece or tiktoken.
 FAMILIES: dict[str, str] = {
     "word": "bpe.word:WordTokenizer",
@@ -79,14 +81,13 @@ def train_from_counts(kind: str, counts: PretokenCounts, vocab_size: int, **opti
     """Train family ``kind`` on pre-token counts (``bpe.counts``): the same tokenizer as training on
     the text they were counted from.  The pre-tokenizer is the counts' own.  word, char, char-bpe
     and byte-bpe only: sentencepiece trains on sentences."""
-    from bpe.options import FAMILY_OPTIONS
     from bpe.trained import TrainedTokenizer
 
     family = family_class(kind)
     if not issubclass(family, TrainedTokenizer):
         raise TokenizerError(f"{kind} cannot train from pre-token counts (sentencepiece reads whole sentences)")
     # char takes no pre-tokenizer: any lossless one gives the text's characters
-    if "pretokenizer" in FAMILY_OPTIONS[kind].model_fields and options.get("pretokenizer") is None:
+    if "pretokenizer" in family.options_model.model_fields and options.get("pretokenizer") is None:
         options["pretokenizer"] = counts.pretokenizer
     return family.train(counts, vocab_size, **options)
 

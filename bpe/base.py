@@ -31,6 +31,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
@@ -102,6 +103,33 @@ class Encoding:
         return len(self.ids)
 
 
+class Capability(Enum):
+    """What a metric may assume about a tokenizer's tokens."""
+
+    WHOLE_PRETOKENS = "every token is one whole pre-token; an unknown pre-token becomes <unk>"
+    CHARACTER_TOKENS = "one token per character: the no-merge baseline of the BPE families"
+
+
+#: The facts every trainable family declares on its class (no defaults, so a family that forgets one
+#: fails ``tests/bpe/test_families.py``); read them through ``bpe.family_class(kind)``:
+#: ``options_model`` (its ``bpe.options`` model), ``capabilities`` (``Capability`` set metrics may
+#: assume), ``derivable`` (smaller sizes are parts of a larger one: ``bpe.sweep``),
+#: ``boundary_baseline`` (why its inner-word boundaries are fixed by construction, or None),
+#: ``row_type`` (``"family"`` or ``"reference"``: how results and reports class its rows),
+#: ``native_method`` (its own encoding when ``encode_mode`` is unset), ``trains_on_references``
+#: (trains on gold morphemes beside the text) and the ``vocab_floor`` class method.
+FAMILY_FACTS = (
+    "options_model",
+    "capabilities",
+    "derivable",
+    "boundary_baseline",
+    "row_type",
+    "native_method",
+    "trains_on_references",
+    "vocab_floor",
+)
+
+
 class Tokenizer(ABC):
     """Base class of every family.  Subclasses set ``family`` and implement the
     abstract methods; ``save``/``load`` and batch helpers are shared."""
@@ -109,6 +137,14 @@ class Tokenizer(ABC):
     family: ClassVar[str]
     #: False for encode-only pretrained tokenizers, which cannot be trained or saved.
     trainable: ClassVar[bool] = True
+    # the family facts (``FAMILY_FACTS``): declared by every trainable family, no defaults
+    options_model: ClassVar[type]
+    capabilities: ClassVar[frozenset[Capability]]
+    derivable: ClassVar[bool]
+    boundary_baseline: ClassVar[str | None]
+    row_type: ClassVar[str]
+    native_method: ClassVar[str]
+    trains_on_references: ClassVar[bool]
 
     @property
     def name(self) -> str:

@@ -21,7 +21,7 @@ from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.bytes_unicode import BYTE_TO_CHAR
 from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.options import ByteBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import ByteBPEOptions, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
@@ -29,6 +29,13 @@ _BYTES = [bytes([value]) for value in range(256)]
 
 class ByteBPETokenizer(MergeTokenizer):
     family = "byte-bpe"
+    options_model = ByteBPEOptions
+    capabilities = frozenset()
+    derivable = True
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'merges'
+    trains_on_references = False
 
     def __init__(
         self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any
@@ -64,10 +71,7 @@ class ByteBPETokenizer(MergeTokenizer):
         training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
         ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
-        settings = ByteBPEOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size, ByteBPEOptions)
-        specials = special_tokens_with(special_tokens)
-        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
+        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}

@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, check_counts_normalizer
 from bpe.normalizers import normalized_texts
-from bpe.options import CharOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import CharOptions, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback, checked_texts
 
@@ -27,6 +27,13 @@ _CACHE_PRETOKENIZER = "unicode"
 
 class CharTokenizer(TrainedTokenizer):
     family = "char"
+    options_model = CharOptions
+    capabilities = frozenset({Capability.CHARACTER_TOKENS})
+    derivable = False  # its saved form keeps no frequency ranks to cut by (bpe.train_sweep ranks once)
+    boundary_baseline = 'splits at every character'
+    row_type = 'family'
+    native_method = 'characters'
+    trains_on_references = False
 
     def __init__(self, alphabet: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
         """``options``: see ``bpe.options.CharOptions``."""
@@ -57,7 +64,7 @@ class CharTokenizer(TrainedTokenizer):
         ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
         lossless, so the characters of the pre-tokens are those of the text);
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        settings, _, _ = _check_options(vocab_size, special_tokens, options)
+        settings, _, _ = cls.checked_training_arguments(vocab_size, special_tokens, options)
         return cls.from_ranked_characters(
             ranked_characters(texts, settings.normalizer), vocab_size, special_tokens=special_tokens, **options
         )
@@ -73,7 +80,7 @@ class CharTokenizer(TrainedTokenizer):
         **options: Any,
     ) -> CharTokenizer:
         """What ``train`` gives on a text whose ``ranked_characters`` are ``ranked``."""
-        settings, vocab_size, specials = _check_options(vocab_size, special_tokens, options)
+        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
         alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
         return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
 
@@ -120,17 +127,3 @@ def ranked_characters(texts: Iterable[str] | PretokenCounts, normalizer: str = "
         for text in checked_texts(normalized_texts(texts, normalizer)):
             counts.update(text)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _check_options(
-    vocab_size: int, special_tokens: Iterable[str], options: dict[str, Any]
-) -> tuple[CharOptions, int, tuple[str, ...]]:
-    """The checks of ``train`` before reading any text: the options, the vocabulary size and all
-    the special tokens."""
-    settings = CharOptions.parse(CharTokenizer.family, options)
-    vocab_size = checked_vocab_size(vocab_size, CharOptions)
-    specials = special_tokens_with(special_tokens)
-    CharTokenizer.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(
-        CharTokenizer.family, vocab_size
-    )
-    return settings, vocab_size, specials

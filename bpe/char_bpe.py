@@ -33,7 +33,7 @@ import numpy as np
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
-from bpe.options import CharBPEOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import CharBPEOptions, read_common_body, special_tokens_with
 from bpe.trainer import ProgressCallback, progress_callback
 
 END_OF_WORD = "</w>"
@@ -42,6 +42,13 @@ _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, pla
 
 class CharBPETokenizer(MergeTokenizer):
     family = "char-bpe"
+    options_model = CharBPEOptions
+    capabilities = frozenset()
+    derivable = True
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'merges'
+    trains_on_references = False
 
     options: CharBPEOptions
 
@@ -113,9 +120,10 @@ class CharBPETokenizer(MergeTokenizer):
         training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
         ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
         """
-        settings = CharBPEOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size, CharBPEOptions)
-        specials = special_tokens_with(special_tokens)
+        # the floor depends on the text's alphabet: checked once it is counted
+        settings, vocab_size, specials = cls.checked_training_arguments(
+            vocab_size, special_tokens, options, check_floor=False
+        )
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)

@@ -50,6 +50,13 @@ BASES = ("char-bpe", "byte-bpe")
 
 class KnockoutTokenizer(TrainedTokenizer):
     family = "bpe-knockout"
+    options_model = KnockoutOptions
+    capabilities = frozenset()
+    derivable = False
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'merges'
+    trains_on_references = True
 
     options: KnockoutOptions
 

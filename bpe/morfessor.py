@@ -28,9 +28,7 @@ morph (`` ev`` + ``ler``), as in the families whose pieces carry the space.
 Vocabulary: the specials, every character of the training text (so any
 morph can be spelled out), then the morph pieces (bare, or with the leading
 space) in order of how often the training text uses them (ties: code point
-order), then every other morph of the lexicon bare (by its count, ties: code
-point order), as many as ``vocab_size`` allows: with room for the whole
-lexicon, the tokens are exactly Morfessor's segmentation, for a new word too.  A piece that did not fit is
+order), as many as ``vocab_size`` allows.  A piece that did not fit is
 encoded as its space (if any) plus the bare morph, or as characters; an
 unseen character is ``<unk>``.
 """
@@ -46,7 +44,7 @@ from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
-from bpe.options import MorfessorOptions, body_field, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import MorfessorOptions, body_field, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback
 
@@ -99,6 +97,13 @@ class MorphLexicon:
 
 class MorfessorTokenizer(TrainedTokenizer):
     family = "morfessor"
+    options_model = MorfessorOptions
+    capabilities = frozenset()
+    derivable = False
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'viterbi'
+    trains_on_references = False
 
     options: MorfessorOptions
 
@@ -146,9 +151,10 @@ class MorfessorTokenizer(TrainedTokenizer):
         ``bpe.counts``) and keep up to ``vocab_size`` pieces.  ``options``: see
         ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform interface
         (Morfessor's own dots are silenced); ``workers``: threads counting pre-tokens."""
-        settings = MorfessorOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size, MorfessorOptions)
-        specials = special_tokens_with(special_tokens)
+        # the floor depends on the text's alphabet: checked once it is counted
+        settings, vocab_size, specials = cls.checked_training_arguments(
+            vocab_size, special_tokens, options, check_floor=False
+        )
 
         pretoken_counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         alphabet = sorted({char for pretoken in pretoken_counts for char in pretoken})
@@ -172,14 +178,6 @@ class MorfessorTokenizer(TrainedTokenizer):
                 if len(morph) > 1:
                     usage[morph] += count
         ranked = sorted(usage, key=lambda piece: (-usage[piece], piece))
-        # then every other morph of the lexicon as a bare piece (more frequent morphs first, ties: code
-        # point order): a morph the training text only used first in a word (`` ser``) may end a new
-        # word (``kan`` + ``ser``), and spelled out as characters it would add boundaries Morfessor
-        # does not make
-        ranked += sorted(
-            (morph for morph in lexicon.counts if len(morph) > 1 and morph not in usage),
-            key=lambda morph: (-lexicon.counts[morph], morph),
-        )
         morph_pieces = ranked[: vocab_size - len(specials) - len(alphabet)]
         extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
         return cls(alphabet, morph_pieces, lexicon, special_tokens=extra_specials, **settings.model_dump())

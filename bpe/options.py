@@ -351,24 +351,14 @@ class DeclaredOptions:
         return copy.copy(self)
 
 
-#: the options model of every trainable family (``bpe.FAMILIES``)
-FAMILY_OPTIONS: dict[str, type[FamilyOptions]] = {
-    "word": WordOptions,
-    "char": CharOptions,
-    "char-bpe": CharBPEOptions,
-    "byte-bpe": ByteBPEOptions,
-    "spm-bpe": SentencePieceBPEOptions,
-    "spm-unigram": SentencePieceUnigramOptions,
-    "morfessor": MorfessorOptions,
-    "bpe-knockout": KnockoutOptions,
-}
-
-
 def options_by_name(*, encode_time_only: bool = False) -> dict[str, dict[str, FieldInfo]]:
     """Every option name (or only the encode-time ones) -> {family taking it: its declaration}, in
     declaration order."""
+    from bpe import FAMILIES, family_class  # the registry imports the families, which import this module
+
     table: dict[str, dict[str, FieldInfo]] = {}
-    for family, model in FAMILY_OPTIONS.items():
+    for family in FAMILIES:
+        model = family_class(family).options_model
         for name, declaration in model.model_fields.items():
             if not encode_time_only or ENCODE_TIME in declaration.metadata:
                 table.setdefault(name, {})[family] = declaration

@@ -36,6 +36,8 @@ class NamedTokenizer:
 
     description: str
     load: Callable[[], Tokenizer]
+    #: why its boundaries inside a word are fixed by construction (a boundary-metric baseline), or None
+    boundary_baseline: str | None = None
 
 
 def _cl100k() -> Tokenizer:
@@ -114,8 +116,10 @@ PRODUCTION: dict[str, NamedTokenizer] = {
         "Mistral tekken byte-level BPE (mistral-common tekken_240911.json)",
         _mistral_tekken("tekken-240911", "tekken_240911.json"),
     ),
-    "bytes": NamedTokenizer("UTF-8 bytes, one token per byte (the ByT5 row)", _baseline("ByteTokenizer")),
+    "bytes": NamedTokenizer("UTF-8 bytes, one token per byte (the ByT5 row)", _baseline("ByteTokenizer"),
+                            boundary_baseline="splits at every byte"),
     "chars": NamedTokenizer(
-        "Unicode code points, one token per character (the UTF-32 row)", _baseline("CodepointTokenizer")
+        "Unicode code points, one token per character (the UTF-32 row)", _baseline("CodepointTokenizer"),
+        boundary_baseline="splits at every character",
     ),
 }

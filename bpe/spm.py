@@ -397,6 +397,12 @@ class SentencePieceBPETokenizer(SentencePieceTokenizer):
     family = "spm-bpe"
     model_type = "bpe"
     options_model = SentencePieceBPEOptions
+    capabilities = frozenset()
+    derivable = False
+    boundary_baseline = None
+    row_type = 'reference'
+    native_method = 'merges'
+    trains_on_references = False
     options: SentencePieceBPEOptions
 
     def _sampling_arguments(self) -> dict[str, Any]:
@@ -407,6 +413,12 @@ class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
     options_model = SentencePieceUnigramOptions
+    capabilities = frozenset()
+    derivable = False
+    boundary_baseline = None
+    row_type = 'reference'
+    native_method = 'likelihood'
+    trains_on_references = False
     options: SentencePieceUnigramOptions
 
     def _sampling_arguments(self) -> dict[str, Any]:

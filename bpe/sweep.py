@@ -40,9 +40,6 @@ from typing import Any
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
 from bpe.options import checked_vocab_size
 
-#: the families whose smaller sizes are parts of a larger one (the module docstring says why)
-DERIVABLE = ("word", "char", "char-bpe", "byte-bpe")
-
 
 def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | None = None) -> Tokenizer:
     """The tokenizer that training at ``vocab_size`` would give, on the text and with the options
@@ -52,11 +49,16 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
     the one reached be derived when training stopped early.
     """
     vocab_size = checked_vocab_size(vocab_size)
+    from bpe import FAMILIES, family_class
+
     family = tokenizer.family
-    if family not in DERIVABLE:
+    # char: a smaller alphabet is cut by frequency ranks its saved form does not keep (only its own size)
+    ranked_only = family == "char"
+    if not ranked_only and (family not in FAMILIES or not family_class(family).derivable):
+        derivable = ", ".join(kind for kind in FAMILIES if family_class(kind).derivable)
         raise TokenizerError(
-            f"{family} tokenizers cannot be derived from a larger one (only word, char, char-bpe and byte-bpe): "
-            "train each size"
+            f"{family} tokenizers cannot be derived from a larger one (only {derivable}): train each size, "
+            "or use bpe.train_sweep (it counts the text once)"
         )
     reached = tokenizer.vocab_size
     if vocab_size >= reached:
@@ -68,13 +70,13 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
             f"{vocab_size} may learn more (derive only smaller sizes, or pass the size it was trained at when "
             "training stopped early)"
         )
-    body = tokenizer.to_dict()
-    n_specials = len(body["specials"])
-    if family == "char":
+    if ranked_only:
         raise TokenizerError(
             f"cannot derive a char tokenizer of {vocab_size} from one of {reached}: which characters to keep "
             "depends on their frequencies, which a char tokenizer does not keep (use bpe.train_sweep)"
         )
+    body = tokenizer.to_dict()
+    n_specials = len(body["specials"])
     if family in ("word", "byte-bpe"):
         extra = body["specials"][len(DEFAULT_SPECIAL_TOKENS) :]
         type(tokenizer).vocab_floor(special_tokens=extra).check(family, vocab_size)
@@ -100,14 +102,14 @@ def train_sweep(kind: str, texts: Iterable[str], vocab_sizes: Sequence[int], **o
     sizes = sorted({checked_vocab_size(size) for size in vocab_sizes}, reverse=True)
     if not sizes:
         raise TokenizerError("vocab_sizes is empty")
-    if kind not in DERIVABLE:
-        texts = list(texts)
-        return {size: family.train(texts, size, **options) for size in sizes}
-    if kind == "char":
+    if kind == "char":  # not derivable from a saved tokenizer, but ranked once for every size
         from bpe.char import ranked_characters
         from bpe.options import CharOptions
 
         ranked = ranked_characters(texts, CharOptions.parse(kind, options).normalizer)
         return {size: family.from_ranked_characters(ranked, size, **options) for size in sizes}
+    if not family.derivable:
+        texts = list(texts)
+        return {size: family.train(texts, size, **options) for size in sizes}
     largest = family.train(texts, sizes[0], **options)
     return {size: derive(largest, size, trained_vocab_size=sizes[0]) for size in sizes}

@@ -28,9 +28,9 @@ from typing import Any
 import regex
 from typing_extensions import Self
 
-from bpe.base import UNK, Encoding, Tokenizer, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, Tokenizer, TokenizerError
 from bpe.normalizers import Normalizer, get_normalizer
-from bpe.options import DeclaredOptions, FamilyOptions
+from bpe.options import DeclaredOptions, FamilyOptions, checked_vocab_size, special_tokens_with
 from bpe.pretokenizers import PreTokenizer, get_pretokenizer
 from bpe.trainer import check_encodable
 
@@ -50,6 +50,21 @@ class TrainedTokenizer(DeclaredOptions, Tokenizer):
     ``train`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
 
     options: FamilyOptions
+
+    @classmethod
+    def checked_training_arguments(
+        cls, vocab_size: Any, special_tokens: Any, options: dict[str, Any], *, check_floor: bool = True
+    ) -> tuple[Any, int, Any]:
+        """What every family's ``train`` checks before reading any text, as (its options parsed by its
+        ``options_model``, the vocabulary size, all the special tokens: the defaults first); with
+        ``check_floor``, also the family's vocabulary floor on any text (a family whose floor depends
+        on the text checks it once it has counted)."""
+        settings = cls.options_model.parse(cls.family, options)
+        vocab_size = checked_vocab_size(vocab_size, cls.options_model)
+        specials = special_tokens_with(special_tokens)
+        if check_floor:
+            cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
+        return settings, vocab_size, specials
 
     def __init__(
         self,

@@ -15,15 +15,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
-from bpe.options import WordOptions, checked_vocab_size, read_common_body, special_tokens_with
+from bpe.options import WordOptions, read_common_body, special_tokens_with
 from bpe.trained import TrainedTokenizer
 from bpe.trainer import ProgressCallback
 
 
 class WordTokenizer(TrainedTokenizer):
     family = "word"
+    options_model = WordOptions
+    capabilities = frozenset({Capability.WHOLE_PRETOKENS})
+    derivable = True
+    boundary_baseline = 'never splits inside a word'
+    row_type = 'family'
+    native_method = 'lookup'
+    trains_on_references = False
 
     def __init__(self, words: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
         """``options``: see ``bpe.options.WordOptions``."""
@@ -53,10 +60,7 @@ class WordTokenizer(TrainedTokenizer):
         """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens.
         ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
         ``progress`` is accepted for a uniform interface; counting shows none."""
-        settings = WordOptions.parse(cls.family, options)
-        vocab_size = checked_vocab_size(vocab_size, WordOptions)
-        specials = special_tokens_with(special_tokens)
-        cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
+        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
 
         counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))

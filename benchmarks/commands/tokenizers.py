@@ -32,7 +32,7 @@ from bpe.base import Tokenizer, TokenizerError, atomic_writer
 from bpe.counts import PretokenCounts, count_pretokens, read_counts
 from bpe.distributed import ENGINES, LineReader
 from bpe.hf_export import EXPORTABLE, to_hf_json
-from bpe.options import FAMILY_OPTIONS, options_by_name
+from bpe.options import options_by_name
 from bpe.pretokenizers import PRETOKENIZERS
 from bpe.pretrained import FORMATS
 from bpe.render import render_pieces
@@ -342,7 +342,8 @@ def run_train(args: argparse.Namespace) -> int:
         counts = read_counts(args.counts)
         tokenizer = bpe.train_from_counts(args.kind, counts, args.vocab_size, progress=progress, **options)
     elif args.engine != "local":
-        settings = FAMILY_OPTIONS[args.kind].parse(args.kind, options)  # refuse bad options before counting
+        # refuse bad options before counting
+        settings = bpe.family_class(args.kind).options_model.parse(args.kind, options)
         # char takes no pre-tokenizer: the characters of any (lossless) pre-tokens are the text's
         args.pretokenizer = getattr(settings, "pretokenizer", "unicode")
         started = time.perf_counter()

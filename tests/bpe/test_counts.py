@@ -189,7 +189,7 @@ def test_bad_counts_files_are_refused(tmp_path: Path, build, message: str) -> No
 
 # -- training from counts equals training from the text ------------------------------------------
 
-FAMILY_OPTIONS = [
+TRAINING_CASES = [
     ("word", {}),
     ("word", {"min_frequency": 2, "pretokenizer": "whitespace"}),
     ("char", {"min_frequency": 3}),
@@ -201,7 +201,7 @@ FAMILY_OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "options"), FAMILY_OPTIONS)
+@pytest.mark.parametrize(("kind", "options"), TRAINING_CASES)
 def test_training_from_counts_equals_training_from_text(
     embedded_text: dict[str, list[str]], tmp_path: Path, kind: str, options: dict
 ) -> None:

@@ -11,8 +11,8 @@ import bpe
 from bpe.base import TokenizerError
 from bpe.options import (
     DEFAULT_CHARACTER_COVERAGE,
-    FAMILY_OPTIONS,
     CharBPEOptions,
+    FamilyOptions,
     KnockoutOptions,
     SentencePieceBPEOptions,
     SentencePieceUnigramOptions,
@@ -25,13 +25,14 @@ OLD_FILES = Path(__file__).resolve().parent.parent / "fixtures" / "tokenizers"
 
 
 def test_every_family_declares_its_options() -> None:
-    assert set(FAMILY_OPTIONS) == set(bpe.FAMILIES)
+    for kind in bpe.FAMILIES:
+        assert issubclass(bpe.family_class(kind).options_model, FamilyOptions), kind
 
 
 @pytest.mark.parametrize("kind", ["word", "char", "char-bpe", "byte-bpe", "morfessor"])
 def test_saved_config_is_the_declared_options_in_order(kind: str) -> None:
     tokenizer = bpe.train(kind, TEXTS, 300)
-    model = FAMILY_OPTIONS[kind]
+    model = bpe.family_class(kind).options_model
     assert tokenizer.to_dict()["config"] == model().model_dump()
     assert list(tokenizer.to_dict()["config"]) == list(model.model_fields)
 
@@ -40,7 +41,7 @@ def test_saved_config_is_the_declared_options_in_order(kind: str) -> None:
 def test_sentencepiece_config_is_its_training_record_then_its_encode_options(kind: str) -> None:
     tokenizer = bpe.train(kind, TEXTS * 20, 300, seed=4)
     config = tokenizer.to_dict()["config"]
-    encode_time = FAMILY_OPTIONS[kind].encode_option_names()
+    encode_time = bpe.family_class(kind).options_model.encode_option_names()
     assert list(config)[-len(encode_time) :] == list(encode_time) and config["seed"] == 4
     assert config["model_type"] == kind.removeprefix("spm-") and config["character_coverage"] == 0.9995
     assert type(tokenizer).from_dict(tokenizer.to_dict()).to_dict() == tokenizer.to_dict()
@@ -110,7 +111,7 @@ def test_options_by_name_says_which_families_take_which() -> None:
 
 def test_encode_time_options_are_marked_per_family() -> None:
     """What a runner may vary on one trained vocabulary; morfessor's seed shapes training, so it is not one."""
-    names = {kind: model.encode_option_names() for kind, model in FAMILY_OPTIONS.items()}
+    names = {kind: bpe.family_class(kind).options_model.encode_option_names() for kind in bpe.FAMILIES}
     assert names == {
         "word": (),
         "char": (),
@@ -161,7 +162,7 @@ def test_a_file_saved_before_an_option_existed_loads_with_its_default(kind: str)
     options = tokenizer.options.model_dump()
     missing = [name for name in options if name not in saved]
     assert missing  # the fixture really predates some options
-    model = FAMILY_OPTIONS[kind]
+    model = bpe.family_class(kind).options_model
     assert {name: options[name] for name in missing} == {name: model().model_dump()[name] for name in missing}
     for name, value in saved.items():
         if name in options:  # kept as saved; the earlier mode name reads as the current one
