@@ -28,7 +28,9 @@ morph (`` ev`` + ``ler``), as in the families whose pieces carry the space.
 Vocabulary: the specials, every character of the training text (so any
 morph can be spelled out), then the morph pieces (bare, or with the leading
 space) in order of how often the training text uses them (ties: code point
-order), as many as ``vocab_size`` allows.  A piece that did not fit is
+order), then every other morph of the lexicon bare (by its count, ties: code
+point order), as many as ``vocab_size`` allows: with room for the whole
+lexicon, the tokens are exactly Morfessor's segmentation, for a new word too.  A piece that did not fit is
 encoded as its space (if any) plus the bare morph, or as characters; an
 unseen character is ``<unk>``.
 """
@@ -178,6 +180,14 @@ class MorfessorTokenizer(TrainedTokenizer):
                 if len(morph) > 1:
                     usage[morph] += count
         ranked = sorted(usage, key=lambda piece: (-usage[piece], piece))
+        # then every other morph of the lexicon as a bare piece (more frequent morphs first, ties: code
+        # point order): a morph the training text only used first in a word (`` ser``) may end a new
+        # word (``kan`` + ``ser``), and spelled out as characters it would add boundaries Morfessor
+        # does not make
+        ranked += sorted(
+            (morph for morph in lexicon.counts if len(morph) > 1 and morph not in usage),
+            key=lambda morph: (-lexicon.counts[morph], morph),
+        )
         morph_pieces = ranked[: vocab_size - len(specials) - len(alphabet)]
         extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
         return cls(alphabet, morph_pieces, lexicon, special_tokens=extra_specials, **settings.model_dump())

@@ -52,8 +52,7 @@ class TiktokenTokenizer(PretrainedTokenizer):
         self._offset = id_offset
         generic = [f"<SPECIAL_{i}>" for i in range(len(control_pieces), id_offset)]
         self._control_pieces = [*control_pieces[:id_offset], *generic]
-        # the ranks are 0..n-1, save ids a special token reserves (p50k_base's 50256)
-        self._size = id_offset + encoding.max_token_value + 1
+        self._size = id_offset + _rank_id_count(encoding)
 
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans are running sums of the tokens' byte lengths: the tokens spell the text exactly,
@@ -136,6 +135,17 @@ def read_ranks(data: bytes, source: str) -> dict[bytes, int]:
         ranks[decoded] = int(rank)
     _check_ranks(ranks, source)
     return ranks
+
+
+def _rank_id_count(encoding: tiktoken.Encoding) -> int:
+    """The ids the ranks span: n ranks are 0..n-1, or 0..n when one id is left to a special token
+    (p50k_base's 50256); special tokens after the ranks (cl100k's 100257...) are not counted."""
+    count = len(encoding.token_byte_values())
+    try:
+        token = encoding.decode_single_token_bytes(count)
+    except KeyError:
+        return count
+    return count if token.decode("utf-8", "replace") in encoding.special_tokens_set else count + 1
 
 
 def _check_ranks(ranks: dict[bytes, int], source: str) -> None:
