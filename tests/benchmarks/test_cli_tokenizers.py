@@ -423,7 +423,8 @@ def test_bad_tokenizer_arguments(tokbench, trained: dict[str, Path], tmp_path: P
     assert tokbench("export", "--tokenizer", trained["byte-bpe"], "--format", "hf", "--out", exported).status == 0
     ranks = package_file("tiktoken_ext", "data", "cl100k_base.tiktoken")
     encode = ("encode", "--tokenizer")
-    assert "give a pattern: gpt2, r50k, cl100k, o200k, qwen or a regex" in tokbench(*encode, ranks, stdin=b"x\n").error()
+    message = tokbench(*encode, ranks, stdin=b"x\n").error()
+    assert "give a pattern: gpt2, r50k, cl100k, o200k, qwen or a regex" in message
     assert "unknown pattern 'gtp2'" in tokbench(*encode, ranks, "--pattern", "gtp2", stdin=b"x\n").error()
     wrong = tokbench(*encode, exported, "--format", "sentencepiece", stdin=b"x\n").error()
     assert "expected a sentencepiece .model file, but this is a Hugging Face tokenizer.json" in wrong
