@@ -136,7 +136,9 @@ def test_runs_on_different_evaluation_data_get_separate_tables(quick_run: Path, 
     other = tmp_path / "other"
     shutil.copytree(quick_run, other)
     manifest = json.loads((other / "manifest.json").read_text(encoding="utf-8"))
-    manifest["corpora"]["embedded-kor"]["fingerprint"] = "0" * 64  # as if its Korean text were another
+    korean = manifest["corpora"]["embedded-kor"]  # as if its Korean text were another
+    korean["fingerprint"] = "0" * 64
+    korean["eval_fingerprints"] = dict.fromkeys(korean.get("eval_fingerprints", {"test": ""}), "0" * 64)
     (other / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     out = tmp_path / "comparison"
     assert main(["compare", str(quick_run), str(other), "--out", str(out)]) == 0
