@@ -69,7 +69,8 @@ else:  # pragma: no cover
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
-from bpe.pretrained import FORMATS, HF_FILE, PretrainedSpec
+from bpe.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
+from bpe.published import PretrainedSpec
 from bpe.validation import NonNegativeInt, PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 
 CONFIG_DIR = Path(__file__).resolve().parent
@@ -201,12 +202,15 @@ class PretrainedEntry(Table):
             raise table_rule("give exactly one of 'name' (a tokenizer tokbench knows by name) or 'path' (a file)")
         if self.name is not None and (self.format is not None or self.pattern is not None):
             raise table_rule(f"'format' and 'pattern' apply to a 'path'; {self.name!r} carries its own")
-        if self.pattern is not None and self.format not in (None, "tiktoken"):
-            raise table_rule(f"'pattern' applies to tiktoken rank files only, not to format {self.format!r}")
+        if self.pattern is not None and self.format is not None and self.format not in formats_taking("pattern"):
+            takers = formats_taking("pattern")
+            files = " or ".join(format_descriptions()[name] for name in takers)
+            raise table_rule(f"'pattern' applies to {files} only (format {' or '.join(map(repr, takers))}), not to "
+                             f"format {self.format!r}")  # fmt: skip
         return self
 
     def spec(self) -> PretrainedSpec:
-        """The row as ``bpe.pretrained.load_pretrained`` takes it."""
+        """The row as ``bpe.published.load_pretrained`` takes it."""
         return PretrainedSpec(self.label, self.name or self.path or "", self.format, self.pattern)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -47,13 +47,17 @@ from benchmarks.stats import metric_intervals, paired_test, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
 from bpe.base import Encoding, Tokenizer
 
+if TYPE_CHECKING:
+    from benchmarks.config import ExperimentConfig
+    from corpora.loader import Corpus
+
 TRAIN_ROLE = "train"  # the eval set of Needs.TOKENIZER rows
 REFERENCE_ROLE = "reference"  # the eval set of morphology rows
 #: the token-count statistic paired tests compare: tokens per 1,000 characters
 PAIRED_METRIC = "tokens_per_kchar"
 
 
-def bootstrap_settings(config: Any) -> dict[str, Any]:
+def bootstrap_settings(config: ExperimentConfig) -> dict[str, Any]:
     return {"confidence": config.confidence, "n_resamples": config.bootstrap_resamples, "seed": config.seed}
 
 
@@ -107,8 +111,8 @@ class _WordCache:
         return encoding
 
 
-def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Sequence[str],
-                       metrics: Sequence[Metric], config: Any,
+def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Corpus, roles: Sequence[str],
+                       metrics: Sequence[Metric], config: ExperimentConfig,
                        joined_texts: Mapping[str, str] | None = None) -> UnitResult:  # fmt: skip
     """The rows of every metric of ``metrics`` that applies to ``unit``, its encoding throughput, its
     per-document token counts and, when a metric needs them, the token counts of ``joined_texts``
@@ -119,8 +123,8 @@ def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Any, roles: Seq
     return result
 
 
-def evaluate_over_seeds(unit: Unit, tokenizer: Tokenizer, seeds: Sequence[int], corpus: Any, roles: Sequence[str],
-                        metrics: Sequence[Metric], config: Any,
+def evaluate_over_seeds(unit: Unit, tokenizer: Tokenizer, seeds: Sequence[int], corpus: Corpus, roles: Sequence[str],
+                        metrics: Sequence[Metric], config: ExperimentConfig,
                         joined_texts: Mapping[str, str] | None = None) -> UnitResult:  # fmt: skip
     """``evaluate_tokenizer`` for a tokenizer that samples (BPE-dropout, unigram sampling): encoded once
     per seed of ``seeds`` (``with_encode_options(seed=...)``), each metric reported as the mean over
@@ -162,7 +166,7 @@ def seed_mean_row(results: Sequence[MetricResult], eval_set: str, reference: str
 SEGMENTATION_DEPENDENT_ITEMS = frozenset({"morphscore"})
 
 
-def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Any, roles: Sequence[str], metrics: Sequence[Metric],
+def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Sequence[str], metrics: Sequence[Metric],
              joined_texts: Mapping[str, str] | None) -> Iterator[Measured]:  # fmt: skip
     """Every applicable metric's result on ``tokenizer``, in a fixed order; fills ``result``'s costs,
     per-document counts and joined counts on the way."""
@@ -319,7 +323,7 @@ PARTNERS: dict[Needs, Callable[[Sequence[UnitResult], ParallelPlan], Pairs]] = {
 }
 
 
-def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], config: Any,
+def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], config: ExperimentConfig,
                     parallel: ParallelPlan) -> list[dict[str, Any]]:  # fmt: skip
     """The tidy rows of every selected metric that pairs two units (``parallel``: the run's pairing of
     parallel evaluation sentences)."""
@@ -335,7 +339,7 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
     return rows
 
 
-def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
+def paired_rows(results: Sequence[UnitResult], config: ExperimentConfig) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
     at the report vocab size (production rows included), on the same test documents; on a run with a
     ``train_chars`` axis, the trained rows at its largest value."""

@@ -2,8 +2,8 @@
 
 * Every file a run, report or baseline writes goes through ``atomic_path`` (a
   temporary file beside the target, renamed onto it at the end), so an error never
-  leaves a half-written file.  ``bpe`` keeps its own helper for saved tokenizers:
-  the tokenizer library stands alone and knows nothing of this layer.
+  leaves a half-written file; it is ``bpe``'s own (``bpe.base``), which saved
+  tokenizers use too (the library stands alone; this layer builds on it).
 * The cache root is ``corpora.loader.cache_home()`` (``$TOKBENCH_CACHE``, default
   ``~/.cache/tokbench``); trained tokenizers live in its ``tokenizers/`` folder.
 * ``results.parquet`` / ``results.csv`` hold one tidy row per metric value
@@ -14,9 +14,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,8 @@ import pyarrow.parquet as pq
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
+from bpe.base import atomic_path as atomic_path  # re-exported: the experiment layer writes through it
+from bpe.base import atomic_write_text as atomic_write_text
 from corpora.loader import cache_home
 
 #: Columns of results.parquet / results.csv, in order (one tidy row per metric value).
@@ -86,31 +85,6 @@ def inside(root: Path, *parts: str) -> Path:
         raise BenchmarkError(f"{'/'.join(parts)}: a name that leads outside {root} (names must be plain: letters, "
                              "digits, '.', '_', '-')")  # fmt: skip
     return path
-
-
-@contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
-    """A temporary path beside ``path`` to write to; renamed onto ``path`` when the block ends without
-    an error, removed otherwise."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-        mask = os.umask(0)
-        os.umask(mask)
-        tmp.chmod(0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
 
 
 def check_writable_dir(path: Path, what: str) -> None:

@@ -17,8 +17,9 @@ from typing import Any
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from bpe.pretrained import HF_FILE, PretrainedSpec, detect_format, find_file, load_pretrained
+from bpe.formats import HF_FILE, detect_format
 from bpe.production import PRODUCTION
+from bpe.published import PretrainedSpec, find_file, load_pretrained
 from corpora.sources import data_root, file_digest
 
 

@@ -131,38 +131,18 @@ FAMILY_FACTS = (
 
 
 class Tokenizer(ABC):
-    """Base class of every family.  Subclasses set ``family`` and implement the
-    abstract methods; ``save``/``load`` and batch helpers are shared."""
+    """What every tokenizer does: encode text with byte spans, decode ids, name its pieces.  A
+    published tokenizer (``bpe.pretrained``) is only this; a family trained here is a
+    ``TrainableTokenizer``, which adds training, the family facts and saving."""
 
     family: ClassVar[str]
-    #: False for encode-only pretrained tokenizers, which cannot be trained or saved.
-    trainable: ClassVar[bool] = True
-    # the family facts (``FAMILY_FACTS``): declared by every trainable family, no defaults
-    options_model: ClassVar[type]
-    capabilities: ClassVar[frozenset[Capability]]
-    derivable: ClassVar[bool]
-    boundary_baseline: ClassVar[str | None]
-    row_type: ClassVar[str]
-    native_method: ClassVar[str]
-    trains_on_references: ClassVar[bool]
+    #: True for the families that train and save (``TrainableTokenizer``).
+    trainable: ClassVar[bool] = False
 
     @property
     def name(self) -> str:
         """How messages refer to this tokenizer: its family (a pretrained tokenizer: its name or file)."""
         return self.family
-
-    # -- training ---------------------------------------------------------
-    @classmethod
-    @abstractmethod
-    def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
-        """Learn a tokenizer from ``texts`` (one document/sentence/line each)."""
-
-    @classmethod
-    @abstractmethod
-    def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
-        """The smallest ``vocab_size`` that ``train`` accepts with these options: on ``texts``, or with
-        None on any text (what a config is checked against before any text is read).  ``train``
-        refuses a smaller size with the same message (``VocabFloor.check``)."""
 
     # -- encoding ---------------------------------------------------------
     @abstractmethod
@@ -242,6 +222,34 @@ class Tokenizer(ABC):
         """Id of ``<unk>``, or None when the family cannot produce unknowns."""
         return None
 
+
+class TrainableTokenizer(Tokenizer):
+    """Base of every family trained here: it declares the family facts (``FAMILY_FACTS``), trains
+    and saves.  Subclasses set ``family`` and the facts and implement the abstract methods."""
+
+    trainable: ClassVar[bool] = True
+    # the family facts (``FAMILY_FACTS``): declared by every trainable family, no defaults
+    options_model: ClassVar[type]
+    capabilities: ClassVar[frozenset[Capability]]
+    derivable: ClassVar[bool]
+    boundary_baseline: ClassVar[str | None]
+    row_type: ClassVar[str]
+    native_method: ClassVar[str]
+    trains_on_references: ClassVar[bool]
+
+    # -- training ---------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def train(cls, texts: Iterable[str], vocab_size: int, **options: Any) -> Tokenizer:
+        """Learn a tokenizer from ``texts`` (one document/sentence/line each)."""
+
+    @classmethod
+    @abstractmethod
+    def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
+        """The smallest ``vocab_size`` that ``train`` accepts with these options: on ``texts``, or with
+        None on any text (what a config is checked against before any text is read).  ``train``
+        refuses a smaller size with the same message (``VocabFloor.check``)."""
+
     # -- persistence ------------------------------------------------------
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:
@@ -260,36 +268,54 @@ class Tokenizer(ABC):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: see ``atomic_write_bytes``."""
+    """Write ``text`` (UTF-8) to ``path`` atomically: see ``atomic_path``."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: see ``atomic_writer``."""
-    with atomic_writer(path) as handle:
-        handle.write(data)
+    """Write ``data`` to ``path`` atomically: see ``atomic_path``."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to (by name: pandas, pyarrow and matplotlib write
+    to paths); renamed onto ``path`` when the block ends without an error, removed otherwise, so a
+    crash or an error never leaves a half-written file.  The one atomic write of the project."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        mask = os.umask(0)
+        os.umask(mask)
+        tmp.chmod(0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 @contextmanager
 def atomic_writer(path: Path) -> Iterator[BinaryIO]:
-    """A binary file to write ``path`` through: a temporary file beside it, renamed onto ``path``
-    when the block ends without error, so a crash or an error never leaves a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """A binary file to write ``path`` through, as ``atomic_path``."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        yield handle
+
+
+def utf8(text: str, what: str = "the text to encode") -> bytes:
+    """The UTF-8 bytes of ``text``: the one check that a text is a string with a UTF-8 form (a lone
+    surrogate such as ``"\\ud800"`` has none), a TokenizerError naming ``what`` otherwise."""
+    if not isinstance(text, str):
+        raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise TokenizerError(
+            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!r} at index {exc.start}"
+        ) from None
 
 
 def check_tokenizer_document(document: Any, path: str | os.PathLike[str]) -> dict[str, Any]:

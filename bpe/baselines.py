@@ -10,8 +10,8 @@ printable ASCII, else ``<0xNN>``; a code point's piece is the character.
 
 from __future__ import annotations
 
-from bpe.base import Encoding
-from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
+from bpe.base import Encoding, utf8
+from bpe.pretrained import PretrainedTokenizer, running_spans
 
 _UNICODE_SIZE = 0x110000
 

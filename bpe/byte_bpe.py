@@ -22,7 +22,8 @@ from bpe.bytes_unicode import BYTE_TO_CHAR
 from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
 from bpe.options import ByteBPEOptions, read_common_body, special_tokens_with
-from bpe.trainer import ProgressCallback, progress_callback
+from bpe.trained import TrainingRequest
+from bpe.trainer import progress_callback
 
 _BYTES = [bytes([value]) for value in range(256)]
 
@@ -51,32 +52,16 @@ class ByteBPETokenizer(MergeTokenizer):
         )
 
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str] | PretokenCounts,
-        vocab_size: int,
-        *,
-        special_tokens: Iterable[str] = (),
-        progress: bool | ProgressCallback = False,
-        workers: int | None = None,
-        **options: Any,
-    ) -> ByteBPETokenizer:
-        """Learn merges until the vocabulary (specials + 256 bytes + merges) has
-        ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
-
-        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
-        ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
-        ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
-        ``options``: see ``bpe.options.ByteBPEOptions``; ``normalizer`` rewrites the text before
-        training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
-        ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
-        """
-        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
-
-        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
-        arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
-        with progress_callback(progress, "byte-bpe merges") as callback:
-            merges = cls(**arguments)._learn_merges(counts, vocab_size, callback)
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> ByteBPETokenizer:
+        """Learn merges until the vocabulary (specials + 256 bytes + merges) has ``vocab_size``
+        entries or no pair occurs ``min_frequency`` times.  The options' ``normalizer`` rewrites
+        the text before training and encoding (``bpe.normalizers``); the encode-time options
+        (``encode_mode``, ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``)."""
+        settings = request.options
+        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
+        arguments = {"special_tokens": request.extra_special_tokens, **settings.model_dump()}
+        with progress_callback(request.progress, "byte-bpe merges") as callback:
+            merges = cls(**arguments)._learn_merges(counts, request.vocab_size, callback)
         return cls(merges, **arguments)
 
     @classmethod

@@ -17,7 +17,7 @@ from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFl
 from bpe.counts import PretokenCounts, check_counts_normalizer
 from bpe.normalizers import normalized_texts
 from bpe.options import CharOptions, read_common_body, special_tokens_with
-from bpe.trained import TrainedTokenizer
+from bpe.trained import TrainedTokenizer, TrainingRequest
 from bpe.trainer import ProgressCallback, checked_texts
 
 #: a character is encoded on its own whatever the pre-tokens are; pre-tokens only
@@ -51,23 +51,11 @@ class CharTokenizer(TrainedTokenizer):
         self._char_ids = {char: len(specials) + index for index, char in enumerate(alphabet)}
 
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str] | PretokenCounts,
-        vocab_size: int,
-        *,
-        special_tokens: Iterable[str] = (),
-        progress: bool | ProgressCallback = False,
-        **options: Any,
-    ) -> CharTokenizer:
-        """Keep up to ``vocab_size - len(specials)`` characters, most frequent first.
-        ``texts``: strings, or pre-token counts (``bpe.counts``; any pre-tokenizer: they are all
-        lossless, so the characters of the pre-tokens are those of the text);
-        ``progress`` is accepted for a uniform interface; counting shows none."""
-        settings, _, _ = cls.checked_training_arguments(vocab_size, special_tokens, options)
-        return cls.from_ranked_characters(
-            ranked_characters(texts, settings.normalizer), vocab_size, special_tokens=special_tokens, **options
-        )
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> CharTokenizer:
+        """Keep up to ``vocab_size - len(specials)`` characters, most frequent first.  ``texts``:
+        strings, or pre-token counts (any pre-tokenizer: they are all lossless, so the characters of
+        the pre-tokens are those of the text)."""
+        return cls._from_ranked(ranked_characters(texts, request.options.normalizer), request)
 
     @classmethod
     def from_ranked_characters(
@@ -80,9 +68,13 @@ class CharTokenizer(TrainedTokenizer):
         **options: Any,
     ) -> CharTokenizer:
         """What ``train`` gives on a text whose ``ranked_characters`` are ``ranked``."""
-        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
-        alphabet = [char for char, count in ranked[: vocab_size - len(specials)] if count >= settings.min_frequency]
-        return cls(sorted(alphabet), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
+        return cls._from_ranked(ranked, cls.training_request(vocab_size, special_tokens, options))
+
+    @classmethod
+    def _from_ranked(cls, ranked: Sequence[tuple[str, int]], request: TrainingRequest) -> CharTokenizer:
+        room = request.vocab_size - len(request.special_tokens)
+        alphabet = [char for char, count in ranked[:room] if count >= request.options.min_frequency]
+        return cls(sorted(alphabet), special_tokens=request.extra_special_tokens, **request.options.model_dump())
 
     @classmethod
     def vocab_floor(

@@ -34,7 +34,8 @@ from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
 from bpe.merge_tokenizer import MergeTokenizer
 from bpe.options import CharBPEOptions, read_common_body, special_tokens_with
-from bpe.trainer import ProgressCallback, progress_callback
+from bpe.trained import TrainingRequest
+from bpe.trainer import progress_callback
 
 END_OF_WORD = "</w>"
 _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, plain or with </w>", "none": "characters"}
@@ -49,6 +50,7 @@ class CharBPETokenizer(MergeTokenizer):
     row_type = 'family'
     native_method = 'merges'
     trains_on_references = False
+    floor_needs_text = True  # the alphabet of the text is part of the floor
 
     options: CharBPEOptions
 
@@ -100,38 +102,19 @@ class CharBPETokenizer(MergeTokenizer):
 
     # -- training ---------------------------------------------------------
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str] | PretokenCounts,
-        vocab_size: int,
-        *,
-        special_tokens: Iterable[str] = (),
-        progress: bool | ProgressCallback = False,
-        workers: int | None = None,
-        **options: Any,
-    ) -> CharBPETokenizer:
-        """Learn merges until the vocabulary (specials + base symbols + merges) has
-        ``vocab_size`` entries or no pair occurs ``min_frequency`` times.
-
-        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
-        ``progress``: True for a tqdm bar on stderr, or a callback ``(merges done, merges wanted)``;
-        ``workers``: threads counting pre-tokens (``bpe.counts.count_pretokens``).
-        ``options``: see ``bpe.options.CharBPEOptions``; ``normalizer`` rewrites the text before
-        training and encoding (``bpe.normalizers``); the encode-time options (``encode_mode``,
-        ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``).
-        """
-        # the floor depends on the text's alphabet: checked once it is counted
-        settings, vocab_size, specials = cls.checked_training_arguments(
-            vocab_size, special_tokens, options, check_floor=False
-        )
-
-        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> CharBPETokenizer:
+        """Learn merges until the vocabulary (specials + base symbols + merges) has ``vocab_size``
+        entries or no pair occurs ``min_frequency`` times.  The options' ``normalizer`` rewrites the
+        text before training and encoding (``bpe.normalizers``); the encode-time options
+        (``encode_mode``, ``dropout``, ``seed``) only change encoding (``bpe.merge_tokenizer``)."""
+        settings, vocab_size = request.options, request.vocab_size
+        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
-        base_floor(len(specials), len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
+        base_floor(len(request.special_tokens), len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
             cls.family, vocab_size
         )
-        arguments = {"special_tokens": specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump()}
-        with progress_callback(progress, "char-bpe merges") as callback:
+        arguments = {"special_tokens": request.extra_special_tokens, **settings.model_dump()}
+        with progress_callback(request.progress, "char-bpe merges") as callback:
             merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
         return cls(base_pieces, merges, **arguments)
 

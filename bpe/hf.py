@@ -22,9 +22,9 @@ from typing import Any
 
 from tokenizers import Tokenizer as HFLibraryTokenizer
 
-from bpe.base import Encoding, TokenizerError, compiled_library
+from bpe.base import Encoding, TokenizerError, compiled_library, utf8
 from bpe.bytes_unicode import BYTE_TO_CHAR
-from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
+from bpe.pretrained import PretrainedTokenizer, running_spans
 
 _CHAR_TO_BYTE = {char: byte for byte, char in enumerate(BYTE_TO_CHAR)}
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")

@@ -40,6 +40,7 @@ from typing import Any
 
 from bpe.base import TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts
+from bpe.families import family_class
 from bpe.merge_tokenizer import MergeTokenizer, token_byte_lengths
 from bpe.options import KnockoutOptions, body_field
 from bpe.trained import TrainedTokenizer
@@ -124,22 +125,18 @@ class KnockoutTokenizer(TrainedTokenizer):
         """Train the base BPE (``vocab_size`` is its own), then knock out the merges that
         ``references`` (word -> inner character boundaries) blame.  ``options``: see
         ``bpe.options.KnockoutOptions``; ``workers``: threads counting pre-tokens."""
-        import bpe
-
         settings = KnockoutOptions.parse(cls.family, options)
         words = _checked_references(references)
-        trained = bpe.train(settings.base, texts, vocab_size, progress=progress, workers=workers,
-                            **settings.base_options())  # fmt: skip
+        trained = family_class(settings.base).train(texts, vocab_size, progress=progress, workers=workers,
+                                                    **settings.base_options())  # fmt: skip
         assert isinstance(trained, MergeTokenizer)
         return cls(trained, blamed_merges(trained, words, settings.threshold), settings.threshold)
 
     @classmethod
     def vocab_floor(cls, texts: Iterable[str] | PretokenCounts | None = None, **options: Any) -> VocabFloor:
         """The floor of the base BPE family with the base options (``vocab_size`` is the base's)."""
-        import bpe
-
         settings = KnockoutOptions.parse(cls.family, options)
-        return bpe.family_class(settings.base).vocab_floor(texts, **settings.base_options())
+        return family_class(settings.base).vocab_floor(texts, **settings.base_options())
 
     # -- encoding ---------------------------------------------------------
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
@@ -167,12 +164,10 @@ class KnockoutTokenizer(TrainedTokenizer):
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> KnockoutTokenizer:
-        import bpe
-
         base_body = body.get("base")
         if not isinstance(base_body, dict) or base_body.get("family") not in BASES:
             raise TokenizerError(f'tokenizer file: field "base" must hold a {" or ".join(BASES)} tokenizer')
-        base = bpe.family_class(base_body["family"]).from_dict(base_body)
+        base = family_class(base_body["family"]).from_dict(base_body)
         knocked_out = body.get("knocked_out")
         if not isinstance(knocked_out, list):
             raise TokenizerError('tokenizer file: field "knocked_out" must be a list of ids')

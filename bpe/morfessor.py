@@ -47,8 +47,7 @@ from typing import Any
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
 from bpe.options import MorfessorOptions, body_field, read_common_body, special_tokens_with
-from bpe.trained import TrainedTokenizer
-from bpe.trainer import ProgressCallback
+from bpe.trained import TrainedTokenizer, TrainingRequest
 
 #: Morfessor's count modifiers, by the name of ``MorfessorOptions.dampening``
 DAMPENINGS = {"ones": lambda count: 1, "log": lambda count: round(math.log(count + 1, 2)), "none": None}
@@ -106,6 +105,7 @@ class MorfessorTokenizer(TrainedTokenizer):
     row_type = 'family'
     native_method = 'viterbi'
     trains_on_references = False
+    floor_needs_text = True  # the alphabet of the text is part of the floor
 
     options: MorfessorOptions
 
@@ -139,26 +139,12 @@ class MorfessorTokenizer(TrainedTokenizer):
 
     # -- training ---------------------------------------------------------
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str] | PretokenCounts,
-        vocab_size: int,
-        *,
-        special_tokens: Iterable[str] = (),
-        progress: bool | ProgressCallback = False,
-        workers: int | None = None,
-        **options: Any,
-    ) -> MorfessorTokenizer:
-        """Train Morfessor Baseline on the words of ``texts`` (strings, or their pre-token counts,
-        ``bpe.counts``) and keep up to ``vocab_size`` pieces.  ``options``: see
-        ``bpe.options.MorfessorOptions``; ``progress`` is accepted for a uniform interface
-        (Morfessor's own dots are silenced); ``workers``: threads counting pre-tokens."""
-        # the floor depends on the text's alphabet: checked once it is counted
-        settings, vocab_size, specials = cls.checked_training_arguments(
-            vocab_size, special_tokens, options, check_floor=False
-        )
-
-        pretoken_counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> MorfessorTokenizer:
+        """Train Morfessor Baseline on the words of ``texts`` and keep up to ``vocab_size`` pieces
+        (Morfessor's own progress dots are silenced)."""
+        settings, vocab_size, specials = request.options, request.vocab_size, request.special_tokens
+        pretoken_counts = training_counts(texts, settings.pretokenizer, workers=request.workers,
+                                          normalizer=settings.normalizer)  # fmt: skip
         alphabet = sorted({char for pretoken in pretoken_counts for char in pretoken})
         _alphabet_floor(len(specials), len(alphabet)).check(cls.family, vocab_size)
         word_counts: Counter[str] = Counter()
@@ -189,7 +175,7 @@ class MorfessorTokenizer(TrainedTokenizer):
             key=lambda morph: (-lexicon.counts[morph], morph),
         )
         morph_pieces = ranked[: vocab_size - len(specials) - len(alphabet)]
-        extra_specials = specials[len(DEFAULT_SPECIAL_TOKENS) :]
+        extra_specials = request.extra_special_tokens
         return cls(alphabet, morph_pieces, lexicon, special_tokens=extra_specials, **settings.model_dump())
 
     @classmethod

@@ -354,7 +354,7 @@ class DeclaredOptions:
 def options_by_name(*, encode_time_only: bool = False) -> dict[str, dict[str, FieldInfo]]:
     """Every option name (or only the encode-time ones) -> {family taking it: its declaration}, in
     declaration order."""
-    from bpe import FAMILIES, family_class  # the registry imports the families, which import this module
+    from bpe.families import FAMILIES, family_class  # the families import this module
 
     table: dict[str, dict[str, FieldInfo]] = {}
     for family in FAMILIES:

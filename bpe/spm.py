@@ -72,11 +72,11 @@ from typing import Any, ClassVar
 import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError, TrainableTokenizer, VocabFloor, utf8
 from bpe.inference import UNMATCHED, VocabularyTrie
 from bpe.options import DeclaredOptions, SentencePieceBPEOptions, SentencePieceUnigramOptions, checked_vocab_size
-from bpe.pretrained import PretrainedTokenizer, check_token_id, utf8
-from bpe.trainer import check_encodable, checked_texts
+from bpe.pretrained import PretrainedTokenizer, check_token_id
+from bpe.trainer import checked_texts
 
 #: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
 WHITESPACE_MARK = "▁"
@@ -182,7 +182,7 @@ class SentencePieceBacked(Tokenizer):
         return self._processor.unk_id()
 
 
-class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
+class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableTokenizer):
     """A trained sentencepiece model; subclasses fix the model type and its options (``bpe.options``)."""
 
     model_type: ClassVar[str]
@@ -219,9 +219,7 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked):
         encode_mode = self.options.encode_mode
         if encode_mode == self.options.native_mode:
             return super().encode_with_spans(text)
-        if not isinstance(text, str):
-            raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
-        check_encodable(text, "the text to encode")
+        utf8(text)  # a string with a UTF-8 form, as in every family
         if self._trie is None:
             self._trie = self._build_trie()
         if not text:

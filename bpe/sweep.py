@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
+from bpe.families import FAMILIES, family_class
 from bpe.options import checked_vocab_size
 
 
@@ -49,8 +50,6 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
     the one reached be derived when training stopped early.
     """
     vocab_size = checked_vocab_size(vocab_size)
-    from bpe import FAMILIES, family_class
-
     family = tokenizer.family
     # char: a smaller alphabet is cut by frequency ranks its saved form does not keep (only its own size)
     ranked_only = family == "char"
@@ -96,8 +95,6 @@ def train_sweep(kind: str, texts: Iterable[str], vocab_sizes: Sequence[int], **o
     """Tokenizers of family ``kind`` at every size of ``vocab_sizes``, as if each were trained on
     ``texts`` with ``options``: the text is read and counted once, the largest size trained and the
     others derived (sentencepiece: trained per size).  Returns ``{vocab_size: tokenizer}``."""
-    from bpe import family_class
-
     family = family_class(kind)
     sizes = sorted({checked_vocab_size(size) for size in vocab_sizes}, reverse=True)
     if not sizes:

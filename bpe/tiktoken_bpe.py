@@ -22,9 +22,9 @@ from typing import Any
 import regex
 import tiktoken
 
-from bpe.base import Encoding, TokenizerError, compiled_library
+from bpe.base import Encoding, TokenizerError, compiled_library, utf8
 from bpe.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN_PATTERN
-from bpe.pretrained import PretrainedTokenizer, running_spans, utf8
+from bpe.pretrained import PretrainedTokenizer, running_spans
 
 #: named pre-tokenizer patterns for rank files
 TIKTOKEN_PATTERNS: dict[str, str] = {

@@ -1,4 +1,10 @@
-"""What the four from-scratch families (word, char, char-bpe, byte-bpe) share.
+"""What the families trained from scratch (word, char, char-bpe, byte-bpe, morfessor, bpe-knockout) share.
+
+* **Training** is one template (``TrainedTokenizer.train``): the family's options are parsed by its
+  ``options_model``, the vocabulary size and the special tokens checked, and the vocabulary floor
+  (unless it depends on the text), all before any text is read; then the family's ``_train``
+  learns from the text with that ``TrainingRequest``.  bpe-knockout trains another family and
+  keeps its own ``train``.
 
 * Special tokens sit at ids ``0..len(specials)-1`` (``<pad> <unk> <s> </s>``
   first).  Text is encoded literally: ``"<s>"`` in the input is three
@@ -22,49 +28,103 @@ from __future__ import annotations
 import copy
 import random
 from abc import abstractmethod
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import regex
 from typing_extensions import Self
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, Tokenizer, TokenizerError
+from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, TokenizerError, TrainableTokenizer, utf8
 from bpe.normalizers import Normalizer, get_normalizer
 from bpe.options import DeclaredOptions, FamilyOptions, checked_vocab_size, special_tokens_with
 from bpe.pretokenizers import PreTokenizer, get_pretokenizer
-from bpe.trainer import check_encodable
+from bpe.trainer import ProgressCallback
+
+if TYPE_CHECKING:
+    from bpe.counts import PretokenCounts
 
 #: distinct pre-tokens remembered per tokenizer; the cache is emptied when full
 CACHE_SIZE = 200_000
 
 
 def _check_text(text: str) -> None:
-    if not isinstance(text, str):
-        raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
-    if not text.isascii():
-        check_encodable(text, "the text to encode")
+    if not (isinstance(text, str) and text.isascii()):  # ASCII has a UTF-8 form: the common case, checked fast
+        utf8(text)
 
 
-class TrainedTokenizer(DeclaredOptions, Tokenizer):
-    """Base of the from-scratch families; subclasses implement ``_encode_pretoken``,
-    ``train`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
+@dataclass(frozen=True)
+class TrainingRequest:
+    """The arguments of ``TrainedTokenizer.train``, checked, as a family's ``_train`` reads them."""
+
+    options: Any  # the family's options_model, parsed (``bpe.options``)
+    vocab_size: int
+    special_tokens: tuple[str, ...]  # all of them: the defaults first
+    progress: bool | ProgressCallback = False
+    workers: int | None = None
+
+    @property
+    def extra_special_tokens(self) -> tuple[str, ...]:
+        """The special tokens after the defaults, as the families' constructors take them."""
+        return self.special_tokens[len(DEFAULT_SPECIAL_TOKENS) :]
+
+
+class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
+    """Base of the from-scratch families; subclasses implement ``_train``, ``_encode_pretoken``,
+    ``vocab_floor`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
 
     options: FamilyOptions
 
+    #: True when the vocabulary floor depends on the text's alphabet: ``_train`` checks it once counted
+    floor_needs_text: ClassVar[bool] = False
+
     @classmethod
-    def checked_training_arguments(
-        cls, vocab_size: Any, special_tokens: Any, options: dict[str, Any], *, check_floor: bool = True
-    ) -> tuple[Any, int, Any]:
-        """What every family's ``train`` checks before reading any text, as (its options parsed by its
-        ``options_model``, the vocabulary size, all the special tokens: the defaults first); with
-        ``check_floor``, also the family's vocabulary floor on any text (a family whose floor depends
-        on the text checks it once it has counted)."""
-        settings = cls.options_model.parse(cls.family, options)
+    def train(
+        cls,
+        texts: Iterable[str] | PretokenCounts,
+        vocab_size: int,
+        *,
+        special_tokens: Iterable[str] = (),
+        progress: bool | ProgressCallback = False,
+        workers: int | None = None,
+        **options: Any,
+    ) -> Self:
+        """Learn a tokenizer of this family from ``texts`` (strings, one document/sentence/line each,
+        or their pre-token counts: ``bpe.counts``) with at most ``vocab_size`` ids.
+
+        ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``; ``progress``: True for a
+        tqdm bar on stderr, or a callback ``(steps done, steps wanted)`` (families that learn
+        merges report them; the others show none); ``workers``: threads counting pre-tokens
+        (``bpe.counts.count_pretokens``); ``options``: the family's ``options_model``.  Every
+        argument is checked before any text is read; the family's ``_train`` says what it learns.
+        """
+        return cls._train(texts, cls.training_request(vocab_size, special_tokens, options, progress, workers))
+
+    @classmethod
+    def training_request(
+        cls,
+        vocab_size: Any,
+        special_tokens: Iterable[str] = (),
+        options: Mapping[str, Any] | None = None,
+        progress: bool | ProgressCallback = False,
+        workers: int | None = None,
+    ) -> TrainingRequest:
+        """The arguments of ``train`` checked before any text is read: the options parsed by the
+        family's ``options_model``, the vocabulary size, all the special tokens (the defaults first)
+        and, unless ``floor_needs_text``, the family's vocabulary floor on any text."""
+        settings = cls.options_model.parse(cls.family, dict(options or {}))
         vocab_size = checked_vocab_size(vocab_size, cls.options_model)
         specials = special_tokens_with(special_tokens)
-        if check_floor:
-            cls.vocab_floor(special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :]).check(cls.family, vocab_size)
-        return settings, vocab_size, specials
+        request = TrainingRequest(settings, vocab_size, specials, progress, workers)
+        if not cls.floor_needs_text:
+            cls.vocab_floor(special_tokens=request.extra_special_tokens).check(cls.family, vocab_size)
+        return request
+
+    @classmethod
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> Self:
+        """What the family learns from ``texts`` once ``request`` is checked (every family but
+        bpe-knockout, which trains another family in its own ``train``, implements it)."""
+        raise NotImplementedError(f"{cls.family} implements train itself")
 
     def __init__(
         self,

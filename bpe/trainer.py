@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bpe.base import TokenizerError
+from bpe.base import TokenizerError, utf8
 
 #: progress(merges_done, merges_wanted), called after every merge
 ProgressCallback = Callable[[int, int], None]
@@ -92,22 +92,12 @@ def checked_texts(texts: Iterable[str], *, check_unicode: bool = True, require_t
         if not isinstance(text, str):
             raise TokenizerError(f"training text #{index} is {type(text).__name__}, expected str")
         if check_unicode and not text.isascii():
-            check_encodable(text, f"training text #{index}")
+            utf8(text, f"training text #{index}")
         if blank and text and not text.isspace():
             blank = False
         yield text
     if blank and require_text:
         raise TokenizerError("training input is empty or whitespace-only")
-
-
-def check_encodable(text: str, what: str) -> None:
-    """Raise TokenizerError when ``text`` has no UTF-8 form (a lone surrogate such as ``"\\ud800"``)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise TokenizerError(
-            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!r} at index {exc.start}"
-        ) from None
 
 
 # -- learning merges ----------------------------------------------------------

@@ -18,8 +18,7 @@ from typing import Any
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
 from bpe.counts import PretokenCounts, training_counts
 from bpe.options import WordOptions, read_common_body, special_tokens_with
-from bpe.trained import TrainedTokenizer
-from bpe.trainer import ProgressCallback
+from bpe.trained import TrainedTokenizer, TrainingRequest
 
 
 class WordTokenizer(TrainedTokenizer):
@@ -47,27 +46,15 @@ class WordTokenizer(TrainedTokenizer):
         self._word_ids = {word: len(specials) + index for index, word in enumerate(words)}
 
     @classmethod
-    def train(
-        cls,
-        texts: Iterable[str] | PretokenCounts,
-        vocab_size: int,
-        *,
-        special_tokens: Iterable[str] = (),
-        progress: bool | ProgressCallback = False,
-        workers: int | None = None,
-        **options: Any,
-    ) -> WordTokenizer:
-        """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens.
-        ``texts``: strings, or their pre-token counts (``bpe.counts``) made with ``pretokenizer``;
-        ``progress`` is accepted for a uniform interface; counting shows none."""
-        settings, vocab_size, specials = cls.checked_training_arguments(vocab_size, special_tokens, options)
-
-        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> WordTokenizer:
+        """Keep the ``vocab_size - len(specials)`` most frequent pre-tokens (ties: code point order)."""
+        settings, specials = request.options, request.special_tokens
+        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
         # a pre-token spelling a special (a literal "<s>" in the text) is not a word: it stays unknown
         words = [word for word, count in ranked if count >= settings.min_frequency and word not in specials]
-        words = words[: vocab_size - len(specials)]
-        return cls(words, special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **settings.model_dump())
+        words = words[: request.vocab_size - len(specials)]
+        return cls(words, special_tokens=request.extra_special_tokens, **settings.model_dump())
 
     @classmethod
     def vocab_floor(

@@ -18,8 +18,8 @@ from benchmarks.commands.tokenizers import (
     write_lines,
 )
 from benchmarks.errors import BenchmarkError
+from bpe.formats import detect_format
 from bpe.options import options_by_name
-from bpe.pretrained import detect_format
 from bpe.render import EMPTY, SEPARATOR, render
 
 #: shown when neither --tokenizer nor --run is given

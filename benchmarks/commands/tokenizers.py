@@ -31,10 +31,10 @@ from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer, TokenizerError, atomic_writer
 from bpe.counts import PretokenCounts, count_pretokens, read_counts
 from bpe.distributed import ENGINES, LineReader
+from bpe.formats import FORMATS, HF_FILE, format_descriptions
 from bpe.hf_export import EXPORTABLE, to_hf_json
 from bpe.options import options_by_name
 from bpe.pretokenizers import PRETOKENIZERS
-from bpe.pretrained import FORMATS
 from bpe.render import render_pieces
 from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
 from bpe.trained import TrainedTokenizer
@@ -384,11 +384,18 @@ def _summary(tokenizer: Tokenizer, requested: int, seconds: float, out: Path) ->
 
 # -- encode / decode ----------------------------------------------------------
 
+def _file_kinds() -> str:
+    """The accepted tokenizer files, from the format registry, with the options a format needs."""
+    kinds = [
+        description + "".join(f" (with --{option})" for option in FORMATS[name].OPTIONS)
+        for name, description in format_descriptions().items()
+    ]
+    return f"{', '.join(kinds[:-1])} or {kinds[-1]}, or a directory holding a {HF_FILE}"
+
+
 TOKENIZER_HELP = textwrap.fill(
-    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: a tokbench tokenizer JSON, "
-    "a Hugging Face tokenizer.json (or its directory), a sentencepiece .model, a tiktoken rank file "
-    "(with --pattern) or a Mistral tekken JSON; the format is detected from the file's content "
-    "(docs/formats.md).",
+    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: {_file_kinds()}; the format is "
+    "detected from the file's content (docs/formats.md).",
     width=100,
 )
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages
-from bpe.pretrained import PretrainedSpec, load_pretrained
+from bpe.published import PretrainedSpec, load_pretrained
 
 NAME = "toksuite2025"
 CITATION = 'TokSuite (2025), "TokSuite", arXiv 2512.20757 (r-three/TokSuite, results/intrinsic_metrics/)'

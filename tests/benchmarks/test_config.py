@@ -125,7 +125,7 @@ def test_extra_metrics_join_the_identity_only_when_set() -> None:
         ({"pretrained": [{"name": "o200k"}]}, "pretrained[0].name: must be 'cl100k', 'mistral-v1', "),
         ({"pretrained": [{"name": "cl100k", "pattern": "gpt2"}]}, "'format' and 'pattern' apply to a 'path'"),
         ({"pretrained": [{"path": "a.json", "format": "hf", "pattern": "gpt2"}]},
-         "'pattern' applies to tiktoken rank files only, not to format 'hf'"),
+         "'pattern' applies to a tiktoken rank file only (format 'tiktoken'), not to format 'hf'"),
         ({"pretrained": [{"path": "a.json", "format": "json"}]}, "pretrained[0].format: must be 'tokbench', 'hf', "),
         ({"pretrained": [{"path": ""}]}, "pretrained[0].path: must be a non-empty string, got ''"),
         ({"pretrained": [{"path": "a.json", "colour": "red"}]}, "pretrained[0]: unknown key 'colour'; allowed keys: "

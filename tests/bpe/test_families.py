@@ -1,4 +1,5 @@
-"""The four from-scratch families: trained on the embedded corpora, checked on FLORES (never trained on).
+"""word, char, char-bpe and byte-bpe (morfessor and bpe-knockout have their own tests): trained on the
+embedded corpora, checked on FLORES (never trained on).
 
 Round trips, byte spans, save/load, determinism, specials, each family's own
 rules, and one clear TokenizerError for every kind of bad input.

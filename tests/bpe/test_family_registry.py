@@ -12,7 +12,7 @@ import pytest
 import bpe
 from benchmarks import registry
 from benchmarks.cli import main
-from bpe.base import FAMILY_FACTS, Capability, Tokenizer
+from bpe.base import FAMILY_FACTS, Capability, Tokenizer, TrainableTokenizer
 from bpe.char import CharTokenizer
 from bpe.options import CharOptions, FamilyOptions
 from bpe.trained import TrainedTokenizer
@@ -28,8 +28,10 @@ FACT_TYPES = {
 
 
 def declared_facts(family: type[Tokenizer]) -> set[str]:
-    """The facts some class of ``family``'s hierarchy below ``Tokenizer`` sets (the base only annotates)."""
-    return {fact for fact in FAMILY_FACTS for cls in family.__mro__ if cls is not Tokenizer and fact in vars(cls)}
+    """The facts some class of ``family``'s hierarchy below ``TrainableTokenizer`` sets (the bases only
+    annotate them, or declare ``vocab_floor`` abstract)."""
+    bases = (Tokenizer, TrainableTokenizer)
+    return {fact for fact in FAMILY_FACTS for cls in family.__mro__ if cls not in bases and fact in vars(cls)}
 
 
 @pytest.mark.parametrize("kind", list(bpe.FAMILIES))

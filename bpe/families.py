@@ -1,0 +1,46 @@
+"""The family registry: one line per trainable family, name -> ``"module:Class"``.
+
+A family's facts are declared on its class (``bpe.base.FAMILY_FACTS``), read through
+``family_class(kind)``.  Classes are imported lazily, so that e.g. ``tokbench encode`` with a
+char-bpe file never imports sentencepiece or tiktoken.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+from bpe.base import TokenizerError, TrainableTokenizer, check_tokenizer_document
+
+FAMILIES: dict[str, str] = {
+    "word": "bpe.word:WordTokenizer",
+    "char": "bpe.char:CharTokenizer",
+    "char-bpe": "bpe.char_bpe:CharBPETokenizer",
+    "byte-bpe": "bpe.byte_bpe:ByteBPETokenizer",
+    "spm-bpe": "bpe.spm:SentencePieceBPETokenizer",
+    "spm-unigram": "bpe.spm:SentencePieceUnigramTokenizer",
+    "morfessor": "bpe.morfessor:MorfessorTokenizer",
+    "bpe-knockout": "bpe.knockout:KnockoutTokenizer",
+}
+
+
+def _resolve(target: str) -> type[TrainableTokenizer]:
+    module_name, class_name = target.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def family_class(kind: str) -> type[TrainableTokenizer]:
+    """The class of a trainable family, or a clear error naming the choices."""
+    if kind not in FAMILIES:
+        raise TokenizerError(f"unknown tokenizer kind {kind!r}; choose one of: {', '.join(FAMILIES)}")
+    return _resolve(FAMILIES[kind])
+
+
+def tokenizer_from_document(document: Any, path: str | os.PathLike[str]) -> TrainableTokenizer:
+    """A tokenizer of a trainable family from a saved JSON document (checked envelope first)."""
+    document = check_tokenizer_document(document, path)
+    family = document["family"]
+    if family not in FAMILIES:
+        raise TokenizerError(f"{path}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
+    return _resolve(FAMILIES[family]).from_dict(document)

@@ -1,0 +1,28 @@
+"""A tiktoken rank file: ``<base64 token bytes> <rank>`` per line, ranks 0..n-1 (``gpt2.tiktoken``,
+``cl100k_base.tiktoken``).  It holds no pre-tokenizer, so it takes a ``pattern``
+(``bpe.tiktoken_bpe``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bpe.base import Tokenizer
+from bpe.formats.file import TokenizerFile
+
+NAME = "tiktoken"
+DESCRIPTION = "a tiktoken rank file"
+RECOGNISED_BY = "first line is base64, space, integer"
+JSON = False
+OPTIONS: tuple[str, ...] = ("pattern",)
+
+
+def sniff(file: TokenizerFile) -> bool:
+    from bpe.tiktoken_bpe import looks_like_rank_file  # imports tiktoken
+
+    return looks_like_rank_file(file.data)
+
+
+def load(file: TokenizerFile, *, pattern: str | None = None, **options: Any) -> Tokenizer:
+    from bpe.tiktoken_bpe import load_rank_file
+
+    return load_rank_file(file.data, file.name, pattern)

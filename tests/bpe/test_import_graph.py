@@ -1,0 +1,58 @@
+"""No import circle inside ``bpe/``: every import statement (top-level or inside a function, as
+Python's ``ast`` finds it) is an edge from the importing module to the module it names, and the
+graph must have no cycle.  ``from bpe import x`` is an edge to ``bpe.x`` when that is a module
+(the package's ``__init__`` is then already imported), else to ``bpe``."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "bpe"
+
+
+def module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports."""
+    sources = {module_name(path, package): path for path in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in sources.items():
+        imported: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    submodule = f"{node.module}.{alias.name}"
+                    imported.add(submodule if submodule in sources else node.module)
+        graph[name] = {target for target in imported if target in sources and target != name}
+    return graph
+
+
+def test_bpe_has_no_import_circle() -> None:
+    graph = import_graph(PACKAGE)
+    assert "bpe.formats" in graph and "bpe.pretrained" in graph  # the walk sees the package's modules
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"import circle inside bpe/: {' -> '.join(error.args[1])}")
+
+
+def test_a_circle_is_found(tmp_path: Path) -> None:
+    """The check itself: two modules that import each other (one inside a function) are a cycle."""
+    package = tmp_path / "bpe"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from bpe.b import f\n")
+    (package / "b.py").write_text("def f():\n    from bpe import a\n")
+    graph = import_graph(package)
+    assert graph == {"bpe": set(), "bpe.a": {"bpe.b"}, "bpe.b": {"bpe.a"}}
+    with pytest.raises(graphlib.CycleError):
+        tuple(graphlib.TopologicalSorter(graph).static_order())
