@@ -482,7 +482,7 @@ def test_report_is_identical_in_another_process(built, results, tmp_path):
     script = "import sys, pathlib, benchmarks.report as r; r.write_report(pathlib.Path(sys.argv[1]))"
     env = dict(os.environ, PYTHONHASHSEED="12345", MPLBACKEND="Agg")
     subprocess.run(
-        [sys.executable, "-c", script, str(run_dir)], check=True, env=env, cwd=Path(report.__file__).parents[1]
+        [sys.executable, "-c", script, str(run_dir)], check=True, env=env, cwd=Path(report.__file__).parents[2]
     )
     assert all_files(run_dir) == all_files(built)
 

@@ -1,0 +1,129 @@
+"""Choosing and flagging the cells of a report table: one cell per (tokenizer, column) at the report
+vocabulary size, why a cell is not ranked, the reached size printed beside it, and the best cells of a
+column (the conventions are those of the package docstring, ``benchmarks.report``)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from benchmarks import findings
+from benchmarks.errors import BenchmarkError
+from benchmarks.files import ROW_TYPES
+from benchmarks.metrics import METRICS
+from benchmarks.registry import boundary_baseline_of
+from benchmarks.report.load import Run
+
+CELL_KEYS = ["language", "corpus", "eval_set", "reference", "metric", "tokenizer"]
+
+
+def tokenizer_order(frame: pd.DataFrame) -> list[str]:
+    """Row order: families, reference rows, published rows (row types in ``ROW_TYPES`` order, unknown ones
+    last); each sorted by label."""
+    kinds = frame.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
+    rank = {row_type: i for i, row_type in enumerate(ROW_TYPES)}
+    return sorted(kinds.index, key=lambda label: (rank.get(kinds[label], len(ROW_TYPES)), label))
+
+
+def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """Label rows by language; a language with several (corpus, eval set) pairs gets one row for each,
+    named by what differs: "tur_Latn (test)", "tur_Latn (ud-tur)" or "tur_Latn (ud-tur, test)"."""
+    frame = frame.copy()
+    combos = frame.drop_duplicates(["language", "corpus", "eval_set"])
+    labels: dict[tuple[str, str, str], str] = {}
+    for language, group in combos.groupby("language", sort=True):
+        one_corpus, one_set = group["corpus"].nunique() == 1, group["eval_set"].nunique() == 1
+        for corpus, eval_set in zip(group["corpus"], group["eval_set"], strict=True):
+            if len(group) == 1:
+                labels[language, corpus, eval_set] = language
+            elif one_corpus:
+                labels[language, corpus, eval_set] = f"{language} ({eval_set})"
+            elif one_set:
+                labels[language, corpus, eval_set] = f"{language} ({corpus})"
+            else:
+                labels[language, corpus, eval_set] = f"{language} ({corpus}, {eval_set})"
+    frame["row"] = [labels[key] for key in zip(frame["language"], frame["corpus"], frame["eval_set"], strict=True)]
+    return frame
+
+
+def at_report_size(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
+    """One row per cell: published rows as they are, trained rows at the run size closest to the report
+    size, by requested or by reached size (``run.match``; equal distance: the smaller requested size);
+    each cell flagged (``flag_cells``) and labelled (``add_row_labels``)."""
+    target = run.report_vocab_size
+    sized = rows[rows["vocab_size"].notna()].copy()
+    basis = sized["vocab_size"].astype("float64")
+    if run.match == "reached":
+        basis = sized["reached"].where(sized["reached"].notna(), basis)
+    sized["distance"] = (basis - target).abs()
+    sized = sized.sort_values([*CELL_KEYS, "distance", "vocab_size"], kind="stable")
+    chosen = sized.drop_duplicates(CELL_KEYS).drop(columns="distance")
+    cells = pd.concat([chosen, rows[rows["vocab_size"].isna()]], ignore_index=True)
+    duplicated = cells.duplicated(CELL_KEYS)
+    if duplicated.any():
+        first = cells[duplicated].iloc[0]
+        raise BenchmarkError(
+            f"results hold two {first['metric']} rows for {first['tokenizer']} on {first['corpus']} "
+            f"({first['eval_set']}) at one vocabulary size"
+        )
+    return flag_cells(add_row_labels(cells), run)
+
+
+def caveats(run: Run) -> dict[tuple[str, str], str]:
+    """(corpus, reference) -> the caveat the manifest gives for it (e.g. an unreliable MorphScore file)."""
+    found = {}
+    corpora = run.manifest.get("corpora")
+    for corpus, entry in (corpora.items() if isinstance(corpora, dict) else []):
+        references = entry.get("references", {}) if isinstance(entry, dict) else {}
+        for name, facts in (references.items() if isinstance(references, dict) else []):
+            if isinstance(facts, dict) and facts.get("caveat"):
+                found[corpus, name] = str(facts["caveat"])
+    return found
+
+
+def flag_cells(cells: pd.DataFrame, run: Run) -> pd.DataFrame:
+    """Why a cell is not ranked (``not_ranked``: "unk", "baseline", "unreliable" or ""), and the reached
+    size to print beside it (``reached_mark``: "" when the tokenizer reached the size requested)."""
+    unreliable = caveats(run)
+    morphology = cells["metric"].map(lambda metric: METRICS[metric].group == "morphology")
+    reasons = []
+    for row, is_morphology in zip(cells.itertuples(), morphology, strict=True):
+        if (row.corpus, row.reference) in unreliable:
+            reasons.append("unreliable")
+        elif is_morphology and boundary_baseline_of(row.kind) is not None:
+            reasons.append("baseline")
+        elif row.unk_share > run.unk_threshold:
+            reasons.append("unk")
+        else:
+            reasons.append("")
+    short = cells["reached"].notna() & cells["vocab_size"].notna() & (cells["reached"] != cells["vocab_size"])
+    marks = [f"{int(reached):,}" if is_short else "" for reached, is_short in zip(cells["reached"], short, strict=True)]
+    return cells.assign(not_ranked=reasons, reached_mark=marks)
+
+
+def mark_best(cells: pd.DataFrame, ranked: bool) -> pd.Series:
+    """True for the best ranked cell(s) of each column (by its metric's direction); ties as printed are all
+    best.  Only cells without a ``not_ranked`` reason count, and only when a column has two of them."""
+    best = pd.Series(False, index=cells.index)
+    if not ranked:
+        return best
+    for _, column in cells.groupby("column", sort=True):
+        info = METRICS[column["metric"].iloc[0]]
+        candidates = column[(column["not_ranked"] == "") & column["value"].map(math.isfinite)]
+        if info.higher_is_better is None or len(candidates) < 2:
+            continue
+        values = candidates["value"]
+        top = findings.format_value(info, values.max() if info.higher_is_better else values.min())
+        best[candidates.index[[findings.format_value(info, v) == top for v in values]]] = True
+    return best
+
+
+
+def column_keys(cells: pd.DataFrame) -> pd.DataFrame:
+    """Columns of a metric table: one per language, or per (language, corpus) when a language has several."""
+    corpora = cells.groupby("language")["corpus"].nunique()
+    labels = [language if corpora[language] == 1 else f"{language} ({corpus})"
+              for language, corpus in zip(cells["language"], cells["corpus"], strict=True)]  # fmt: skip
+    return cells.assign(column=labels)
+

@@ -1,0 +1,206 @@
+"""The report's plots (``benchmarks.plots``) with the findings under them (``benchmarks.findings``):
+which plots each metric group has, and drawing them, on several processes when there are several.
+Each draw writes ``<stem>.png|.pdf|.svg`` into the plots folder it is given and returns a ``Plot``
+(its caption and findings) or ``Skipped`` (why the run has nothing to draw)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from benchmarks import findings, plots
+from benchmarks.files import train_chars_of
+from benchmarks.metrics import GROUPS, METRICS
+from benchmarks.registry import Capability, capabilities_of
+from benchmarks.report.cells import add_row_labels, at_report_size, tokenizer_order
+from benchmarks.report.load import Run
+from benchmarks.report.tables import ENGLISH, reference_label
+
+#: the metric shown against the amount of training text: the first of these the run has (compression, as
+#: Goldman et al. 2024, "Unpacking Tokenization", relate it to downstream quality)
+TRAIN_CHARS_METRICS = ("bytes_per_token", "chars_per_token", "tokens_per_kchar")
+
+#: a plot: drawn from the run with the report's palette into a plots folder
+Draw = Callable[[Run, dict[str, Any], Path], "Plot | Skipped"]
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One plot of a group: its file stem (written as .png, .pdf and .svg), a caption, the findings under it."""
+
+    stem: str
+    caption: str
+    sentences: list[str]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    caption: str
+    reason: str
+
+
+def plot_frame(results: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """All rows of one metric (no morpheme reference), labelled for plotting."""
+    rows = results[(results["metric"] == metric) & (results["reference"] == "")]
+    return add_row_labels(rows) if not rows.empty else rows.assign(row=pd.Series(dtype=str))
+
+
+def snapshot(run: Run, metric: str) -> pd.DataFrame:
+    """The cells of one metric at the report size, every evaluation set, labelled for plots and findings."""
+    rows = run.results[(run.results["metric"] == metric) & (run.results["reference"] == "")]
+    return at_report_size(rows, run) if not rows.empty else rows
+
+
+def excluded_sentence(cells: pd.DataFrame, run: Run) -> str | None:
+    """Which tokenizers the findings leave out of comparisons, and why."""
+    reasons = {"unk": f"more than {run.unk_threshold:.0%} of its tokens are <unk>",
+               "baseline": "a baseline on boundary metrics", "unreliable": "its reference is unreliable"}  # fmt: skip
+    left_out = cells[cells["not_ranked"] != ""].drop_duplicates(["tokenizer", "not_ranked"])
+    if left_out.empty:
+        return None
+    parts = [f"{tokenizer} ({', '.join(reasons[r] for r in sorted(group['not_ranked']))})"
+             for tokenizer, group in left_out.groupby("tokenizer", sort=True)]  # fmt: skip
+    return f"Left out of these comparisons where marked in the tables: {findings.join_names(parts)}."
+
+
+def curve_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info = METRICS[metric]
+    caption = f"{info.label} against the vocabulary size reached, per language and evaluation set"
+    frame = plot_frame(run.results, metric)
+    if frame["vocab_size"].notna().sum() == 0:
+        return Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
+    cells = snapshot(run, metric)
+    plots.vocab_curves(frame, info, palette, out_dir / f"{metric}-vs-vocab", baselines=alphabet_kinds(frame))
+    return Plot(f"{metric}-vs-vocab", caption, findings.pick(
+        findings.best_count(cells, info, run.at),
+        findings.vocab_trend(frame, info),
+        findings.language_gap(cells, info, run.at),
+        excluded_sentence(cells, run),
+    ))  # fmt: skip
+
+
+def alphabet_kinds(frame: pd.DataFrame) -> set[str]:
+    """Tokenizer labels whose vocabulary is their alphabet (drawn as a flat line, not against size)."""
+    kinds = frame.drop_duplicates("tokenizer").set_index("tokenizer")["kind"]
+    return {label for label, kind in kinds.items() if Capability.CHARACTER_TOKENS in capabilities_of(kind)}
+
+
+def heatmap_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info = METRICS[metric]
+    caption = f"{info.label} at {run.at}: tokenizers × languages"
+    cells = snapshot(run, metric)
+    if cells.empty:
+        return Skipped(caption, f"this run has no `{metric}` rows")
+    plots.heatmap(cells, info, tokenizer_order(cells), out_dir / f"{metric}-heatmap")
+    return Plot(f"{metric}-heatmap", caption, findings.pick(
+        findings.extremes(cells, info, run.at), findings.language_gap(cells, info, run.at),
+        excluded_sentence(cells, run),
+    ))  # fmt: skip
+
+
+def morphology_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info = METRICS["boundary_f1"]
+    caption = f"boundary precision against recall at {run.at}, one panel per language and reference (F1 as contours)"
+    rows = run.results[run.results["metric"].isin(["boundary_precision", "boundary_recall", "boundary_f1"])
+                       & (run.results["reference"] != "")]  # fmt: skip
+    if rows.empty:
+        return Skipped(caption, "this run has no boundary precision, recall and F1 rows")
+    cells = at_report_size(rows, run)
+    cells["panel"] = [f"{language} · {reference_label(run, corpus, reference)}"
+                      for language, corpus, reference in zip(cells["language"], cells["corpus"], cells["reference"],
+                                                             strict=True)]  # fmt: skip
+    plots.precision_recall(cells, palette, out_dir / "boundary-precision-recall")
+    f1 = cells[cells["metric"] == "boundary_f1"].assign(row=lambda frame: frame["panel"])
+    return Plot("boundary-precision-recall", caption, findings.pick(
+        findings.best_count(f1, info, run.at, unit="language/reference pairs"), findings.extremes(f1, info, run.at),
+        excluded_sentence(f1, run),
+    ))  # fmt: skip
+
+
+def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    info = METRICS[metric]
+    caption = f"{info.label} at {run.at}: shared published tokenizers (left), monolingual trained tokenizers (right)"
+    cells = snapshot(run, metric)
+    cells = cells[cells["language"] != ENGLISH] if not cells.empty else cells
+    if cells.empty:
+        return Skipped(caption, f"this run has no `{metric}` rows for a language other than English "
+                                "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
+    plots.parity_bars(cells, info, palette, out_dir / f"{metric}-bars")
+    shared = cells[cells["vocab_size"].isna()]
+    return Plot(f"{metric}-bars", caption, findings.pick(
+        findings.best_count(shared, info, run.at), findings.extremes(shared, info, run.at),
+        excluded_sentence(shared, run),
+    ))  # fmt: skip
+
+
+def group_plots(group: str) -> list[Draw]:
+    """The plots of each report section, in order (parity: one per parity metric of the registry)."""
+    if group == "parity":
+        return [partial(parity_plot, metric) for metric, info in METRICS.items() if info.group == "parity"]
+    return GROUP_PLOTS.get(group, [])
+
+
+#: the plots of each report section, in order
+GROUP_PLOTS: dict[str, list[Draw]] = {
+    "oov": [partial(curve_plot, "unk_word_rate"), partial(curve_plot, "oov_token_rate")],
+    "compression": [partial(curve_plot, "bytes_per_token")],
+    "fertility": [partial(curve_plot, "fertility_isolated"), partial(curve_plot, "fertility_running"),
+                  partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
+    "morphology": [morphology_plot],
+}  # fmt: skip
+
+
+
+def train_chars_cells(run: Run) -> tuple[str, pd.DataFrame] | None:
+    """On a run with a ``train_chars`` axis: the compression metric shown against it
+    (``TRAIN_CHARS_METRICS``) and its cells, per ``train_chars`` value at the report size (the closest
+    size a row has); None for a run without the axis."""
+    results = run.all_results if run.all_results is not None else run.results
+    values = results["options"].map(train_chars_of)
+    axis = results[values.notna()].assign(train_chars=values[values.notna()])
+    metric = next((name for name in TRAIN_CHARS_METRICS if name in set(axis["metric"])), None)
+    if metric is None:
+        return None
+    rows = axis[(axis["metric"] == metric) & (axis["reference"] == "")]
+    cells = pd.concat([at_report_size(group, run) for _, group in rows.groupby("train_chars")],
+                      ignore_index=True).astype({"train_chars": "int64"})  # fmt: skip
+    return metric, cells
+
+
+def train_chars_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | None:
+    """The ``train_chars_cells`` as curves (None for a run without the axis)."""
+    found = train_chars_cells(run)
+    if found is None:
+        return None
+    metric, cells = found
+    info = METRICS[metric]
+    stem = f"{metric}-vs-train-chars"
+    plots.vocab_curves(cells, info, palette, out_dir / stem, x="train_chars", x_label="training characters")
+    return Plot(stem, f"{info.label} against training characters, at {run.at}", [])
+
+
+def draw_figures(run: Run, plots_dir: Path, jobs: int) -> tuple[dict[str, list[Plot | Skipped]], Plot | None]:
+    """Every plot of every group (in ``group_plots`` order) and the training-data plot, drawn into
+    ``plots_dir``; the group plots on ``jobs`` worker processes when there are several.  Each plot's
+    files do not depend on where it was drawn."""
+    palette = plots.tokenizer_palette(tokenizer_order(run.results))
+    draws = [draw for group in GROUPS for draw in group_plots(group)]
+    drawn = iter(_draw_all(draws, run, palette, plots_dir, jobs))
+    figures = {group: [next(drawn) for _ in group_plots(group)] for group in GROUPS}
+    return figures, train_chars_plot(run, palette, plots_dir)
+
+
+def _draw_all(draws: list[Draw], run: Run, palette: dict[str, Any], plots_dir: Path,
+              jobs: int) -> list[Plot | Skipped]:  # fmt: skip
+    """Every plot of ``draws``, in order; on ``jobs`` worker processes when there are several."""
+    if jobs < 2 or len(draws) < 2:
+        return [draw(run, palette, plots_dir) for draw in draws]
+    with ProcessPoolExecutor(max_workers=min(jobs, len(draws))) as pool:
+        futures = [pool.submit(draw, run, palette, plots_dir) for draw in draws]
+        return [future.result() for future in futures]

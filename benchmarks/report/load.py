@@ -1,0 +1,195 @@
+"""Reading a run directory for its report: everything the report shows is read here, once, into one
+``Run``; sections and figures never open a file of the run themselves.
+
+What is read: ``results.parquet`` (or ``results.csv``), ``manifest.json``, ``costs.csv`` and
+``paired.csv`` when present, ``examples.json`` when present, and, only when the "How the tokenizers
+split" section asks for them (``Run.tokenizers``), the tokenizers of the run: trained ones from
+``RUN_DIR/tokenizers/``, published ones re-loaded from the manifest.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import bpe
+from benchmarks.errors import BenchmarkError
+from benchmarks.examples import Example, read_examples
+from benchmarks.files import read_results, train_chars_of, trained_tokenizer_path
+from benchmarks.findings import vocab_label
+from benchmarks.pretrained import PretrainedRow
+
+MATCHES = ("requested", "reached")
+COSTS_FILE, PAIRED_FILE = "costs.csv", "paired.csv"
+
+
+@dataclass(frozen=True)
+class RunTokenizers:
+    """The tokenizers a run used at the report vocabulary size, re-loaded from its directory."""
+
+    trained: dict[tuple[str, str], tuple[str, bpe.Tokenizer]]  # (corpus, label) -> (label shown, tokenizer)
+    pretrained: dict[str, bpe.Tokenizer]  # by label: the same for every corpus
+    notes: list[str]  # rows that could not be re-loaded, and why
+
+    def of(self, corpus: str, label: str) -> tuple[str, bpe.Tokenizer] | None:
+        if (corpus, label) in self.trained:
+            return self.trained[corpus, label]
+        return (label, self.pretrained[label]) if label in self.pretrained else None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory as its report reads it."""
+
+    run_dir: Path
+    results: pd.DataFrame  # files.RESULT_COLUMNS, plus each row's unit facts (``with_unit_facts``)
+    manifest: dict[str, Any]
+    report_vocab_size: int
+    ci_level: float  # e.g. 0.95
+    match: str = "requested"  # MATCHES
+    unk_threshold: float = 0.1
+    #: every results row, also those of smaller ``train_chars`` values (``results`` keeps the largest)
+    all_results: pd.DataFrame | None = None
+    costs: pd.DataFrame | None = None  # costs.csv (None when absent)
+    paired: pd.DataFrame | None = None  # paired.csv (None when absent)
+    #: examples.json: its document and examples (None when absent)
+    examples: tuple[dict[str, Any], list[Example]] | None = field(default=None, repr=False)
+
+    @property
+    def ci_name(self) -> str:
+        return f"{self.ci_level * 100:g}% CI"
+
+    @property
+    def at(self) -> str:
+        return vocab_label(self.report_vocab_size)
+
+    def reference_facts(self, corpus: str, reference: str) -> dict[str, Any]:
+        """The manifest's entry for a morpheme reference (empty when the manifest does not describe it)."""
+        corpora = self.manifest.get("corpora")
+        entry = corpora.get(corpus, {}) if isinstance(corpora, dict) else {}
+        facts = entry.get("references", {}).get(reference, {}) if isinstance(entry, dict) else {}
+        return facts if isinstance(facts, dict) else {}
+
+    @functools.cached_property
+    def tokenizers(self) -> RunTokenizers:
+        """The run's tokenizers at the report size, loaded on first use (``run_tokenizers``)."""
+        return run_tokenizers(self)
+
+
+def load_run(run_dir: Path) -> Run:
+    """Read and check a run directory; every problem is one BenchmarkError naming the file and field."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise BenchmarkError(f"{run_dir}: no such run directory")
+    all_results = read_results(run_dir)
+    results = at_most_training_text(all_results)
+    manifest = read_manifest(run_dir)
+    config = manifest["config"]
+    report = config.get("report")
+    report = report if isinstance(report, dict) else {}
+    where = run_dir / "manifest.json"
+    size = report.get("vocab_size")
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise BenchmarkError(f"{where}: field config.report.vocab_size must be a positive integer, got {size!r}")
+    level = config.get("confidence", 0.95)
+    if not isinstance(level, float) or not 0 < level < 1:
+        raise BenchmarkError(f"{where}: field config.confidence must be in (0, 1), got {level!r}")
+    match = report.get("match", "requested")
+    if match not in MATCHES:
+        raise BenchmarkError(f"{where}: field config.report.match must be one of {', '.join(MATCHES)}, got {match!r}")
+    threshold = report.get("unk_threshold", 0.1)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
+        raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
+    return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
+               all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
+               paired=_read_csv(run_dir / PAIRED_FILE), examples=read_examples(run_dir))  # fmt: skip
+
+
+def _read_csv(path: Path) -> pd.DataFrame | None:
+    """A side table of the run (None when the run has none)."""
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_csv(path)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise BenchmarkError(f"{path}: not a table tokbench wrote ({exc})") from None
+
+
+def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
+    """On a run with a ``train_chars`` axis, the rows of its largest value and the pretrained rows: the
+    report's tables show the tokenizers trained on the most text (the "Training data" section shows the
+    axis).  Other runs' results as they are."""
+    values = results["options"].astype(object).fillna("").map(train_chars_of)  # costs.csv: empty reads as NaN
+    if values.isna().all():
+        return results
+    return results[values.isna() | (values == values.max())].reset_index(drop=True)
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BenchmarkError(f"{path}: missing (the run did not finish?)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{path}: cannot read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
+        raise BenchmarkError(f'{path}: expected a JSON object with a "config" object')
+    return manifest
+
+
+def _unit(row: Any) -> tuple[str, str, int | None]:
+    return row.corpus, row.tokenizer, None if pd.isna(row.vocab_size) else int(row.vocab_size)
+
+
+def with_unit_facts(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with two columns about the unit of each row (corpus, tokenizer, requested size):
+    ``reached``, its ``vocab_size_reached`` (NaN for published rows and when not computed), and
+    ``unk_share``, its ``unk_token_rate`` on the row's evaluation set (on a row of another set, such as a
+    reference or the tokenizer itself: the largest over its evaluation sets; NaN when not computed)."""
+    reached: dict[tuple[str, str, int | None], float] = {}
+    unk: dict[tuple[str, str, int | None, str], float] = {}
+    for row in results[results["metric"].isin(["vocab_size_reached", "unk_token_rate"])].itertuples():
+        if row.metric == "vocab_size_reached":
+            reached[_unit(row)] = row.value
+        else:
+            unk[(*_unit(row), row.eval_set)] = row.value
+    worst: dict[tuple[str, str, int | None], float] = {}
+    for (*unit, _), value in unk.items():
+        key = tuple(unit)
+        worst[key] = max(worst.get(key, value), value)  # type: ignore[index]
+    rows = list(results.itertuples())
+    return results.assign(
+        reached=[reached.get(_unit(row), math.nan) for row in rows],
+        unk_share=[unk.get((*_unit(row), row.eval_set), worst.get(_unit(row), math.nan)) for row in rows],
+    )
+
+
+def run_tokenizers(run: Run) -> RunTokenizers:
+    """Trained rows from ``RUN_DIR/tokenizers/`` at the size closest to the report size (equal
+    distance: the smaller), labelled with that size when it is another; pretrained rows from the
+    manifest (``PretrainedRow.from_json``)."""
+    found = RunTokenizers({}, {}, [])
+    for label, entry in sorted(run.manifest.get("pretrained", {}).items()):
+        try:
+            found.pretrained[label] = PretrainedRow.from_json(label, entry).load()
+        except (BenchmarkError, bpe.TokenizerError) as exc:
+            found.notes.append(f"{label} is not shown: {exc}")
+    trained = run.results[run.results["vocab_size"].notna()].drop_duplicates(["corpus", "tokenizer", "vocab_size"])
+    for (corpus, label), rows in trained.groupby(["corpus", "tokenizer"], sort=True):
+        size = min((int(s) for s in rows["vocab_size"]), key=lambda s: (abs(s - run.report_vocab_size), s))
+        shown = label if size == run.report_vocab_size else f"{label} ({vocab_label(size)})"
+        path = trained_tokenizer_path(run.run_dir, corpus, label, size, train_chars_of(rows["options"].iloc[0]))
+        try:
+            found.trained[corpus, label] = (shown, bpe.load(path))
+        except bpe.TokenizerError as exc:
+            found.notes.append(f"{label} on {corpus} is not shown: {exc}")
+    return found

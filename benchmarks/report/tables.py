@@ -1,0 +1,327 @@
+"""The report's tables: one per metric and evaluation set (parity: shared and monolingual), one per
+morpheme reference; each with its caption and the notes that explain its markers.  A ``Table`` is
+format-free: ``benchmarks.report.formats`` prints it as Markdown, LaTeX and CSV, the HTML renderer as
+HTML."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from benchmarks.findings import vocab_label
+from benchmarks.metrics import GROUPS, METRICS
+from benchmarks.registry import DESCRIPTIVE, Capability, Metric, boundary_baseline_of, capabilities_of
+from benchmarks.report.cells import at_report_size, column_keys, mark_best, tokenizer_order
+from benchmarks.report.load import Run
+
+ENGLISH = "eng_Latn"
+REACHED_MARK, UNK_MARK, BASELINE_MARK = "†", "‡", "§"
+#: what each evaluation set is, for captions
+EVAL_SETS = {
+    "test": "the held-out test text of each corpus",
+    "eval": "the evaluation text (a parallel set such as FLORES: the same sentences in every language)",
+    "train": "the trained tokenizer itself",
+}
+
+
+@dataclass(frozen=True)
+class Table:
+    slug: str  # file stem under tables/
+    heading: str  # Markdown heading text (backticks mark names)
+    caption: str  # plain text (backticks mark names), the same in report.md and the .tex
+    group: str
+    column_header: str  # what the columns are: "language" or "metric"
+    columns: list[str]  # column keys, in order
+    column_labels: list[str]
+    tokenizers: list[str]  # rows, in order
+    cells: pd.DataFrame  # one per (tokenizer, column): metric, value, ci_low, ci_high, not_ranked, best, ...
+    notes: list[str]  # plain text (backticks mark names)
+
+    def cell(self, tokenizer: str, column: str) -> pd.Series | None:
+        position = self._cell_positions.get((tokenizer, column))
+        return None if position is None else self.cells.iloc[position]
+
+    @functools.cached_property
+    def _cell_positions(self) -> dict[tuple[str, str], int]:
+        """The row of the first cell of each (tokenizer, column): ``cell`` is called for every cell."""
+        positions: dict[tuple[str, str], int] = {}
+        for position, key in enumerate(zip(self.cells["tokenizer"], self.cells["column"], strict=True)):
+            positions.setdefault(key, position)
+        return positions
+
+    @property
+    def rules_before(self) -> list[int]:
+        """Rows that start a new row type (a rule above them)."""
+        kinds = self.cells.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
+        return [i for i in range(1, len(self.tokenizers))
+                if kinds[self.tokenizers[i]] != kinds[self.tokenizers[i - 1]]]  # fmt: skip
+
+
+def definition(info: Metric) -> str:
+    """The one-sentence definition a caption quotes: the registry's, else the first line of the docstring."""
+    if info.definition:
+        return info.definition
+    doc = inspect.getdoc(info.compute) or ""
+    return doc.splitlines()[0].rstrip(".") if doc else info.label
+
+
+def interval_phrase(run: Run, cells: pd.DataFrame) -> str:
+    has_interval = cells["ci_low"].notna().any()
+    return f"value with its {run.ci_name} (bootstrap over items) in brackets" if has_interval else "value"
+
+
+def build_table(cells: pd.DataFrame, *, ranked: bool, **fields: Any) -> Table:
+    cells = cells.reset_index(drop=True)
+    cells = cells.assign(best=mark_best(cells, ranked))
+    columns = fields.pop("columns", None) or sorted(cells["column"].unique())
+    return Table(tokenizers=tokenizer_order(cells), columns=columns,
+                 column_labels=fields.pop("column_labels", None) or columns, cells=cells, **fields)  # fmt: skip
+
+
+def eval_sets_in_order(rows: pd.DataFrame) -> list[str]:
+    known = [name for name in EVAL_SETS if name in set(rows["eval_set"])]
+    return known + sorted(set(rows["eval_set"]) - set(known))
+
+
+def metric_tables(run: Run, metric: str) -> list[Table]:
+    """One table per evaluation set of ``metric`` (parity: two per set, shared and monolingual)."""
+    info = METRICS[metric]
+    rows = run.results[(run.results["metric"] == metric) & (run.results["reference"] == "")]
+    sets = eval_sets_in_order(rows)
+    tables = []
+    for eval_set in sets:
+        cells = column_keys(at_report_size(rows[rows["eval_set"] == eval_set], run))
+        slug = metric if len(sets) == 1 else f"{metric}--{eval_set}"
+        where = "" if len(sets) == 1 else f" on `{eval_set}`"
+        heading = f"{info.label} (`{metric}`){where}"
+        if info.group == "parity":
+            tables += parity_tables(run, info, cells, slug, heading, eval_set)
+            continue
+        ranked = info.higher_is_better is not DESCRIPTIVE
+        caption = (f"{info.label} (`{metric}`) on `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}, "
+                   f"at vocabulary size {run.at}{match_phrase(run)}: {interval_phrase(run, cells)}"
+                   f"{'; best per language in bold' if ranked else '; descriptive, not ranked'}.")  # fmt: skip
+        tables.append(build_table(cells, ranked=ranked, slug=slug, heading=heading, caption=caption, group=info.group,
+                                  column_header="language", notes=table_notes(run, cells)))  # fmt: skip
+    return tables
+
+
+def match_phrase(run: Run) -> str:
+    return " (each trained tokenizer at the run size whose reached vocabulary is closest)" if run.match == "reached" \
+        else ""  # fmt: skip
+
+
+def parallel_pairs(run: Run) -> dict[str, dict[str, Any]]:
+    """The manifest's parallel pairs (``benchmarks.parallel.ParallelPlan.to_json``): per non-English corpus its
+    English partner, the parallel set and how many sentences both hold (empty for a run that records none)."""
+    parallel = run.manifest.get("parallel")
+    pairs = parallel.get("pairs") if isinstance(parallel, dict) else None
+    return {corpus: pair for corpus, pair in pairs.items() if isinstance(pair, dict)} if isinstance(pairs, dict) \
+        else {}  # fmt: skip
+
+
+def pairing_note(run: Run, cells: pd.DataFrame) -> str:
+    """How the table's sentences were paired with English's, with the number of pairs behind each language
+    (the rows' ``n``: the sentences both corpora hold; the dev ones for TokSuite's mean of ratios)."""
+    pairs = parallel_pairs(run)
+    counts = cells.drop_duplicates("column").set_index("column")["n"].sort_index()
+    how = ", ".join(f"{column} {int(n):,}" for column, n in counts.items())
+    if len(set(counts)) == 1:
+        how = f"{int(counts.iloc[0]):,} sentences for every language"
+    described = sorted({(pair.get("set"), pair.get("partner")) for corpus, pair in pairs.items()
+                        if corpus in set(cells["corpus"])}, key=str)  # fmt: skip
+    if not described:
+        return f"Sentences paired with English's translation of the same sentence: {how}."
+    sets = "; ".join(f"parallel set `{name}`, English from `{partner}`" for name, partner in described)
+    note = (f"Sentences paired with English's by the key their corpus spec declares ({sets}), never by position: "
+            f"{how}.")  # fmt: skip
+    parallel = run.manifest.get("parallel")
+    remarks = [str(text) for text in (parallel.get("notes") or [] if isinstance(parallel, dict) else [])
+               if any(str(text).startswith(f"{corpus}:") for corpus in set(cells["corpus"]))]  # fmt: skip
+    return " ".join([note, *(remark.rstrip(".") + "." for remark in remarks)])
+
+
+def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, heading: str, eval_set: str) -> list[Table]:
+    """Two tables of one parity metric: the premium of each shared (published) tokenizer across languages,
+    and the ratio of separately trained monolingual tokenizers (not ranked)."""
+    cells = cells[cells["language"] != ENGLISH]  # English against itself is 1 by definition
+    shared, trained = cells[cells["vocab_size"].isna()], cells[cells["vocab_size"].notna()].copy()
+    where = f"On `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}"  # starts a sentence
+    tables = []
+    if not shared.empty:
+        caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: one published tokenizer encodes "
+                   f"every language, as in Petrov et al. 2023. Definition: {definition(info)}. {where}: "
+                   f"{interval_phrase(run, shared)}; lowest premium per language in bold.")  # fmt: skip
+        tables.append(build_table(shared, ranked=True, slug=f"{slug}--shared", heading=f"{heading}: shared-tokenizer "
+                                  "premium", caption=caption, group=info.group, column_header="language",
+                                  notes=[*table_notes(run, shared), pairing_note(run, shared)]))  # fmt: skip
+    if not trained.empty:
+        partners = {corpus: pair.get("partner") for corpus, pair in parallel_pairs(run).items()}
+        reached = {
+            (row.corpus, row.tokenizer, int(row.vocab_size)): row.value
+            for row in run.results[(run.results["metric"] == "vocab_size_reached")
+                                   & run.results["vocab_size"].notna()].itertuples()  # trained rows
+        }  # fmt: skip
+        marks = []
+        for row in trained.itertuples():
+            theirs = reached.get((partners.get(row.corpus), row.tokenizer, int(row.vocab_size)), math.nan)
+            ours = row.reached
+            differs = any(not math.isnan(x) and x != row.vocab_size for x in (ours, theirs))
+            marks.append(f"{_count(ours)}:{_count(theirs)}" if differs else "")
+        trained["reached_mark"] = marks
+        caption = (f"{info.label} (`{info.name}`), monolingual ratio: each language has its own tokenizer of the "
+                   "row's family, trained on its own text at the same requested size, so the ratio measures what the "
+                   "language costs at a fixed vocabulary budget, not a shared tokenizer's bias. "
+                   f"Definition: {definition(info)}. {where}, at vocabulary size {run.at}"
+                   f"{match_phrase(run)}: {interval_phrase(run, trained)}; not ranked.")  # fmt: skip
+        notes = [*table_notes(run, trained, parity=True), pairing_note(run, trained)]
+        tables.append(build_table(trained, ranked=False, slug=f"{slug}--monolingual", heading=f"{heading}: "
+                                  "monolingual ratio", caption=caption, group=info.group, column_header="language",
+                                  notes=notes))  # fmt: skip
+    return tables
+
+
+def _count(value: float) -> str:
+    return "?" if math.isnan(value) else f"{int(value):,}"
+
+
+#: kind of a morpheme reference -> how headings call it
+MORPHEME_REFERENCE_KINDS = {"gold": "gold", "morphscore": "gold", "silver": "silver"}
+
+
+def reference_label(run: Run, corpus: str, reference: str) -> str:
+    """``gold: Tikhonov 2002``, ``silver: pymorphy3 stem|ending`` (``reference`` when the manifest is silent)."""
+    facts = run.reference_facts(corpus, reference)
+    kind = MORPHEME_REFERENCE_KINDS.get(str(facts.get("kind", "")), "reference")
+    return f"{kind}: {facts.get('citation') or reference}"
+
+
+def agreement_sentence(run: Run, corpus: str, reference: str, language: str) -> str:
+    """What a silver reference's caption says about its agreement with gold (empty for gold)."""
+    facts = run.reference_facts(corpus, reference)
+    if facts.get("kind") != "silver":
+        return ""
+
+    def figures(items: list[dict[str, Any]]) -> str:
+        return "; ".join(
+            f"{item['gold']} boundary F1 {item['f1']:.3f} (P {item['precision']:.3f}, R {item['recall']:.3f}) "
+            f"on {item['words']:,} of {item['gold_words']:,} gold words" for item in items
+        )
+
+    if facts.get("agreement_measured"):
+        return f" Silver: its agreement with gold, measured in this run: {figures(facts['agreement_measured'])}."
+    documented = facts.get("agreement_documented")
+    if documented:
+        return (f" Silver: not checked against gold in this run (no gold reference for {language} here); measured "
+                f"once with `tokbench corpora agreement` ({documented[0]['measured_with']}): {figures(documented)}.")
+    return " Silver: its agreement with gold is unknown."
+
+
+def reference_tables(run: Run) -> list[Table]:
+    """Per (corpus, morpheme reference): tokenizers x metrics; comparability modes in a second table."""
+    rows = run.results[run.results["reference"] != ""]
+    tables = []
+    kind_rank = {"gold": 0, "morphscore": 1, "silver": 2}
+    keys = sorted(rows.groupby(["corpus", "reference"]).groups, key=lambda key: (
+        rows.loc[rows["corpus"] == key[0], "language"].iloc[0],
+        kind_rank.get(str(run.reference_facts(*key).get("kind")), 3), key[1], key[0]))  # fmt: skip
+    several = rows.groupby("language")["corpus"].nunique()
+    for corpus, reference in keys:
+        subset = rows[(rows["corpus"] == corpus) & (rows["reference"] == reference)]
+        language = subset["language"].iloc[0]
+        where = f"{language}, `{corpus}`" if several[language] > 1 else language
+        cells = at_report_size(subset, run).assign(column=lambda frame: frame["metric"])
+        facts = run.reference_facts(corpus, reference)
+        label = reference_label(run, corpus, reference)
+        words = f"the {facts['words']:,} words" if isinstance(facts.get("words"), int) else "the words"
+        caveat = facts.get("caveat")
+        stem = "morphology--" + re.sub(r"[^A-Za-z0-9._-]+", "-", f"{reference}--{language}").strip("-")
+        for optional in (False, True):
+            part = cells[[METRICS[metric].optional == optional for metric in cells["metric"]]]
+            if part.empty:
+                continue
+            metrics = [metric for metric in METRICS if metric in set(part["metric"])]
+            mode = " (comparability modes)" if optional else ""
+            caption = (f"Morpheme-boundary alignment on {words} of the {label} reference (`{reference}`, {where}), "
+                       f"each word encoded alone, at vocabulary size {run.at}{match_phrase(run)}{mode}: "
+                       f"{interval_phrase(run, part)}; "
+                       f"{'not ranked (see the caveat)' if caveat else 'best per metric in bold'}.")  # fmt: skip
+            if optional:
+                caption += (" Uzan et al. 2024's filter scores only the words whose gold morphemes are all tokens of "
+                            "the vocabulary and whose whole form is not (`words scored` is that share); "
+                            "MorphScore (upstream) scores every row as listed and encodes the bare word "
+                            "(docs/metrics.md).")  # fmt: skip
+            caption += agreement_sentence(run, corpus, reference, language)
+            if caveat:
+                caption += f" Caveat: {caveat}."
+            tables.append(build_table(
+                part, ranked=not caveat, slug=stem + ("--modes" if optional else ""),
+                heading=f"{language}: {label} (`{reference}`){mode}", caption=caption, group="morphology",
+                column_header="metric", columns=metrics, column_labels=[METRICS[m].label for m in metrics],
+                notes=table_notes(run, part),
+            ))  # fmt: skip
+    return tables
+
+
+def table_notes(run: Run, cells: pd.DataFrame, parity: bool = False) -> list[str]:
+    """The notes under a table: substituted sizes, and each marker that appears in it."""
+    notes = substitution_notes(cells, run.report_vocab_size, run.match)
+    if (cells["reached_mark"] != "").any():
+        if parity:
+            notes.append(f"{REACHED_MARK}a:b: the vocabulary sizes reached by this language's tokenizer (a) and by "
+                         "English's (b), shown when either differs from the size requested (a size is an upper bound: "
+                         "training stops when the text has no more to learn).")  # fmt: skip
+        else:
+            alphabet = cells["kind"].map(lambda kind: Capability.CHARACTER_TOKENS in capabilities_of(kind))
+            marked = alphabet[cells["reached_mark"] != ""].any()
+            tail = "; a character tokenizer's vocabulary is its alphabet" if marked else ""
+            notes.append(f"{REACHED_MARK}n: the tokenizer reached n ids, not the size requested (a size is an upper "
+                         f"bound: training stops when the text has no more to learn{tail}).")  # fmt: skip
+    unk = cells[cells["not_ranked"] == "unk"]
+    if not unk.empty:
+        shares = ", ".join(f"{tokenizer} ({_share_range(group['unk_share'])})"
+                           for tokenizer, group in unk.groupby("tokenizer", sort=True))  # fmt: skip
+        notes.append(f"{UNK_MARK} not ranked: more than {run.unk_threshold:.0%} of its tokens are <unk> on this text, "
+                     f"a degenerate row (Petrov et al. 2023 mask such pairs): {shares}.")  # fmt: skip
+    baselines = sorted(set(cells.loc[cells["not_ranked"] == "baseline", "kind"]))
+    if baselines:
+        reasons = "; ".join(f"{kind} {boundary_baseline_of(kind)}" for kind in baselines)
+        notes.append(f"{BASELINE_MARK} not ranked: a baseline on boundary metrics ({reasons}).")
+    return notes
+
+
+def _share_range(shares: pd.Series) -> str:
+    low, high = shares.min(), shares.max()
+    return f"{low:.1%}" if f"{low:.1%}" == f"{high:.1%}" else f"{low:.1%}–{high:.1%}"
+
+
+def substitution_notes(cells: pd.DataFrame, target: int, match: str = "requested") -> list[str]:
+    """One sentence per tokenizer shown at another requested size than the report size."""
+    notes = []
+    shifted = cells[cells["vocab_size"].notna() & (cells["vocab_size"] != target)]
+    for (tokenizer, size), group in shifted.groupby(["tokenizer", "vocab_size"], sort=True):
+        columns = sorted(group["column"].unique())
+        where = "" if len(columns) == cells["column"].nunique() else f" ({', '.join(columns)})"
+        if match == "reached":
+            notes.append(f"{tokenizer} is shown at requested size {vocab_label(int(size))}, the run size whose reached "
+                         f"vocabulary is closest to {vocab_label(target)}{where}.")  # fmt: skip
+        else:
+            notes.append(f"{tokenizer} was not run at {vocab_label(target)}: shown at {vocab_label(int(size))}, the "
+                         f"closest size it was run at{where}.")  # fmt: skip
+    return notes
+
+
+def build_tables(run: Run) -> list[Table]:
+    """Metric tables in registry order, then per group the morphology tables (by language, gold first)."""
+    present = set(run.results.loc[run.results["reference"] == "", "metric"])
+    tables = [table for metric in METRICS if metric in present for table in metric_tables(run, metric)]
+    tables += reference_tables(run)
+    group_rank = {group: i for i, group in enumerate(GROUPS)}
+    return sorted(tables, key=lambda table: group_rank[table.group])  # stable: keeps the order above per group
+
