@@ -10,7 +10,11 @@ from benchmarks.commands.show import _load
 from benchmarks.commands.tokenizers import (
     INVALID_UTF8_POLICY,
     TOKENIZER_HELP,
+    _check_output_path,
+    _writing,
     add_pattern_option,
+    add_tokenizer_option,
+    load_tokenizer,
     open_input,
     read_lines,
     write_lines,
@@ -21,6 +25,7 @@ from bpe.render import SEPARATOR
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     _register_diff(subparsers)
+    _register_audit(subparsers)
 
 
 def _positive_or_zero(value: str) -> int:
@@ -117,3 +122,80 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 
     return tabulate(rows[1:], headers=rows[0], tablefmt="simple", colalign=("right", "left", "left", "left"),
                     disable_numparse=True)  # fmt: skip
+
+
+# -- audit ------------------------------------------------------------------
+
+STATUS_NOTES = {
+    "reachable": "its text alone encodes to exactly it",
+    "unreachable": "its text alone encodes to other tokens",
+    "partial": "not UTF-8 text on its own (part of a character): not checked",
+    "special": "special tokens and <unk>: never produced from text as such",
+    "no-text": "stands for no text (a bare </w>, control ids): not checked",
+    "unchecked": "word-inner pieces no text alone can place (WordPiece ##, Metaspace, bpe-knockout)",
+}
+
+
+def _register_audit(subparsers: argparse._SubParsersAction) -> None:
+    summary = "Audit a tokenizer's vocabulary: entries no text can produce, and the share of each script."
+    parser = subparsers.add_parser(
+        "audit",
+        help=summary,
+        description=summary,
+        epilog=(
+            f"{TOKENIZER_HELP}\n\n"
+            + textwrap.fill(
+                "An entry is reachable iff encoding its own text alone yields exactly that entry (Land & Bartolo "
+                '2024, "Fishing for Magikarp"); "alone" places the text where the entry\'s markers say it '
+                "stands (a word start, inside a word, a word end), per family. Entries that are not UTF-8 text on "
+                "their own, special tokens and entries standing for no text are counted apart. The script of an "
+                "entry is the one script of all its letters (Latin, Cyrillic, Hangul, CJK), else other. Definitions "
+                "per family: docs/inspect.md. --csv writes every entry: id, piece, hex, text, status, script, and "
+                "the ids its text encoded to.",
+                width=100,
+            )
+            + "\n\nexamples:\n"
+            "  tokbench audit --tokenizer llama2-tokenizer.model\n"
+            "  tokbench audit --tokenizer gpt2.tiktoken --pattern gpt2 --csv gpt2-audit.csv"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_tokenizer_option(parser)
+    parser.add_argument("--csv", metavar="FILE", help="write every entry and its status to this CSV file")
+    parser.set_defaults(handler=run_audit)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from benchmarks.audit import SCRIPTS, STATUSES, audit_vocabulary
+    from bpe.base import atomic_write_text
+
+    out = Path(args.csv) if args.csv else None
+    if out is not None:
+        _check_output_path(out)
+    tokenizer = load_tokenizer(args)
+    audit = audit_vocabulary(tokenizer)
+    total = len(audit.entries)
+    statuses, scripts, unreachable = audit.status_counts(), audit.script_counts(), audit.unreachable_by_script()
+    lines = [f"{args.tokenizer} ({tokenizer.family}): {total:,} vocabulary entries", ""]
+    status_rows = [(status, f"{statuses[status]:,}", f"{statuses[status] / total:.2%}", STATUS_NOTES[status])
+                   for status in STATUSES]  # fmt: skip
+    lines.append(_aligned([("status", "entries", "share", ""), *status_rows], "lrrl"))
+    lines.append("")
+    script_rows = [(script, f"{scripts[script]:,}", f"{scripts[script] / total:.2%}", f"{unreachable[script]:,}")
+                   for script in SCRIPTS]  # fmt: skip
+    lines.append(_aligned([("script", "entries", "share", "unreachable"), *script_rows], "lrrr"))
+    if out is not None:
+        with _writing(out):
+            atomic_write_text(out, audit.csv_text())
+        lines += ["", f"every entry -> {out}"]
+    write_lines(lines)
+    return 0
+
+
+def _aligned(rows: list[tuple[str, ...]], align: str) -> str:
+    from tabulate import tabulate
+
+    sides = tuple({"l": "left", "r": "right"}[side] for side in align)
+    return tabulate(rows[1:], headers=rows[0], tablefmt="simple", colalign=sides, disable_numparse=True)
