@@ -208,3 +208,31 @@ def audit_vocabulary(tokenizer: Tokenizer) -> VocabularyAudit:
         encoded = hit if hit is not None else tuple(candidates[0])
         entries.append(AuditEntry(token_id, tokenizer.id_to_piece(token_id), data, status, script, encoded))
     return VocabularyAudit(tokenizer.name, tuple(entries))
+
+
+@dataclass(frozen=True)
+class UnusedEntries:
+    """The entries a tokenizer never used on one language's text: ``never_used`` ids (sorted), and how many
+    of them have each audit status (an unreachable entry is expected there; a reachable one is vocabulary the
+    text did not need)."""
+
+    language: str
+    texts: int
+    never_used: tuple[int, ...]
+    by_status: dict[str, int]
+
+
+def unused_entries(audit: VocabularyAudit, tokenizer: Tokenizer, texts_by_language: dict[str, Sequence[str]]
+                   ) -> list[UnusedEntries]:  # fmt: skip
+    """Per language (in the given order), the entries no token of ``tokenizer``'s encodings of its texts is:
+    ``never used = {entry ids} - {ids of encode(text) for every text}``.  Special and no-text entries are
+    included (they are never used on plain text).  ``audit`` must be this tokenizer's."""
+    if len(audit.entries) != tokenizer.vocab_size:
+        raise ValueError(f"the audit has {len(audit.entries)} entries, the tokenizer {tokenizer.vocab_size}")
+    rows = []
+    for language, texts in texts_by_language.items():
+        used = {token for text in texts for token in tokenizer.encode(text)}
+        never = tuple(entry.id for entry in audit.entries if entry.id not in used)
+        counts = Counter(audit.entries[token].status for token in never)
+        rows.append(UnusedEntries(language, len(texts), never, {status: counts.get(status, 0) for status in STATUSES}))
+    return rows

@@ -232,3 +232,23 @@ def test_bad_input_is_one_line_and_exit_2(tokbench, tmp_path: Path, argv: list[s
     assert status == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("tokbench: error: ") and message in err, err
     assert list(tmp_path.iterdir()) == [junk]  # nothing written
+
+
+def test_entries_never_used_on_each_language(flores: dict[str, list[str]]) -> None:
+    from benchmarks.audit import unused_entries
+
+    tokenizer = bpe.load("mistral-v1")
+    audit = audit_vocabulary(tokenizer)
+    texts = {language: flores[language][:100] for language in ("eng_Latn", "kor_Hang")}
+    rows = unused_entries(audit, tokenizer, texts)
+    assert [row.language for row in rows] == ["eng_Latn", "kor_Hang"]
+    for row in rows:
+        used = set()
+        for text in texts[row.language]:
+            used.update(tokenizer.encode(text))
+        assert set(row.never_used) == set(range(tokenizer.vocab_size)) - used
+        assert sum(row.by_status.values()) == len(row.never_used)
+        assert row.by_status["unreachable"] == sum(1 for token in row.never_used
+                                                   if audit.entries[token].status == "unreachable")  # fmt: skip
+    english, korean = rows
+    assert len(korean.never_used) != len(english.never_used)
