@@ -26,6 +26,10 @@ no tokenizer runs in the browser.  Public API (stable):
     offsets of ``benchmarks.segdiff.boundary_diff`` with tokenizer ``i`` as A and ``j`` as B: the boundaries
     the compare mode marks are exactly these, computed by the function ``tokbench diff`` uses.
 
+``explorer_sentences(examples) -> list[ExplorerSentence]``
+    A run's example sentences (``benchmarks.examples.Example``, as ``examples.json`` holds them): key = the
+    parallel key, or the document id of a test document; corpus = the example's corpus.
+
 ``explorer_html(payload) -> str``
     An HTML fragment (a ``<div data-tokbench-explorer>`` with the payload as JSON, its style and its
     script): a language and a sentence selector, every tokenizer's pieces as boxes with the token count,
@@ -67,6 +71,12 @@ class ExplorerSentence:
     key: str
     text: str
     corpus: str | None = None
+
+
+def explorer_sentences(examples: Iterable[Any]) -> list[ExplorerSentence]:
+    """A run's example sentences (``benchmarks.examples.Example``) as explorer sentences (module docstring)."""
+    return [ExplorerSentence(example.language, example.key if example.key is not None else example.id, example.text,
+                             example.corpus) for example in examples]  # fmt: skip
 
 
 def _sentence(value: ExplorerSentence | Mapping[str, Any]) -> ExplorerSentence:

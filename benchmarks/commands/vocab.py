@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from contextlib import ExitStack
 
@@ -78,8 +79,6 @@ def _register_diff(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    import sys
-
     from benchmarks.segdiff import segmentation_diff
 
     if len(args.tokenizer) != 2:
@@ -137,7 +136,10 @@ STATUS_NOTES = {
 
 
 def _register_audit(subparsers: argparse._SubParsersAction) -> None:
-    summary = "Audit a tokenizer's vocabulary: entries no text can produce, and the share of each script."
+    summary = (
+        "Audit a tokenizer's vocabulary: the entries that encoding their own text alone does not give back "
+        "(unreachable), and each script's share."
+    )
     parser = subparsers.add_parser(
         "audit",
         help=summary,

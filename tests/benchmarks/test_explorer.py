@@ -210,3 +210,22 @@ def test_hover_shows_the_id(browser, page: Path, payload) -> None:
     spaced = " ".join(target["hex"][i : i + 2] for i in range(0, len(target["hex"]), 2)).upper()
     assert info.startswith(f"cl100k: id {target['id']} · bytes {spaced} · text {target['text']}")
     assert console_errors(browser) == []
+
+
+def test_a_runs_examples_become_sentences(flores: dict[str, list[str]]) -> None:
+    from benchmarks.examples import Example
+    from benchmarks.explorer import explorer_sentences
+
+    examples = [
+        Example("flores-kor", "kor_Hang", "flores-kor:dev:3", "dev:3", flores["kor_Hang"][3]),
+        Example("flores-eng", "eng_Latn", "flores-eng:dev:3", "dev:3", flores["eng_Latn"][3]),
+        Example("ud-tur", "tur_Latn", "ud-tur:test:1", None, flores["tur_Latn"][3][:40], cut=True),
+    ]
+    assert explorer_sentences(examples) == [
+        ExplorerSentence("kor_Hang", "dev:3", flores["kor_Hang"][3], "flores-kor"),
+        ExplorerSentence("eng_Latn", "dev:3", flores["eng_Latn"][3], "flores-eng"),
+        ExplorerSentence("tur_Latn", "ud-tur:test:1", flores["tur_Latn"][3][:40], "ud-tur"),
+    ]
+    trained = {"flores-kor": bpe.load("chars")}
+    payload = explorer_payload(explorer_sentences(examples), [("chars", "chars", trained)])
+    assert [s["rows"][0] is not None for s in payload["sentences"]] == [True, False, False]
