@@ -242,3 +242,32 @@ def test_entries_never_used_on_each_language(flores: dict[str, list[str]]) -> No
                                                    if audit.entries[token].status == "unreachable")  # fmt: skip
     english, korean = rows
     assert len(korean.never_used) != len(english.never_used)
+
+
+def test_utf8_bytes_row_reaches_exactly_the_ascii_bytes() -> None:
+    audit = audit_vocabulary(bpe.load("bytes"))
+    assert [entry.status for entry in audit.entries] == ["reachable"] * 128 + ["partial"] * 128
+
+
+@pytest.mark.parametrize("name", ["word", "char", "char-bpe", "byte-bpe", "spm-bpe", "spm-unigram", "hf"])
+def test_every_format_and_family_is_audited(name: str, tmp_path: Path) -> None:
+    """Each saved family (tests/fixtures/tokenizers) and a Hugging Face file: every checked entry's status
+    agrees with the ids its check recorded, and a word-start or word-end entry with the public encoder."""
+    from bpe.hf_export import to_hf_json
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "tokenizers"
+    if name == "hf":
+        exported = tmp_path / "tokenizer.json"
+        exported.write_text(to_hf_json(bpe.load(fixtures / "byte-bpe.json")), encoding="utf-8")
+        tokenizer = bpe.load(exported)
+    else:
+        tokenizer = bpe.load(fixtures / f"{name}.json")
+    audit = audit_vocabulary(tokenizer)
+    assert [entry.id for entry in audit.entries] == list(range(tokenizer.vocab_size))
+    assert sum(audit.status_counts().values()) == sum(audit.script_counts().values()) == tokenizer.vocab_size
+    for entry in audit.entries:
+        if entry.status in ("reachable", "unreachable"):
+            assert (list(entry.encoded) == [entry.id]) == (entry.status == "reachable")
+            if name in ("word", "char", "byte-bpe", "hf") or entry.piece.endswith("</w>"):
+                assert list(entry.encoded) == tokenizer.encode(entry.data.decode("utf-8"))
+    assert audit.status_counts()["reachable"] > 0
