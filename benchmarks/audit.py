@@ -28,11 +28,12 @@ Entries that are not checked get their own status instead of reachable or unreac
 * ``partial``: the entry's bytes are not UTF-8 text on their own (a byte-level piece holding part of a
   character, a byte-fallback piece of a byte >= 0x80): no text is exactly those bytes; such an entry is produced
   only inside longer text, which this audit does not search;
-* ``special``: a trained family's special tokens (``<pad> <unk> <s> </s>`` and extra ones) and the unknown
-  token: tokbench never produces a special token from text (its string is encoded as ordinary text), and
+* ``special``: special and control tokens — a trained family's ``<pad> <unk> <s> </s>`` (and extra ones), the
+  unknown token, a published file's control ids (``<s>``, ``</s>``, tekken's ``<SPECIAL_n>``) and the ids it
+  reserves: tokbench never produces one from text (a special token's string is encoded as ordinary text), and
   ``<unk>`` stands for text outside the vocabulary;
-* ``no-text``: an entry that stands for no text (a separate ``</w>``, control ids of a published file such as
-  ``<s>`` or ``<|endoftext|>``, ids a file reserves): no text alone is empty;
+* ``no-text``: a bare end-of-word marker (a separate ``</w>``): it stands for no text, and no text alone is
+  empty;
 * ``unchecked``: word-inner entries of the Hugging Face and bpe-knockout cases above.
 
 **Script of an entry**: the script of the letters of its text (the characters ``\\p{L}`` of its complete UTF-8
@@ -189,24 +190,24 @@ def audit_vocabulary(tokenizer: Tokenizer) -> VocabularyAudit:
         if token_id in specials:
             entries.append(AuditEntry(token_id, piece, data, "special", "other"))
             continue
-        if not data:
-            entries.append(AuditEntry(token_id, piece, data, "no-text", script))
+        if not data:  # a bare end-of-word marker, or a control id (<s>, <|endoftext|>, an id a file reserves)
+            entries.append(AuditEntry(token_id, piece, data, "no-text" if piece == END_OF_WORD else "special", script))
             continue
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             entries.append(AuditEntry(token_id, piece, data, "partial", script))
             continue
-        if _BYTE_PIECE.fullmatch(piece) and len(data) == 1:
-            piece = text  # a byte-fallback piece stands for its byte's character, inside a word or not
-        candidates = check(token_id, piece, text)
+        # a byte-fallback piece stands for its byte's character, inside a word or not
+        placed = text if _BYTE_PIECE.fullmatch(piece) and len(data) == 1 else piece
+        candidates = check(token_id, placed, text)
         if candidates is None:
             entries.append(AuditEntry(token_id, piece, data, "unchecked", script))
             continue
         hit = next((tuple(ids) for ids in candidates if list(ids) == [token_id]), None)
         status = "reachable" if hit is not None else "unreachable"
         encoded = hit if hit is not None else tuple(candidates[0])
-        entries.append(AuditEntry(token_id, tokenizer.id_to_piece(token_id), data, status, script, encoded))
+        entries.append(AuditEntry(token_id, piece, data, status, script, encoded))
     return VocabularyAudit(tokenizer.name, tuple(entries))
 
 

@@ -110,17 +110,9 @@ def run_diff(args: argparse.Namespace) -> int:
     if rows:
         shown = "every differing word" if len(listed) == len(diff.words) else f"the {len(listed)} most frequent"
         lines.append(f"{shown}, by frequency:")
-        lines.append(_table([header, *rows]))
+        lines.append(_aligned([header, *rows], "rlll"))
     write_lines(lines)
     return 0
-
-
-def _table(rows: list[tuple[str, ...]]) -> str:
-    """Columns aligned by terminal width (wcwidth: Hangul is two columns wide), the count right-aligned."""
-    from tabulate import tabulate
-
-    return tabulate(rows[1:], headers=rows[0], tablefmt="simple", colalign=("right", "left", "left", "left"),
-                    disable_numparse=True)  # fmt: skip
 
 
 # -- audit ------------------------------------------------------------------
@@ -129,8 +121,8 @@ STATUS_NOTES = {
     "reachable": "its text alone encodes to exactly it",
     "unreachable": "its text alone encodes to other tokens",
     "partial": "not UTF-8 text on its own (part of a character): not checked",
-    "special": "special tokens and <unk>: never produced from text as such",
-    "no-text": "stands for no text (a bare </w>, control ids): not checked",
+    "special": "special and control tokens, <unk>: never produced from text as such",
+    "no-text": "a bare end-of-word marker </w>, standing for no text: not checked",
     "unchecked": "word-inner pieces no text alone can place (WordPiece ##, Metaspace, bpe-knockout)",
 }
 
@@ -197,6 +189,8 @@ def run_audit(args: argparse.Namespace) -> int:
 
 
 def _aligned(rows: list[tuple[str, ...]], align: str) -> str:
+    """A header row and rows as aligned columns (``l``/``r`` per column); wide characters such as Hangul count
+    two columns (tabulate with wcwidth)."""
     from tabulate import tabulate
 
     sides = tuple({"l": "left", "r": "right"}[side] for side in align)
