@@ -229,3 +229,19 @@ def test_a_runs_examples_become_sentences(flores: dict[str, list[str]]) -> None:
     trained = {"flores-kor": bpe.load("chars")}
     payload = explorer_payload(explorer_sentences(examples), [("chars", "chars", trained)])
     assert [s["rows"][0] is not None for s in payload["sentences"]] == [True, False, False]
+
+
+def test_two_explorers_share_a_page(browser, tmp_path: Path) -> None:
+    chars = bpe.load("chars")
+    first = explorer_payload([ExplorerSentence("eng_Latn", "1", "one two")], [("chars", "chars", chars)])
+    second = explorer_payload([ExplorerSentence("kor_Hang", "1", "하나 둘 셋")], [("chars", "chars", chars)])
+    page = tmp_path / "two.html"
+    both = explorer_html(first) + explorer_html(second)
+    page.write_text(f"<!doctype html><meta charset=utf-8><title>two</title>{both}", encoding="utf-8")
+    opened(browser, page)
+    texts = browser.find_elements("css selector", '[data-role="text"]')
+    assert [text.text for text in texts] == ["one two", "하나 둘 셋"]
+    counts = [len(root.find_elements("css selector", '[data-role="piece"]'))
+              for root in browser.find_elements("css selector", "[data-tokbench-explorer]")]  # fmt: skip
+    assert counts == [7, 6]
+    assert console_errors(browser) == []
