@@ -178,6 +178,14 @@ class CharBPETokenizer(MergeTokenizer):
             byte_lengths.append(0)
         return symbols, byte_lengths
 
+    def encode_inside_word(self, chars: str) -> list[int]:
+        """The ids of ``chars`` as the inside of a word, with no end-of-word marker after them: what the
+        merges (or the inference method) make of characters that more characters follow.  How a piece
+        without ``</w>`` can be the whole of an encoding (``benchmarks.audit``); with ``end_of_word =
+        "none"`` the same as encoding ``chars`` as one pre-token."""
+        symbols = [self._symbol_ids.get(char, self.unk_id) for char in chars]
+        return self._apply_merges(symbols) if self.encode_mode == "merges" else self._segment(symbols)
+
     # -- persistence ------------------------------------------------------
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> CharBPETokenizer:

@@ -63,6 +63,16 @@ class HuggingFaceTokenizer(PretrainedTokenizer):
         self._unk_id = unk_id if isinstance(unk_id, int) else None
         self._bytes: dict[int, bytes] = {}
 
+    @property
+    def continuing_subword_prefix(self) -> str:
+        """The marker of a word-inner piece (WordPiece's ``##``), or ``""``."""
+        return self._prefix
+
+    @property
+    def word_start_marks(self) -> frozenset[str]:
+        """The characters a Metaspace pre-tokenizer writes for a space (``▁``); empty without one."""
+        return frozenset(self._spaces)
+
     def encode_with_spans(self, text: str) -> Encoding:
         data = utf8(text)
         try:

@@ -149,6 +149,29 @@ class SentencePieceBacked(Tokenizer):
         """The dummy prefix already gives a word its mid-sentence form (``▁word``)."""
         return self.encode_with_spans(word)
 
+    @functools.cached_property
+    def _model_spec(self) -> Any:
+        return sentencepiece_model_pb2.ModelProto.FromString(self._processor.serialized_model_proto())
+
+    @property
+    def adds_dummy_prefix(self) -> bool:
+        """True when the model puts a ``▁`` before every text (its normalizer's ``add_dummy_prefix``)."""
+        return bool(self._model_spec.normalizer_spec.add_dummy_prefix)
+
+    @functools.cached_property
+    def _processor_without_dummy_prefix(self) -> sentencepiece.SentencePieceProcessor:
+        spec = sentencepiece_model_pb2.ModelProto.FromString(self._processor.serialized_model_proto())
+        spec.normalizer_spec.add_dummy_prefix = False
+        return load_processor(spec.SerializeToString(), self.name)
+
+    def sentencepiece_ids(self, text: str, *, dummy_prefix: bool = True) -> list[int]:
+        """sentencepiece's own segmentation of ``text`` (whatever inference method or sampling the tokenizer is
+        set to); with ``dummy_prefix=False`` the model's dummy prefix turned off, every other setting as the
+        model has it: how a piece without ``▁`` (one that stands inside a word) can be the whole of an
+        encoding (``benchmarks.audit``)."""
+        processor = self._processor if dummy_prefix else self._processor_without_dummy_prefix
+        return list(processor.encode(text))
+
     def _check_id(self, token_id: int) -> None:
         check_token_id(token_id, self.vocab_size, self.name)
 
