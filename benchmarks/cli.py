@@ -25,6 +25,7 @@ from corpora.errors import CorpusError, CorpusWarning
 COMMAND_MODULES = [
     "benchmarks.commands.tokenizers",  # train, encode, decode, export
     "benchmarks.commands.show",  # show
+    "benchmarks.commands.vocab",  # diff, audit
     "benchmarks.commands.reproduce",  # reproduce
     "benchmarks.commands.corpora",  # corpora list/show/stats/validate/agreement
     "benchmarks.commands.experiments",  # run, report, check

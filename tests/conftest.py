@@ -27,6 +27,9 @@ from typing import TypeVar
 
 import pytest
 
+# the headless Chromium fixture of the HTML tests (`browser`)
+pytest_plugins = ["tests.browser"]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA_ROOT = REPO_ROOT / "tests" / "fixtures" / "data"
 FLORES_LANGUAGES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
