@@ -16,13 +16,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
-from benchmarks.report import load_run
+from benchmarks.report import build_tables, cell_texts, load_run
 from benchmarks.report.document import to_markdown
 from benchmarks.report.html import page_table_count, to_html
 from benchmarks.report.sections import Context
 from benchmarks.report.sections.splits import splits_section
+from benchmarks.report.tables import REACHED_MARK, UNK_MARK
 from tests.browser import WAIT_SECONDS, console_errors
 from tests.conftest import SAMPLE_DATA_ROOT
 
@@ -127,8 +129,6 @@ def test_sort_values_are_the_cells_values_not_their_text() -> None:
     table = page.split('data-slug="bytes_per_token"')[1].split("</table>")[0]
     found = re.findall(r'data-value="([^"]*)" data-language="([^"]+)">', table)
     assert found
-    import pandas as pd
-
     results = pd.read_csv(QUICK_REPORT / "results.csv")
     values = set(results.loc[results["metric"] == "bytes_per_token", "value"].round(12))
     assert {round(float(value), 12) for value, _ in found if value} <= values
@@ -288,3 +288,46 @@ def test_number_attribute_is_empty_for_no_value() -> None:
     from benchmarks.report.html import _number
 
     assert _number(None) == "" and _number(math.nan) == "" and float(_number(0.125)) == 0.125
+
+
+# -- notes name exactly the rows their markers are on (structure, not wording) ------------------------------
+
+
+def test_every_table_note_names_exactly_the_rows_it_is_about() -> None:
+    """On the committed quick run: the ‡ note of a table lists the tokenizers whose cells carry ‡ (with the
+    range of their <unk> shares), a substitution note exists for each tokenizer shown at another size than
+    the report size, and a cell carries † exactly when it reached another size than requested."""
+
+    run = load_run(QUICK_REPORT)
+    tables = build_tables(run)
+    checked = 0
+    for table in tables:
+        cells = table.cells
+        unk_rows = sorted(set(cells.loc[cells["not_ranked"] == "unk", "tokenizer"]))
+        unk_notes = [note for note in table.notes if note.startswith(UNK_MARK)]
+        if unk_rows:
+            assert len(unk_notes) == 1, table.slug
+            named = re.findall(r"(?:: |, )([^,:()]+) \(([\d.]+%)(?:–([\d.]+%))?\)", unk_notes[0])
+            assert [name for name, _, _ in named] == unk_rows, table.slug
+            for name, low, high in named:
+                shares = cells.loc[(cells["tokenizer"] == name) & (cells["not_ranked"] == "unk"), "unk_share"]
+                assert (low, high or low) == (f"{shares.min():.1%}", f"{shares.max():.1%}"), (table.slug, name)
+                assert shares.min() > run.unk_threshold
+            checked += 1
+        else:
+            assert unk_notes == [], table.slug
+        shifted = sorted(set(cells.loc[cells["vocab_size"].notna() & (cells["vocab_size"] != run.report_vocab_size),
+                                       "tokenizer"]))  # fmt: skip
+        substitution = sorted(note.split(" was not run at ")[0] for note in table.notes if " was not run at " in note)
+        assert substitution == shifted, table.slug
+        for tokenizer in table.tokenizers:
+            for column in table.columns:
+                cell = table.cell(tokenizer, column)
+                if cell is None:
+                    continue
+                _, _, reached = cell_texts(cell, str, str)
+                short = not pd.isna(cell["reached"]) and not pd.isna(cell["vocab_size"]) \
+                    and cell["reached"] != cell["vocab_size"]  # fmt: skip
+                expected = f"{REACHED_MARK}{int(cell['reached']):,}" if short else ""
+                assert reached == expected, (table.slug, tokenizer)
+    assert checked >= 3  # the quick run has a degenerate row (word) in several tables
