@@ -86,6 +86,7 @@ def handle_run(args: argparse.Namespace) -> int:
     print(f"results: {run_dir / 'results.csv'}")
     if not args.no_report:
         print(f"report:  {run_dir / 'report.md'}")
+        print(f"page:    {run_dir / 'report.html'}")
     return 0
 
 
@@ -101,7 +102,9 @@ def handle_report(args: argparse.Namespace) -> int:
     if not args.run_dir.is_dir():
         raise BenchmarkError(f"{args.run_dir}: no such run directory")
     with run_folder_lock(args.run_dir):  # never beside a run still writing it
-        print(f"report: {_write_report(args.run_dir)}")
+        report = _write_report(args.run_dir)
+        print(f"report: {report}")
+        print(f"page:   {report.with_name('report.html')}")
     return 0
 
 

@@ -10,11 +10,15 @@ and the run's tokenizers for the splits section) and writes, atomically:
 * ``tables/<slug>.tex`` (booktabs, ``benchmarks.render.latex``: fits a one- and a two-column ``article``)
   with a ``.csv`` of its cells (full precision) beside it; captions and notes are the Markdown ones;
 * ``plots/<name>.png|.pdf|.svg`` (``benchmarks.plots``);
+* ``report.html`` - the same document as one self-contained page (``html``): navigation, sortable tables,
+  a filter by language and tokenizer family, markers explained on hover, the plots inline as SVG, the
+  token explorer for the example sentences;
 
 The package: ``load`` (the ``Run``), ``cells`` (choosing and flagging cells), ``tables`` (the ``Table``
 of each metric and reference, with captions and notes), ``formats`` (a table as Markdown, LaTeX, CSV),
 ``figures`` (plots with findings), ``sections`` (one module per section, listed once in
-``sections.SECTIONS``), ``document`` (the blocks sections return, and their Markdown).
+``sections.SECTIONS``), ``document`` (the blocks sections return, and their Markdown) and ``html`` (the
+same blocks as report.html).
 
 Conventions (stated so every output is reproducible and every claim checkable):
 
@@ -79,7 +83,7 @@ HTML_FILE = "report.html"
 
 
 def write_report(run_dir: Path, jobs: int | None = None) -> Path:
-    """Write report.md, tables/ and plots/ into ``run_dir`` from its own files; return
+    """Write report.md, report.html, tables/ and plots/ into ``run_dir`` from its own files; return
     report.md's path.
 
     Everything is built in a temporary directory inside ``run_dir`` and moved into
@@ -87,6 +91,8 @@ def write_report(run_dir: Path, jobs: int | None = None) -> Path:
     The plots are drawn on ``jobs`` processes (default: every core); each plot's files
     do not depend on where it was drawn.
     """
+    from benchmarks.report.html import to_html
+
     run = load_run(Path(run_dir))
     staging = Path(tempfile.mkdtemp(dir=run.run_dir, prefix=".report-"))
     try:
@@ -99,6 +105,7 @@ def write_report(run_dir: Path, jobs: int | None = None) -> Path:
             (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
         figures, training = draw_figures(run, plots_dir, jobs or os.cpu_count() or 1)
         blocks = document(Context(run, tables, figures, training))
+        (staging / HTML_FILE).write_text(to_html(blocks, plots_dir), encoding="utf-8")
         publish(staging, run.run_dir, to_markdown(blocks))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -107,12 +114,13 @@ def write_report(run_dir: Path, jobs: int | None = None) -> Path:
 
 def publish(staging: Path, run_dir: Path, report_text: str) -> None:
     """Swap the new tables/ and plots/ in (the old ones go to the staging dir, removed after), then
-    replace report.md atomically."""
+    replace report.html and report.md atomically."""
     for name in (TABLES_DIR, PLOTS_DIR):
         target = run_dir / name
         if target.exists():
             os.replace(target, staging / f"previous-{name}")
         os.replace(staging / name, target)
+    os.replace(staging / HTML_FILE, run_dir / HTML_FILE)
     atomic_write_text(run_dir / REPORT_FILE, report_text)
 
 

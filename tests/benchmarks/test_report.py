@@ -900,7 +900,7 @@ QUICK_REPORT = Path(__file__).resolve().parents[2] / "reports" / "quick"
 
 
 def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
-    """reports/quick/report.md and its tables are ``write_report`` of the committed results and manifest:
+    """reports/quick/report.md, report.html and its tables are ``write_report`` of the committed results and manifest:
     the committed report can be reproduced, and it was written by the current code."""
     run_dir = tmp_path / "quick"
     run_dir.mkdir()
@@ -909,6 +909,12 @@ def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
     report.write_report(run_dir)
     written = (run_dir / "report.md").read_text(encoding="utf-8")
     assert written == (QUICK_REPORT / "report.md").read_text(encoding="utf-8")
+    # report.html: the same page, apart from the inline SVG plots (their glyph outlines come from the machine's font)
+    def without_plots(page: str) -> str:
+        return re.sub(r"<svg.*?</svg>", "<svg/>", page, flags=re.DOTALL)
+
+    written_page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert without_plots(written_page) == without_plots((QUICK_REPORT / "report.html").read_text(encoding="utf-8"))
     committed = {p.name: p.read_bytes() for p in (QUICK_REPORT / "tables").iterdir()}
     assert {p.name: p.read_bytes() for p in (run_dir / "tables").iterdir()} == committed
     # plots: the same files (their pixels depend on the machine's font rasterizer)

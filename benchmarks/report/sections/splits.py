@@ -4,11 +4,15 @@ covers (``bpe.render``), with its token count.  Nothing for a run without ``exam
 
 from __future__ import annotations
 
+from typing import Any
+
 import bpe.render
 from benchmarks.examples import EXAMPLE_CHARS, Example
+from benchmarks.explorer import ExplorerSentence, explorer_payload
 from benchmarks.findings import vocab_label
 from benchmarks.report.cells import tokenizer_order
 from benchmarks.report.document import Block, Heading, Inline, Paragraph, SplitExample, SplitRow, Splits, Verbatim, text
+from benchmarks.report.load import RunTokenizers
 from benchmarks.report.sections.context import Context
 from bpe.render import EMPTY, SEPARATOR
 
@@ -52,4 +56,23 @@ def splits_section(context: Context) -> list[Block]:
             rendered.append(SplitExample(where, example.language, example.text, example.cut, rows))
         shown.append((text(heading, escape=False), rendered))
     return [Heading(2, Verbatim("How the tokenizers split")), Paragraph(intro),
-            Splits(shown, list(tokenizers.notes))]  # fmt: skip
+            Splits(shown, list(tokenizers.notes), explorer_data(examples, order, kinds, tokenizers))]  # fmt: skip
+
+
+def explorer_data(examples: list[Example], order: list[str], kinds: Any, tokenizers: RunTokenizers) -> Any:
+    """The token explorer's payload (``benchmarks.explorer``) of the same sentences and tokenizers: a parallel
+    sentence keeps its key in every language, a test document is keyed by corpus and id; trained rows encode
+    the sentences of their own corpus.  None when no tokenizer could be re-loaded."""
+    sentences = [ExplorerSentence(example.language, example.key if example.key is not None
+                                  else f"{example.corpus}/{example.id}", example.text, example.corpus)
+                 for example in examples]  # fmt: skip
+    rows: list[tuple[str, str, Any]] = []
+    for label in order:
+        if label in tokenizers.pretrained:
+            rows.append((label, str(kinds[label]), tokenizers.pretrained[label]))
+            continue
+        per_corpus = {corpus: tokenizer for (corpus, name), (_, tokenizer) in tokenizers.trained.items()
+                      if name == label}  # fmt: skip
+        if per_corpus:
+            rows.append((label, str(kinds[label]), per_corpus))
+    return explorer_payload(sentences, rows) if rows and sentences else None
