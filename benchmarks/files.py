@@ -55,13 +55,16 @@ ROW_TYPES = ("family", "reference", "production")
 TRAIN_CHARS = "train_chars"
 
 
+def parse_options(options: str) -> dict[str, str]:
+    """A result row's ``options`` string (``"name=value,..."``, as ``units.Unit.options_string`` writes
+    it) as name -> value text; the one reader of that string."""
+    return dict(option.partition("=")[::2] for option in options.split(",")) if options else {}
+
+
 def train_chars_of(options: str) -> int | None:
     """The ``train_chars`` value in a result row's options string (None when the run has no such axis)."""
-    for option in options.split(","):
-        name, _, value = option.partition("=")
-        if name == TRAIN_CHARS:
-            return int(value)
-    return None
+    value = parse_options(options).get(TRAIN_CHARS)
+    return None if value is None else int(value)
 
 
 def without_train_chars(options: str) -> str:

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import bpe
 from benchmarks.config import ExperimentConfig
@@ -78,15 +77,6 @@ class Sweep:
         return self.units[0]
 
 
-def split_options(kind: str, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A trained unit's options as (training options, encode-time options): the family's options
-    marked ``ENCODE_TIME`` (``bpe.options``: inference method, sampling, seed) only change encoding,
-    so rows that differ in them alone share one trained vocabulary."""
-    encode_time = set(bpe.family_class(kind).options_model.encode_option_names())
-    training = {name: value for name, value in options.items() if name not in encode_time}
-    return training, {name: value for name, value in options.items() if name in encode_time}
-
-
 def plan_sweeps(units: list[Unit]) -> list[Sweep]:
     """The trainings that serve the trained units of ``units`` (pretrained rows need none), in the
     order of their first unit: one sweep per (corpus, family, options, training text) for a
@@ -96,8 +86,8 @@ def plan_sweeps(units: list[Unit]) -> list[Sweep]:
     for position, unit in enumerate(units):
         if unit.row_type == "production":
             continue
-        # rows that differ only in encode-time options (``split_options``) share one vocabulary
-        training = tuple(sorted(split_options(unit.kind, dict(unit.options))[0].items()))
+        # rows that differ only in encode-time options (``Unit.training_options``) share one vocabulary
+        training = tuple(sorted(unit.training_options.items()))
         derivable = bpe.family_class(unit.kind).derivable
         key = (unit.corpus, unit.kind, training, unit.train_chars) if derivable else (position,)
         groups.setdefault(key, []).append(unit)

@@ -70,7 +70,6 @@ from benchmarks.grid import (
     max_chars_of,
     plan_sweeps,
     plan_units,
-    split_options,
     training_references,
     training_references_fingerprint,
     training_texts,
@@ -207,7 +206,7 @@ def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) 
     the training options only (the cached tokenizer encodes with its family's defaults; ``obtain_tokenizer``
     applies the unit's encode-time options), and for a family that trains on gold morphemes
     (bpe-knockout) the fingerprint of the ones it is given."""
-    training, _ = split_options(unit.kind, dict(unit.options))
+    training = unit.training_options
     identity = {"corpus": corpus.fingerprint, "max_chars": max_chars_of(unit, config), "kind": unit.kind,
                 "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
                 "code": code_fingerprint("bpe")}  # fmt: skip
@@ -257,8 +256,7 @@ def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
     if unit.row_type == "production":
         return pretrained[unit.tokenizer].load(), 0.0
     tokenizer, seconds = _vocabulary(unit, corpus, config)
-    _, encode_time = split_options(unit.kind, dict(unit.options))
-    return tokenizer.with_encode_options(**encode_time), seconds
+    return tokenizer.with_encode_options(**unit.encode_time_options), seconds
 
 
 def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
@@ -268,7 +266,7 @@ def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[b
     cached = _cached_tokenizer(unit, path, meta_path)
     if cached is not None:
         return cached
-    training, _ = split_options(unit.kind, dict(unit.options))
+    training = unit.training_options
     if bpe.family_class(unit.kind).trains_on_references:
         training["references"] = training_references(corpus)
     texts = _training_texts_of(unit, corpus, config)

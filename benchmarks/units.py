@@ -11,6 +11,7 @@ that writes and reads that file.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -19,9 +20,11 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import TRAIN_CHARS, atomic_write_text
 from benchmarks.registry import Capability, capabilities_of
+from bpe.options import FamilyOptions
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,33 @@ class Unit:
         size = self.vocab_size if self.vocab_size is not None else "na"
         options = "".join(f",{k}={v}" for k, v in self.identity_options)
         return f"{self.corpus}__{self.tokenizer}__{size}{options}".replace("/", "_")
+
+    @functools.cached_property
+    def settings(self) -> FamilyOptions | None:
+        """The unit's options validated by its family's options model (``bpe.options``), parsed once
+        per unit; None for a pretrained row, which takes none."""
+        if self.row_type == "production":
+            return None
+        return bpe.family_class(self.kind).options_model.parse(self.kind, dict(self.options))
+
+    @property
+    def training_options(self) -> dict[str, Any]:
+        """The options as the config gives them, without the encode-time ones (``ENCODE_TIME`` in
+        ``bpe.options``: inference method, sampling, seed): what training takes and the tokenizer cache
+        is keyed on, so rows that differ in encode-time options alone share one trained vocabulary."""
+        encode_time = self._encode_time_names
+        return {name: value for name, value in self.options if name not in encode_time}
+
+    @property
+    def encode_time_options(self) -> dict[str, Any]:
+        """The encode-time options as the config gives them (``Tokenizer.with_encode_options`` takes them)."""
+        encode_time = self._encode_time_names
+        return {name: value for name, value in self.options if name in encode_time}
+
+    @property
+    def _encode_time_names(self) -> frozenset[str]:
+        settings = self.settings
+        return frozenset(settings.encode_option_names()) if settings is not None else frozenset()
 
     @property
     def identity_options(self) -> tuple[tuple[str, Any], ...]:

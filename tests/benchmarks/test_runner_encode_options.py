@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,10 +18,11 @@ from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError
 from benchmarks.evaluate import seed_mean_row
 from benchmarks.files import tokenizer_cache_dir, trained_tokenizer_path
-from benchmarks.grid import split_options, training_references
+from benchmarks.grid import training_references
 from benchmarks.metrics import MetricResult
 from benchmarks.report import inference_groups, write_report
 from benchmarks.runner import run_experiment
+from benchmarks.units import Unit
 from corpora import load_corpus
 from tests.conftest import SAMPLE_DATA_ROOT
 
@@ -67,12 +69,21 @@ def results(run_dir: Path) -> pd.DataFrame:
     return pd.read_csv(run_dir / "results.csv", keep_default_na=False, na_values=[""])
 
 
+def unit_of(kind: str, options: dict[str, Any], row_type: str = "family") -> Unit:
+    return Unit("embedded-kor", "kor_Hang", kind, kind, row_type, 400, tuple(sorted(options.items())))
+
+
 def test_options_split_into_training_and_encode_time() -> None:
-    training, encode = split_options("char-bpe", {"end_of_word": "separate", "encode_mode": "fewest-tokens",
-                                                  "dropout": 0.1, "normalizer": "jamo"})  # fmt: skip
-    assert training == {"end_of_word": "separate", "normalizer": "jamo"}
-    assert encode == {"encode_mode": "fewest-tokens", "dropout": 0.1}
-    assert split_options("bpe-knockout", {"base": "byte-bpe"}) == ({"base": "byte-bpe"}, {})
+    unit = unit_of("char-bpe", {"end_of_word": "separate", "encode_mode": "merges", "dropout": 0.1,
+                                "normalizer": "jamo"})  # fmt: skip
+    assert unit.training_options == {"end_of_word": "separate", "normalizer": "jamo"}
+    assert unit.encode_time_options == {"dropout": 0.1, "encode_mode": "merges"}
+    # the unit carries its options validated by the family's model (defaults filled in)
+    assert unit.settings is not None and unit.settings.dropout == 0.1 and unit.settings.seed == 0
+    assert unit.settings.pretokenizer == "unicode"
+    knockout = unit_of("bpe-knockout", {"base": "byte-bpe"})
+    assert (knockout.training_options, knockout.encode_time_options) == ({"base": "byte-bpe"}, {})
+    assert unit_of("cl100k", {}, "production").settings is None
 
 
 def test_rows_differing_only_in_encoding_share_one_training(run, tmp_path: Path,

@@ -100,3 +100,12 @@ def test_docs_list_the_registry(sample_files: dict[str, Path]) -> None:
     listed = re.search(r"\| `format` \| optional: (.+?); the file must be of that format \|", text)
     assert listed is not None
     assert re.findall(r"`([^`]+)`", listed.group(1)) == list(FORMATS)
+    # the results' ``kind`` column of a pretrained file row is its format
+    kinds = re.search(r"the format of its file \(([^)]+)\)", text)
+    assert kinds is not None and set(re.findall(r"`([^`]+)`", kinds.group(1))) == set(FORMATS)
+
+
+def test_the_config_documentation_lists_the_registry() -> None:
+    import benchmarks.config
+
+    assert f"optional: {'|'.join(FORMATS)} (default: detected)" in (benchmarks.config.__doc__ or "")

@@ -12,12 +12,13 @@ import pandas as pd
 
 import bpe
 from benchmarks import findings
+from benchmarks.files import parse_options
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import METRICS
 from benchmarks.report.document import Block, Heading, Inline, Paragraph, SimpleTable, Verbatim, text
 from benchmarks.report.formats import MISSING
 from benchmarks.report.sections.context import Context
-from bpe.options import options_by_name
+from bpe.options import ENCODE_MODE_ALIASES, options_by_name
 
 
 def _native_method(kind: str) -> str:
@@ -25,16 +26,12 @@ def _native_method(kind: str) -> str:
     return bpe.family_class(kind).native_method if kind in bpe.FAMILIES else "merges"
 
 
-def _parse_options(options: str) -> dict[str, str]:
-    return dict(part.split("=", 1) for part in options.split(",")) if options else {}
-
-
 def inference_method(kind: str, options: str) -> str:
     """A row's inference method as the report names it: ``encode_mode`` (the family's own when unset),
     with its sampling (``+ dropout 0.1``, ``+ sampling α=0.1``)."""
-    parsed = _parse_options(options)
+    parsed = parse_options(options)
     method = parsed.get("encode_mode", _native_method(kind))
-    method = "longest-prefix" if method == "greedy" else method
+    method = ENCODE_MODE_ALIASES.get(method, method)
     if float(parsed.get("dropout", 0) or 0) > 0:
         method += f" + dropout {parsed['dropout']}"
     if parsed.get("alpha") not in (None, "None"):
@@ -48,7 +45,7 @@ def inference_groups(results: pd.DataFrame) -> list[tuple[tuple[Any, ...], pd.Da
     trained = results[results["vocab_size"].notna()].copy()
     if trained.empty:
         return []
-    parsed = trained["options"].fillna("").map(_parse_options)
+    parsed = trained["options"].fillna("").map(parse_options)
     encode_options = set(options_by_name(encode_time_only=True))  # ``bpe.options``: ENCODE_TIME, any family
     trained["training"] = parsed.map(lambda o: ",".join(f"{k}={v}" for k, v in o.items() if k not in encode_options))
     trained["method"] = [inference_method(kind, options) for kind, options in
