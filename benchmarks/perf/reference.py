@@ -167,7 +167,8 @@ def _cold_run(bench: Bench, config: str, side: str, attempt: int, python: Path |
     work = options.work_dir.resolve()
     out = work / f"run-{config}-{side}-{attempt}"
     shutil.rmtree(out, ignore_errors=True)
-    argv = [str(python or sys.executable), "-m", "benchmarks.cli", "run", config, "--out", str(out), "--overwrite",
+    named = config if not (config.endswith(".toml") or "/" in config) else str(Path(config).resolve())
+    argv = [str(python or sys.executable), "-m", "benchmarks.cli", "run", named, "--out", str(out), "--overwrite",
             "--quiet", "--jobs", str(options.processes)]  # fmt: skip
     if options.data_root is not None:
         argv += ["--data-dir", str(Path(options.data_root).resolve())]
