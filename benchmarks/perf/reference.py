@@ -9,7 +9,7 @@ measured in the same benchmark run.  ``build_reference`` builds the commit once 
 2. a virtualenv ``reference/<sha>/venv`` made with this interpreter, whose dependencies are this
    environment's (a ``.pth`` file naming this environment's site-packages: the ratio then measures
    the code, not different package versions);
-3. ``pip install --no-deps --no-build-isolation src`` installs the commit's packages into it;
+3. ``pip install --no-deps src`` (its build backend from the package index) installs the commit's packages into it;
 4. its numba kernels are compiled once (``bpe/*kernel*.py`` imported): a cold *run* starts from empty
    tokbench caches, not from an install whose machine code was never compiled.
 
@@ -109,7 +109,7 @@ def build_reference(commit: str, work_dir: Path, log: Any = print) -> Path:
     )
     _run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-         "--no-build-isolation", str(source)],
+         str(source)],
         f"pip install of reference {commit}",
     )  # fmt: skip
     _run([str(python), "-c", _COMPILE_KERNELS], f"compiling the kernels of reference {commit}", cwd=home)
@@ -151,12 +151,12 @@ def compare_runs(
         new = _fastest(runs["new"])
         peak = _fmt(new.get("command_peak_mb"), 0)
         if old_python is None:
-            rows.append([f"tokbench run {config}", _seconds(new), peak])
+            rows.append([f"tokbench run {_slug(config)}", _seconds(new), peak])
             continue
         old = _fastest(runs["old"])
-        same = _same_results(work / f"run-{config}-old-0", work / f"run-{config}-new-0")
+        same = _same_results(work / f"run-{_slug(config)}-old-0", work / f"run-{_slug(config)}-new-0")
         ratio = _ratio(new, old)
-        rows.append([f"tokbench run {config}", _seconds(new), peak, _seconds(old), ratio, same])
+        rows.append([f"tokbench run {_slug(config)}", _seconds(new), peak, _seconds(old), ratio, same])
         ratios.append((config, ratio if _ok(new, old) else None, f"{_seconds(new)} s vs {_seconds(old)} s"))
     return rows, ratios
 
@@ -165,14 +165,14 @@ def _cold_run(bench: Bench, config: str, side: str, attempt: int, python: Path |
     """One ``tokbench run CONFIG`` from empty caches, timed as a whole process."""
     options = bench.options
     work = options.work_dir.resolve()
-    out = work / f"run-{config}-{side}-{attempt}"
+    out = work / f"run-{_slug(config)}-{side}-{attempt}"
     shutil.rmtree(out, ignore_errors=True)
     named = config if not (config.endswith(".toml") or "/" in config) else str(Path(config).resolve())
     argv = [str(python or sys.executable), "-m", "benchmarks.cli", "run", named, "--out", str(out), "--overwrite",
             "--quiet", "--jobs", str(options.processes)]  # fmt: skip
     if options.data_root is not None:
         argv += ["--data-dir", str(Path(options.data_root).resolve())]
-    cache = Path(tempfile.mkdtemp(prefix=f"cache-{config}-{side}-", dir=work))
+    cache = Path(tempfile.mkdtemp(prefix=f"cache-{_slug(config)}-{side}-", dir=work))
     task = {"task": "command", "argv": argv, "cwd": str(work), "env": {"TOKBENCH_CACHE": str(cache)}}
     if python is not None:
         task["drop_env"] = ["PYTHONPATH"]
@@ -180,6 +180,11 @@ def _cold_run(bench: Bench, config: str, side: str, attempt: int, python: Path |
         return bench.measure(task)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+
+
+def _slug(config: str) -> str:
+    """A config name, or a config file's stem, for folder names."""
+    return Path(config).stem if config.endswith(".toml") or "/" in config else config
 
 
 def _same_results(old: Path, new: Path) -> bool | str:

@@ -165,3 +165,42 @@ def test_real_text_holds_the_flores_and_ud_lines(sample_data_root: Path, tmp_pat
     lines = set(real)
     assert all(line in lines for line in flores if line.strip()) and all(line in lines for line in ud)
     assert "" not in lines
+
+
+TINY_RUN = """name = "tiny"
+corpora = ["embedded-eng"]
+production = []
+
+[[tokenizers]]
+kind = "char"
+vocab_sizes = [300]
+
+[bootstrap]
+resamples = 20
+
+[report]
+vocab_size = 300
+"""
+
+
+def test_bench_reference_names_an_unknown_commit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--suites", "run", "--reference", "no-such-commit-0000"]) == 2
+    assert "--reference 'no-such-commit-0000': no such commit" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # builds a virtualenv and compiles the reference's kernels: minutes on 2 shared cores
+def test_bench_reference_mode_against_this_very_commit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """HEAD built in its own virtualenv against this checkout: a ratio near 1 and identical results."""
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_RUN, encoding="utf-8")
+    argv = ["bench", "--suites", "run", "--run-configs", str(config), "--reference", "HEAD",
+            "--work-dir", str(tmp_path / "work")]  # fmt: skip
+    assert main(argv) == 0
+    report = capsys.readouterr().out
+    row = re.search(
+        r"^\| tokbench run tiny \| (\d+\.\d\d) \| \d+ \| (\d+\.\d\d) \| (\d+\.\d\d) \| True \|$", report, re.M
+    )
+    assert row, report
+    assert float(row[3]) == pytest.approx(float(row[1]) / float(row[2]), abs=0.01)
+    built = next((tmp_path / "work" / "reference").iterdir())
+    assert (built / "venv" / "bin" / "python").exists() and (built / "src" / "pyproject.toml").exists()
