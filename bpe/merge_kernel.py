@@ -277,6 +277,26 @@ def _group_by_pair(record_pairs, record_positions, n_records, first_pair, n_pair
     return start
 
 
+@njit("int64(int32[::1], int64, int32[::1], int64[::1], int64[::1])", cache=True)
+def _group_positions(pair_at, n_pairs, occ, occ_start, occ_len):
+    """``_group_by_pair`` of every position with a pair (``pair_at[p] >= 0``), in position order,
+    into ``occ`` from its start; returns the size of ``occ``."""
+    for p in range(pair_at.size):
+        if pair_at[p] >= 0:
+            occ_len[pair_at[p]] += 1
+    start = 0
+    for pair in range(n_pairs):
+        occ_start[pair] = start
+        start += occ_len[pair]
+        occ_len[pair] = 0
+    for p in range(pair_at.size):
+        pair = pair_at[p]
+        if pair >= 0:
+            occ[occ_start[pair] + occ_len[pair]] = p
+            occ_len[pair] += 1
+    return start
+
+
 # --------------------------------------------------------------------------- the training loop
 
 
@@ -317,10 +337,9 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     values = np.empty(2 * capacity, dtype=np.int32)
     n_pairs = 0
 
-    # initial scan: link positions, find every pair, record its occurrences in position order
+    # initial scan: link positions, find every pair (pair_at is its record of the occurrences, in
+    # position order; no separate record arrays of the size of the text)
     n_words = word_counts.size
-    record_pairs = np.empty(n_positions, dtype=np.int32)
-    record_positions = np.empty(n_positions, dtype=np.int32)
     n_records = 0
     for w in range(n_words):
         begin, end = word_offsets[w], word_offsets[w + 1]
@@ -349,11 +368,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             pair = values[slot]
             pair_counts[pair] += word_counts[w]
             pair_at[p] = pair
-            record_pairs[n_records] = pair
-            record_positions[n_records] = p
             n_records += 1
     occ = np.empty(max(n_records, 16), dtype=np.int32)
-    occ_size = _group_by_pair(record_pairs, record_positions, n_records, 0, n_pairs, occ, 0, occ_start, occ_len)
+    occ_size = _group_positions(pair_at, n_pairs, occ, occ_start, occ_len)
+    record_pairs = np.empty(16, dtype=np.int32)
+    record_positions = np.empty(16, dtype=np.int32)
+    keys = np.empty(1, dtype=np.int64)  # the pair hash table is done with (freed)
+    values = np.empty(1, dtype=np.int32)
 
     # A pair below the threshold can never be merged (its count only falls), so it never enters the
     # heap: in Zipf-distributed text most pairs occur once, and leaving them out shrinks every heap
