@@ -226,7 +226,8 @@ def suite_train(bench: Bench) -> None:
     options = bench.options
     real = bench.real()
     headline = [*bench.texts(max(options.train_mb)), *([real] if real else [])]
-    texts = [text for megabytes in options.train_mb[:-1] for text in bench.texts(megabytes)] + headline
+    smaller = [megabytes for megabytes in options.train_mb if megabytes != max(options.train_mb)]
+    texts = [text for megabytes in smaller for text in bench.texts(megabytes)] + headline
     per_family: dict[str, dict[str, list[tuple[str, float | None, str]]]] = {
         family: {"time": [], "memory": []} for family in options.families
     }
@@ -672,7 +673,7 @@ def suite_run(bench: Bench) -> None:
 
     options = bench.options
     rows, targets = compare_runs(bench, options.run_configs, options.reference, options.repeats)
-    header = ["config", "this code s", "peak MB"]
+    header = ["config", "this code s", "peak MB", "`tokbench check` vs the baseline"]
     if options.reference is not None:
         header += [f"reference {options.reference} s", "this / reference", "same results.csv"]
         for config, ratio, detail in targets:

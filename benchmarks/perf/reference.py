@@ -17,7 +17,9 @@ measured in the same benchmark run.  ``build_reference`` builds the commit once 
 with a fresh ``TOKBENCH_CACHE`` (cold corpus, analysis, tokenizer and evaluation caches), from a
 neutral working folder and without ``PYTHONPATH`` for the reference, so neither imports the other's
 code; the fastest run of each counts, and the ratio is this code's time over the reference's.  The
-``results.csv`` of the two are compared byte for byte.
+``results.csv`` of the two are compared byte for byte, and this code's run is checked against the
+committed baseline of its config (``tokbench check``; ``results/baseline/<config>.json``), when there
+is one.
 """
 
 from __future__ import annotations
@@ -150,13 +152,14 @@ def compare_runs(
                 runs[side].append(_cold_run(bench, config, side, attempt, old_python if side == "old" else None))
         new = _fastest(runs["new"])
         peak = _fmt(new.get("command_peak_mb"), 0)
+        checked = _check_baseline(work / f"run-{_slug(config)}-new-0", config)
         if old_python is None:
-            rows.append([f"tokbench run {_slug(config)}", _seconds(new), peak])
+            rows.append([f"tokbench run {_slug(config)}", _seconds(new), peak, checked])
             continue
         old = _fastest(runs["old"])
         same = _same_results(work / f"run-{_slug(config)}-old-0", work / f"run-{_slug(config)}-new-0")
         ratio = _ratio(new, old)
-        rows.append([f"tokbench run {_slug(config)}", _seconds(new), peak, _seconds(old), ratio, same])
+        rows.append([f"tokbench run {_slug(config)}", _seconds(new), peak, checked, _seconds(old), ratio, same])
         ratios.append((config, ratio if _ok(new, old) else None, f"{_seconds(new)} s vs {_seconds(old)} s"))
     return rows, ratios
 
@@ -180,6 +183,20 @@ def _cold_run(bench: Bench, config: str, side: str, attempt: int, python: Path |
         return bench.measure(task)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+
+
+def _check_baseline(run_dir: Path, config: str) -> str:
+    """``tokbench check`` of this code's run against the committed baseline of its config, if any."""
+    baseline = Path(__file__).resolve().parents[2] / "results" / "baseline" / f"{_slug(config)}.json"
+    if not baseline.is_file() or not run_dir.is_dir():
+        return "-"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.cli", "check", str(run_dir), "--baseline", str(baseline)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return "passed" if done.returncode == 0 else "**failed**"
 
 
 def _slug(config: str) -> str:
