@@ -169,6 +169,7 @@ def train_spm_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
             raise SystemExit(f"sentencepiece logged no message starting {marker!r}: cannot time its phases")
         phases[name] = messages[index][0] - previous
         previous = messages[index][0]
+        index += 1  # the next phase ends at a later message ("Done! " would match "Done! preprocessed")
     phases["write the model"] = end - previous
     return {"seconds": end - start, "phases": phases}
 

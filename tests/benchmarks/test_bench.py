@@ -204,3 +204,15 @@ def test_bench_reference_mode_against_this_very_commit(tmp_path: Path, capsys: p
     assert float(row[3]) == pytest.approx(float(row[1]) / float(row[2]), abs=0.01)
     built = next((tmp_path / "work" / "reference").iterdir())
     assert (built / "venv" / "bin" / "python").exists() and (built / "src" / "pyproject.toml").exists()
+
+
+def test_sentencepiece_phases_come_from_its_log(sample_data_root: Path, tmp_path: Path) -> None:
+    """Each phase ends at its own log message (none is empty) and together they make up the call."""
+    pytest.importorskip("sentencepiece")
+    from benchmarks.perf.child import SPM_PHASES, train_spm_phases
+
+    lines = write_real(sample_data_root, tmp_path / "real.txt").read_text(encoding="utf-8").splitlines()
+    result = train_spm_phases(lines, {"vocab_size": 1000, "threads": 2})
+    assert list(result["phases"]) == [name for name, _ in SPM_PHASES] + ["write the model"]
+    assert all(seconds > 0 for seconds in result["phases"].values()), result
+    assert sum(result["phases"].values()) == pytest.approx(result["seconds"], abs=1e-3)
