@@ -218,7 +218,7 @@ TOKBENCH_PHASES = (
     ("count pre-tokens (all cores, as `bpe.train`)", "count_s"),
     ("counted pre-tokens -> merge-kernel words", "to_words_s"),
     ("merge kernel", "kernel_s"),
-    ("build the tokenizer, write its file", "build_write_s"),
+    ("build the tokenizer, write its file (`tokbench train` writes; `bpe.train` does not)", "build_write_s"),
 )
 
 
