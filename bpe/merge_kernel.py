@@ -35,7 +35,11 @@ Representation (why it is fast):
   neighbour merges; they are validated lazily (``pair_at[p] == pair``);
 * a binary heap with lazy invalidation: a pair's count only falls after the
   merge that created it, so a popped entry whose stored count is stale is
-  pushed back with its current count instead of being updated in place.
+  pushed back with its current count instead of being updated in place; a
+  pair below ``min_frequency`` never enters it (it can never be merged);
+* a hash table of pairs serves the initial scan only: every pair a merge
+  creates holds the merge's new token, so it is found by its other token in
+  a per-token array stamped with the new token.
 
 Compiled with numba at import (explicit signatures, ``cache=True``): the first,
 cold compilation takes about 8 s; the machine code is stored in ``__pycache__``
@@ -219,12 +223,9 @@ def _heap_push(heap_counts, heap_pairs, size, count, pair, lefts, rights, units,
     heap_pairs[i] = pair
 
 
-@njit(f"void(int64[::1], int32[::1], int64, {_ORDER})", cache=True)
-def _heap_pop(heap_counts, heap_pairs, size, lefts, rights, units, starts, ends):
-    """Remove the top entry of a heap of ``size`` entries; the caller decrements its size."""
-    size -= 1
-    count, pair = heap_counts[size], heap_pairs[size]
-    i = 0
+@njit(f"void(int64[::1], int32[::1], int64, int64, int64, int64, {_ORDER})", cache=True)
+def _sift_down(heap_counts, heap_pairs, size, i, count, pair, lefts, rights, units, starts, ends):
+    """Place entry ``(count, pair)`` at index ``i`` of a heap of ``size`` entries and sift it down."""
     while True:
         child = 2 * i + 1
         if child >= size:
@@ -250,6 +251,14 @@ def _heap_pop(heap_counts, heap_pairs, size, lefts, rights, units, starts, ends)
     heap_pairs[i] = pair
 
 
+@njit(f"void(int64[::1], int32[::1], int64, {_ORDER})", cache=True)
+def _heap_pop(heap_counts, heap_pairs, size, lefts, rights, units, starts, ends):
+    """Remove the top entry of a heap of ``size`` entries; the caller decrements its size."""
+    size -= 1
+    last_count, last_pair = heap_counts[size], heap_pairs[size]
+    _sift_down(heap_counts, heap_pairs, size, 0, last_count, last_pair, lefts, rights, units, starts, ends)
+
+
 @njit("int64(int32[::1], int32[::1], int64, int64, int64, int32[::1], int64, int64[::1], int64[::1])", cache=True)
 def _group_by_pair(record_pairs, record_positions, n_records, first_pair, n_pairs, occ, occ_size, occ_start, occ_len):
     """Stable counting sort of (pair, position) records of pairs ``first_pair .. n_pairs - 1``
@@ -265,6 +274,26 @@ def _group_by_pair(record_pairs, record_positions, n_records, first_pair, n_pair
         pair = record_pairs[k]
         occ[occ_start[pair] + occ_len[pair]] = record_positions[k]
         occ_len[pair] += 1
+    return start
+
+
+@njit("int64(int32[::1], int64, int32[::1], int64[::1], int64[::1])", cache=True)
+def _group_positions(pair_at, n_pairs, occ, occ_start, occ_len):
+    """``_group_by_pair`` of every position with a pair (``pair_at[p] >= 0``), in position order,
+    into ``occ`` from its start; returns the size of ``occ``."""
+    for p in range(pair_at.size):
+        if pair_at[p] >= 0:
+            occ_len[pair_at[p]] += 1
+    start = 0
+    for pair in range(n_pairs):
+        occ_start[pair] = start
+        start += occ_len[pair]
+        occ_len[pair] = 0
+    for p in range(pair_at.size):
+        pair = pair_at[p]
+        if pair >= 0:
+            occ[occ_start[pair] + occ_len[pair]] = p
+            occ_len[pair] += 1
     return start
 
 
@@ -308,10 +337,9 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     values = np.empty(2 * capacity, dtype=np.int32)
     n_pairs = 0
 
-    # initial scan: link positions, find every pair, record its occurrences in position order
+    # initial scan: link positions, find every pair (pair_at is its record of the occurrences, in
+    # position order; no separate record arrays of the size of the text)
     n_words = word_counts.size
-    record_pairs = np.empty(n_positions, dtype=np.int32)
-    record_positions = np.empty(n_positions, dtype=np.int32)
     n_records = 0
     for w in range(n_words):
         begin, end = word_offsets[w], word_offsets[w + 1]
@@ -340,18 +368,39 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             pair = values[slot]
             pair_counts[pair] += word_counts[w]
             pair_at[p] = pair
-            record_pairs[n_records] = pair
-            record_positions[n_records] = p
             n_records += 1
     occ = np.empty(max(n_records, 16), dtype=np.int32)
-    occ_size = _group_by_pair(record_pairs, record_positions, n_records, 0, n_pairs, occ, 0, occ_start, occ_len)
+    occ_size = _group_positions(pair_at, n_pairs, occ, occ_start, occ_len)
+    record_pairs = np.empty(16, dtype=np.int32)
+    record_positions = np.empty(16, dtype=np.int32)
+    keys = np.empty(1, dtype=np.int64)  # the pair hash table is done with (freed)
+    values = np.empty(1, dtype=np.int32)
 
+    # A pair below the threshold can never be merged (its count only falls), so it never enters the
+    # heap: in Zipf-distributed text most pairs occur once, and leaving them out shrinks every heap
+    # operation.  The initial heap is built bottom-up (Floyd), in linear time.
+    threshold = max(min_frequency, 1)
     heap_counts = np.empty(max(n_pairs, 16), dtype=np.int64)
     heap_pairs = np.empty(max(n_pairs, 16), dtype=np.int32)
     heap_size = 0
     for pair in range(n_pairs):
-        _heap_push(heap_counts, heap_pairs, heap_size, pair_counts[pair], pair, lefts, rights, units, starts, ends)
-        heap_size += 1
+        if pair_counts[pair] >= threshold:
+            heap_counts[heap_size] = pair_counts[pair]
+            heap_pairs[heap_size] = pair
+            heap_size += 1
+    for i in range(heap_size // 2 - 1, -1, -1):
+        _sift_down(
+            heap_counts, heap_pairs, heap_size, i, heap_counts[i], heap_pairs[i], lefts, rights, units, starts, ends
+        )
+
+    # Every pair a merge creates holds its new token, which no earlier pair holds, so the pairs of one
+    # merge are found by their other token alone: (x, new) in pair_with_left[x], (new, y) in
+    # pair_with_right[y], valid when the stamp is the new token.  (new, new) is always found on the
+    # left: the occurrences are merged left to right, so the symbol after one is never new yet.
+    pair_with_left = np.empty(max_tokens, dtype=np.int32)
+    pair_with_right = np.empty(max_tokens, dtype=np.int32)
+    pair_with_left_stamp = np.full(max_tokens, -1, dtype=np.int32)
+    pair_with_right_stamp = np.full(max_tokens, -1, dtype=np.int32)
 
     merged_lefts = np.empty(num_merges, dtype=np.int32)
     merged_rights = np.empty(num_merges, dtype=np.int32)
@@ -363,7 +412,7 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
         heap_size -= 1
         current = pair_counts[pair]
         if current != count:  # stale entry: counts only fall, so re-rank it with its current count
-            if current > 0:
+            if current >= threshold:
                 _heap_push(heap_counts, heap_pairs, heap_size, current, pair, lefts, rights, units, starts, ends)
                 heap_size += 1
             continue
@@ -392,11 +441,6 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
         pair_counts = _grown(pair_counts, needed)
         occ_start = _grown(occ_start, needed)
         occ_len = _grown(occ_len, needed)
-        if 2 * needed > keys.size:
-            size = keys.size
-            while 2 * needed > size:
-                size *= 2
-            keys, values = _rehashed(keys, values, size)
         record_pairs = _grown(record_pairs, 2 * n_occ)
         record_positions = _grown(record_positions, 2 * n_occ)
         n_records = 0
@@ -411,28 +455,26 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             pair_counts[pair] -= weight
             if before >= 0:
                 pair_counts[pair_at[before]] -= weight
-                key = (np.int64(symbol[before]) << 32) | new
-                slot = _slot(keys, key)
-                if keys[slot] == _NO_KEY:
-                    keys[slot] = key
-                    values[slot] = n_pairs
-                    lefts[n_pairs], rights[n_pairs], pair_counts[n_pairs], occ_len[n_pairs] = symbol[before], new, 0, 0
+                x = symbol[before]
+                if pair_with_left_stamp[x] != new:
+                    pair_with_left_stamp[x] = new
+                    pair_with_left[x] = n_pairs
+                    lefts[n_pairs], rights[n_pairs], pair_counts[n_pairs], occ_len[n_pairs] = x, new, 0, 0
                     n_pairs += 1
-                created = values[slot]
+                created = pair_with_left[x]
                 pair_counts[created] += weight
                 pair_at[before] = created
                 record_pairs[n_records], record_positions[n_records] = created, before
                 n_records += 1
             if after >= 0:
                 pair_counts[pair_at[q]] -= weight
-                key = (np.int64(new) << 32) | symbol[after]
-                slot = _slot(keys, key)
-                if keys[slot] == _NO_KEY:
-                    keys[slot] = key
-                    values[slot] = n_pairs
-                    lefts[n_pairs], rights[n_pairs], pair_counts[n_pairs], occ_len[n_pairs] = new, symbol[after], 0, 0
+                y = symbol[after]
+                if pair_with_right_stamp[y] != new:
+                    pair_with_right_stamp[y] = new
+                    pair_with_right[y] = n_pairs
+                    lefts[n_pairs], rights[n_pairs], pair_counts[n_pairs], occ_len[n_pairs] = new, y, 0, 0
                     n_pairs += 1
-                created = values[slot]
+                created = pair_with_right[y]
                 pair_counts[created] += weight
                 pair_at[p] = created
                 record_pairs[n_records], record_positions[n_records] = created, p
@@ -453,7 +495,7 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
         heap_counts = _grown(heap_counts, heap_size + n_pairs - first_new_pair)
         heap_pairs = _grown(heap_pairs, heap_size + n_pairs - first_new_pair)
         for created in range(first_new_pair, n_pairs):
-            if pair_counts[created] > 0:
+            if pair_counts[created] >= threshold:
                 _heap_push(
                     heap_counts,
                     heap_pairs,

@@ -24,7 +24,8 @@ def _csv(kind: type, choices: tuple[str, ...] | None = None):
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from benchmarks.perf.harness import FAMILIES, HEADLINE_VOCAB, PEERS, SUITES
+    from benchmarks.perf.corpus import SEEDS
+    from benchmarks.perf.harness import FAMILIES, HEADLINE_VOCAB, PEERS, REFERENCE_COMMIT, RUN_CONFIGS, SUITES
 
     bench = subparsers.add_parser(
         "bench",
@@ -37,13 +38,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "engine, a vocabulary sweep, the end-to-end `tokbench run` and the growth with corpus size. Every\n"
             "measurement runs in its own child process. Prints markdown; --results writes it (and growth.png)."
         ),
-        epilog="examples:\n  tokbench bench --data-dir DIR --results benchmarks/perf/RESULTS.md      # everything\n"
-        "  tokbench bench --suites train --train-mb 5 --peers spm                   # a quick look",
+        epilog="examples:\n"
+        "  tokbench bench --all --data-dir DIR    # every suite, both seeds, 3 alternating repeats, whole runs\n"
+        f"                                         # against {REFERENCE_COMMIT}; writes benchmarks/perf/RESULTS.md\n"
+        "  tokbench bench --suites train --train-mb 5 --peers spm                   # a quick look\n"
+        "  tokbench bench --suites run --run-configs quick --reference HEAD~3       # whole runs, old vs new",
+    )
+    bench.add_argument(
+        "--all",
+        action="store_true",
+        help="regenerate RESULTS.md: every suite, --repeats 3, --reference "
+        f"{REFERENCE_COMMIT}, --results benchmarks/perf/RESULTS.md (each overridable); run it on an idle machine",
     )
     bench.add_argument(
         "--data-dir", type=Path, default=None, help="data root (default: $TOKBENCH_DATA; none: embedded)"
     )
     bench.add_argument("--suites", type=_csv(str, SUITES), default=SUITES, help=f"default: {','.join(SUITES)}")
+    bench.add_argument(
+        "--seeds",
+        type=_csv(int),
+        default=SEEDS,
+        help=f"seeds of the generated text; every figure is measured on each (default {','.join(map(str, SEEDS))})",
+    )
+    bench.add_argument(
+        "--no-real-text", action="store_true", help="train only on the generated text, not on the real text too"
+    )
+    bench.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="alternating runs of tokbench and sentencepiece (and of old and new whole runs); the fastest "
+        "counts (default 1, with --all 3)",
+    )
+    bench.add_argument("--spm-threads", type=int, default=2, help="sentencepiece's num_threads (default 2)")
+    bench.add_argument(
+        "--reference",
+        default=None,
+        metavar="COMMIT",
+        help="build COMMIT in its own virtualenv and time whole runs (suite run) against it, alternating",
+    )
+    bench.add_argument(
+        "--run-configs",
+        type=_csv(str),
+        default=RUN_CONFIGS,
+        help=f"configs of the run suite (names or .toml paths; default {','.join(RUN_CONFIGS)})",
+    )
     bench.add_argument(
         "--train-mb", type=_csv(float), default=(20.0, 100.0), help="training text sizes (default 20,100)"
     )
@@ -55,6 +94,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     bench.add_argument("--memory-mb", type=float, default=1000.0, help="text for the memory check (default 1000)")
     bench.add_argument("--encode-mb", type=float, default=20.0, help="text for the encoding suite (default 20)")
+    bench.add_argument(
+        "--long-word-mb", type=_csv(float), default=(0.25, 1.0), help="long words encoded in one call (default 0.25,1)"
+    )
+    bench.add_argument("--long-line-mb", type=float, default=50.0, help="a long line encoded in one call (default 50)")
     bench.add_argument("--growth-mb", type=_csv(float), default=(1, 3, 10, 30, 100), help="default: 1,3,10,30,100")
     bench.add_argument("--families", type=_csv(str, FAMILIES), default=FAMILIES, help=f"default: {','.join(FAMILIES)}")
     bench.add_argument("--peers", type=_csv(str, PEERS), default=PEERS, help=f"default: {','.join(PEERS)}")
@@ -72,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_bench(args: argparse.Namespace) -> int:
-    from benchmarks.perf.harness import BenchOptions, run_bench
+    from benchmarks.perf.harness import REFERENCE_COMMIT, RESULTS_FILE, BenchOptions, run_bench
     from corpora.loader import cache_home
     from corpora.sources import data_root
 
@@ -81,9 +124,19 @@ def handle_bench(args: argparse.Namespace) -> int:
         raise BenchmarkError(
             f"data root {root}: no ud/ folder (pass --data-dir DIR, or no data root for embedded text)"
         )
-    sizes = (*args.train_mb, args.memory_mb, args.encode_mb, *args.growth_mb)
+    sizes = (*args.train_mb, args.memory_mb, args.encode_mb, *args.growth_mb, *args.long_word_mb, args.long_line_mb)
     if any(size <= 0 for size in sizes):
-        raise BenchmarkError("--train-mb, --memory-mb, --encode-mb and --growth-mb must be positive")
+        raise BenchmarkError(
+            "--train-mb, --memory-mb, --encode-mb, --growth-mb, --long-word-mb and --long-line-mb must be positive"
+        )
+    repeats = args.repeats if args.repeats is not None else 3 if args.all else 1
+    if repeats < 1 or args.spm_threads < 1:
+        raise BenchmarkError(f"--repeats and --spm-threads must be at least 1, got {repeats} and {args.spm_threads}")
+    reference = args.reference or (REFERENCE_COMMIT if args.all else None)
+    if reference is not None:
+        from benchmarks.perf.reference import resolve_commit
+
+        resolve_commit(reference)  # an unknown commit stops here, before any measurement
     options = BenchOptions(
         data_root=root,
         work_dir=args.work_dir or cache_home() / "perf",
@@ -96,7 +149,15 @@ def handle_bench(args: argparse.Namespace) -> int:
         families=args.families,
         peers=args.peers,
         timeout=args.timeout,
-        results=args.results,
+        results=args.results or (RESULTS_FILE if args.all else None),
+        seeds=args.seeds,
+        real_text=not args.no_real_text,
+        repeats=repeats,
+        spm_threads=args.spm_threads,
+        reference=reference,
+        run_configs=args.run_configs,
+        long_word_mb=args.long_word_mb,
+        long_line_mb=args.long_line_mb,
     )
-    print(run_bench(options), end="")
+    print(run_bench(options, all_mode=args.all), end="")
     return 0

@@ -85,38 +85,144 @@ def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     return {"vocab": tokenizer.get_vocab_size()}
 
 
-def train_spm(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
-    """tokbench's sentencepiece BPE reference row (its own whitespace pre-tokenization, byte fallback)."""
-    import bpe
+def _spm_train(lines: list[str], vocab_size: int, threads: int, log_level: int) -> bytes:
+    """sentencepiece BPE as tokbench's ``spm-bpe`` row trains it (its own whitespace pre-tokenization,
+    byte fallback, every sentence, identity normalization), on ``threads`` threads."""
+    import io
 
-    return {"vocab": bpe.train("spm-bpe", lines, task["vocab_size"]).vocab_size}
+    import sentencepiece
+
+    model = io.BytesIO()
+    sentences = [line for line in lines if line.strip()]
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(sentences),
+        model_writer=model,
+        model_type="bpe",
+        vocab_size=vocab_size,
+        byte_fallback=True,
+        pad_id=0,
+        unk_id=1,
+        bos_id=2,
+        eos_id=3,
+        pad_piece=DEFAULT_SPECIAL_TOKENS[0],
+        unk_piece=DEFAULT_SPECIAL_TOKENS[1],
+        bos_piece=DEFAULT_SPECIAL_TOKENS[2],
+        eos_piece=DEFAULT_SPECIAL_TOKENS[3],
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        input_sentence_size=0,
+        hard_vocab_limit=False,
+        num_threads=threads,
+        max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
+        minloglevel=log_level,
+    )
+    return model.getvalue()
+
+
+def train_spm(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """sentencepiece BPE on ``threads`` threads (the peer of the speed targets)."""
+    import sentencepiece
+
+    processor = sentencepiece.SentencePieceProcessor(
+        model_proto=_spm_train(lines, task["vocab_size"], task.get("threads", 2), 2)
+    )
+    return {"vocab": processor.get_piece_size()}
+
+
+#: sentencepiece log messages that end each of its phases (trainer_interface.cc, bpe_model_trainer.cc)
+SPM_PHASES = (
+    ("read the sentences", "Loaded all "),
+    ("normalize, character coverage", "Done! preprocessed "),
+    ("split at whitespace, count pieces", "Done! "),
+    ("merge loop", "Completed "),
+)
+
+
+def train_spm_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """Where sentencepiece's time goes, from the timestamps of its own log lines (stderr sent to a
+    file meanwhile); the rest after the last message is writing the model."""
+    import re
+
+    with tempfile.TemporaryFile() as log:
+        saved = os.dup(2)
+        os.dup2(log.fileno(), 2)
+        try:
+            start = time.time()
+            _spm_train(lines, task["vocab_size"], task.get("threads", 2), 0)
+            end = time.time()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        log.seek(0)
+        messages = [
+            (float(match[1]), match[2])
+            for match in re.finditer(
+                r"^I\d{4} \d\d:\d\d:(\d+\.\d+) +\d+ [^\]]+\] (.*)$", log.read().decode("utf-8", "replace"), re.MULTILINE
+            )
+        ]
+    phases: dict[str, float] = {}
+    previous, index = start, 0
+    for name, marker in SPM_PHASES:
+        while index < len(messages) and not messages[index][1].startswith(marker):
+            index += 1
+        if index == len(messages):
+            raise SystemExit(f"sentencepiece logged no message starting {marker!r}: cannot time its phases")
+        phases[name] = messages[index][0] - previous
+        previous = messages[index][0]
+        index += 1  # the next phase ends at a later message ("Done! " would match "Done! preprocessed")
+    phases["write the model"] = end - previous
+    return {"seconds": end - start, "phases": phases}
 
 
 def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
-    """Where tokbench's byte-bpe training time goes: counting in one thread and in all, the words of
-    the merge kernel, the kernel (numba imported beforehand)."""
-    import os
+    """Where tokbench's training time goes, step by step as ``bpe.train`` takes them: importing the
+    compiled kernels, counting pre-tokens (also in one thread, to compare), the merge kernel's words,
+    the merge kernel, building the tokenizer and writing its file."""
+    from importlib import import_module
 
-    import bpe.merge_kernel  # noqa: F401 - import numba and load the compiled kernels before timing
+    start = time.perf_counter()
+    import_module("bpe.count_kernel")  # numba and the cached machine code
+    import_module("bpe.merge_kernel")
     from bpe.byte_bpe import ByteBPETokenizer
+    from bpe.char_bpe import CharBPETokenizer, _alphabet
     from bpe.counts import count_pretokens
+    from bpe.merge_kernel import _spell, learn_merges_from_arrays
 
-    timings: dict[str, Any] = {}
+    timings: dict[str, Any] = {"import_s": time.perf_counter() - start}
+    family = task["family"]
+    pretokenizer = "gpt2" if family == "byte-bpe" else "unicode"
     start = time.perf_counter()
-    serial = count_pretokens(lines, "gpt2", workers=1)
+    counts = count_pretokens(lines, pretokenizer)
+    timings["count_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    serial = count_pretokens(lines, pretokenizer, workers=1)
     timings["count_serial_s"] = time.perf_counter() - start
+    timings["counts_equal"] = counts_digest(counts) == counts_digest(serial)
+    del serial
     start = time.perf_counter()
-    parallel = count_pretokens(lines, "gpt2", workers=len(os.sched_getaffinity(0)))
-    timings["count_parallel_s"] = time.perf_counter() - start
-    timings["counts_equal"] = counts_digest(parallel) == counts_digest(serial)
-    untrained = ByteBPETokenizer()
-    start = time.perf_counter()
-    words = untrained._training_words(serial)
+    if family == "byte-bpe":
+        untrained: Any = ByteBPETokenizer()
+    else:
+        alphabet = _alphabet(counts, "attached", None)
+        untrained = CharBPETokenizer(alphabet, end_of_word="attached")
+    words = untrained._training_words(counts)
+    units, offsets = _spell(untrained._merge_keys())
     timings["to_words_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    merges = untrained._learn_merges(serial, task["vocab_size"], None)
-    timings["kernel_s"] = time.perf_counter() - start - timings["to_words_s"]
-    timings.update(pretoken_types=len(serial), pretokens=serial.total, symbols=int(words[0].size), merges=len(merges))
+    lefts, rights, _ = learn_merges_from_arrays(
+        *words, units, offsets, task["vocab_size"] - untrained.vocab_size, untrained.options.min_frequency
+    )
+    timings["kernel_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    merges = list(zip(lefts.tolist(), rights.tolist(), strict=True))
+    if family == "byte-bpe":
+        trained: Any = ByteBPETokenizer(merges)
+    else:
+        trained = CharBPETokenizer(alphabet, merges, end_of_word="attached")
+    with tempfile.TemporaryDirectory() as folder:
+        trained.save(Path(folder) / "tokenizer.json")
+    timings["build_write_s"] = time.perf_counter() - start
+    timings.update(pretoken_types=len(counts), pretokens=counts.total, symbols=int(words[0].size), merges=len(merges))
     return timings
 
 
@@ -151,10 +257,13 @@ def sweep(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
 
 
 def command(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
-    """Run ``argv`` as its own process: its wall time and its peak resident size (from ``wait4``)."""
+    """Run ``argv`` as its own process (in ``cwd``, with ``env`` added to and ``drop_env`` taken from
+    this environment): its wall time and its peak resident size (from ``wait4``)."""
     with tempfile.TemporaryFile() as errors:  # a file, not a pipe: a chatty command never blocks on it
         start = time.perf_counter()
-        process = subprocess.Popen(task["argv"], stdout=subprocess.DEVNULL, stderr=errors)
+        env = {key: value for key, value in os.environ.items() if key not in task.get("drop_env", ())}
+        env.update(task.get("env", {}))
+        process = subprocess.Popen(task["argv"], stdout=subprocess.DEVNULL, stderr=errors, cwd=task.get("cwd"), env=env)
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
         if status != 0:
@@ -239,6 +348,37 @@ def encode(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     return {"first_pass_s": timings[0], "seconds": min(timings[1:]), "tokens": tokens}
 
 
+def long_input(shape: str, megabytes: float, source: str) -> str:
+    """``word``: the letters of ``source`` in order with nothing between them, cut to ``megabytes`` of
+    UTF-8 (one pre-token); ``line``: ``source`` with its line ends made spaces, cut at a word end at
+    ``megabytes`` (one text).  ``source`` must hold enough text."""
+    wanted = int(megabytes * 1e6)
+    text = Path(source).read_text(encoding="utf-8")
+    text = "".join(char for char in text if char.isalpha()) if shape == "word" else text.replace("\n", " ")
+    data = text.encode("utf-8")
+    if len(data) < wanted:
+        raise SystemExit(f"{source}: {len(data):,} bytes of {shape} text, fewer than the {wanted:,} wanted")
+    cut = data[:wanted].decode("utf-8", "ignore")  # (a character cut in two is dropped)
+    return cut.rsplit(" ", 1)[0] if shape == "line" else cut
+
+
+def encode_long(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """One call encoding one long input (``long_input``); ``seconds`` covers that call only."""
+    text = long_input(task["shape"], task["megabytes"], task["source"])
+    call = encoder(task["impl"], task["tokenizer"])
+    Path("/proc/self/clear_refs").write_text("5")  # the peak from here on: not reading the source text
+    start = time.perf_counter()
+    ids = call(text)
+    seconds = time.perf_counter() - start
+    if task["impl"] == "tiktoken-ours":  # its ranks are our ids less the specials (``_tiktoken_ours``)
+        import bpe
+
+        first = len(bpe.load(task["tokenizer"]).special_tokens)
+        ids = [rank + first for rank in ids]
+    digest = hashlib.sha256(json.dumps(list(ids)).encode("ascii")).hexdigest()
+    return {"seconds": seconds, "tokens": len(ids), "digest": digest}
+
+
 def cli(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
     """A whole ``tokbench`` command (end-to-end timing); a non-zero exit status is an error."""
     from benchmarks.cli import main as tokbench
@@ -254,10 +394,12 @@ TASKS: dict[str, Callable[[list[str], dict[str, Any]], dict[str, Any]]] = {
     "train-hf": train_hf,
     "train-spm": train_spm,
     "train-phases": train_phases,
+    "train-spm-phases": train_spm_phases,
     "count-engine": count_engine,
     "sweep": sweep,
     "command": command,
     "encode": encode,
+    "encode-long": encode_long,
     "cli": cli,
 }
 

@@ -1,27 +1,33 @@
-"""The benchmark text: diverse Turkish / Russian / Korean / English, generated deterministically at any size.
+"""The benchmark text: diverse Turkish / Russian / Korean / English, generated from a seed at any size,
+and the real text it is built from.
 
 A small corpus cycled to a large size keeps the number of distinct pre-tokens tiny and flatters every
 trainer (the merge phase scales with distinct pre-tokens, not bytes).  Real text of 100 MB has
 hundreds of thousands of word types with a Zipf-shaped frequency curve, so this text is a **Zipf mix
-of word types**:
+of word types**, and a figure is reported on at least two seeds and on the real text (a result holds
+only if it holds on all of them), so no setting can be tuned to one text:
 
-1. *Real types.*  Per language, the whitespace-separated words of every UD ``# text =`` sentence of
-   the data root (all treebank files; never FLORES, which is evaluation text) plus the language's
-   embedded package corpus (``corpora`` spec ``embedded-<lang>``); without a data root, the embedded
-   corpus alone.  Punctuation stays attached as in the text (``dünya,``).  Ranked by corpus frequency
-   (ties: code point order).
-2. *Recombined types*, so the inventory reaches ``TYPES_PER_REAL_TYPE`` times the real types (about
-   940k with the data root): the start of one real type joined to the end of another type of the
-   same language, each cut at a seeded random character position, skipping repeats and real types.
-   They mimic the long tail of real text (rare inflected forms and compounds built from common
-   parts) and rank after every real type.
+1. *Real types.*  Per language, the whitespace-separated words of every UD ``# text =`` sentence and
+   every FLORES-200 line of the data root, plus the language's embedded package corpus (``corpora``
+   spec ``embedded-<lang>``); without a data root, the embedded corpus alone.  Punctuation stays
+   attached as in the text (``dünya,``).  Ranked by corpus frequency (ties: code point order).
+   (FLORES is evaluation text: never train a tokenizer that is evaluated on it on this text.)
+2. *Recombined types* ("spliced pseudo-words"), so the inventory reaches ``TYPES_PER_REAL_TYPE``
+   times the real types (about 1 M with the data root): the start of one real type joined to the end
+   of another type of the same language, each cut at a random character position, skipping repeats
+   and real types.  They mimic the long tail of real text (rare inflected forms and compounds built
+   from common parts) and rank after every real type.
 3. *Sampling.*  Word ``r`` (0-based rank) of a language is drawn with probability proportional to
-   ``1 / (r + 1)`` (Zipf, exponent 1) by inverse-CDF sampling from numpy's PCG64 generator seeded
-   with ``SEED``; a line holds ``WORDS_PER_LINE`` words of one language, joined by spaces, and the
-   languages take turns every ``BATCH_LINES`` lines.
+   ``1 / (r + 1)`` (Zipf, exponent 1) by inverse-CDF sampling; a line holds a geometric number of
+   words (mean ``MEAN_WORDS_PER_LINE``, at most ``MAX_WORDS_PER_LINE``: many short lines and a few
+   long ones) of one language, joined by spaces, and the languages take turns every
+   ``BATCH_LINES`` lines.
 
-Same sources and size give byte-identical text; ``describe`` reports the inventory, and the harness
-counts the text's distinct pre-tokens.
+Randomness: numpy's PCG64 seeded with ``SeedSequence([seed, 0])`` (recombination) and
+``SeedSequence([seed, 1])`` (sampling); ``SEEDS`` are the seeds the harness reports on.  Same sources,
+seed and size give byte-identical text; ``describe`` reports the inventory, and the harness counts the
+text's distinct pre-tokens.  ``write_real`` writes the real text itself (UD, FLORES and embedded
+lines, language by language), the third text every figure is measured on.
 """
 
 from __future__ import annotations
@@ -37,11 +43,14 @@ from benchmarks.errors import BenchmarkError
 
 #: FLORES code -> (UD folder, short code of the embedded corpus spec)
 LANGUAGES = {"tur_Latn": ("tr", "tur"), "rus_Cyrl": ("ru", "rus"), "kor_Hang": ("ko", "kor"), "eng_Latn": ("en", "eng")}
-SEED = 20261201
+#: the seeds every figure of the harness is reported on (the first is the default)
+SEEDS = (20261201, 20261202)
+SEED = SEEDS[0]
 #: the inventory of a language is this many times its real word types (real + recombined)
 TYPES_PER_REAL_TYPE = 4.2
-#: words per line: drawn uniformly from this range (inclusive)
-WORDS_PER_LINE = (4, 24)
+#: words per line: geometric with this mean, capped at the maximum
+MEAN_WORDS_PER_LINE = 14
+MAX_WORDS_PER_LINE = 200
 #: lines of one language generated at a time (then the next language takes its turn)
 BATCH_LINES = 250
 
@@ -60,7 +69,8 @@ class WordTypes:
 
 
 def source_lines(data_root: Path | None) -> dict[str, list[str]]:
-    """Non-blank source lines per language (UD sentences when a data root is given + embedded corpus)."""
+    """Non-blank source lines per language: UD sentences and FLORES-200 lines when a data root is
+    given, then the embedded corpus."""
     from corpora.loader import load_corpus
 
     texts: dict[str, list[str]] = {}
@@ -78,6 +88,9 @@ def source_lines(data_root: Path | None) -> dict[str, list[str]]:
                 for line in path.read_text(encoding="utf-8").splitlines()
                 if line.startswith("# text = ")
             ]
+            flores = data_root / "flores" / f"{language}.txt"
+            if flores.is_file():
+                lines += flores.read_text(encoding="utf-8").splitlines()
         with warnings.catch_warnings():  # repairs of the embedded text are reported by `tokbench corpora`
             warnings.simplefilter("ignore")
             corpus = load_corpus(f"embedded-{short}", data_root)
@@ -87,9 +100,13 @@ def source_lines(data_root: Path | None) -> dict[str, list[str]]:
     return texts
 
 
-def word_types(data_root: Path | None) -> list[WordTypes]:
+def _generator(seed: int, purpose: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, purpose])))
+
+
+def word_types(data_root: Path | None, seed: int = SEED) -> list[WordTypes]:
     """The ranked inventory of every language (see the module docstring)."""
-    rng = np.random.Generator(np.random.PCG64(SEED))
+    rng = _generator(seed, 0)
     inventories = []
     for language, lines in source_lines(data_root).items():
         counts = Counter(word for line in lines for word in line.split())
@@ -122,13 +139,13 @@ def _zipf_cdf(n_types: int) -> np.ndarray:
     return cdf / cdf[-1]
 
 
-def write_diverse(data_root: Path | None, total_bytes: int, path: Path) -> Path:
+def write_diverse(data_root: Path | None, total_bytes: int, path: Path, seed: int = SEED) -> Path:
     """Write about ``total_bytes`` of diverse text (one line per text) to ``path`` unless it is already there."""
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    inventories = word_types(data_root)
-    rng = np.random.Generator(np.random.PCG64(SEED + 1))
+    inventories = word_types(data_root, seed)
+    rng = _generator(seed, 1)
     arenas = []
     for inventory in inventories:
         encoded = [word.encode("utf-8") for word in inventory.types]
@@ -158,8 +175,7 @@ def _lines(
     rng: np.random.Generator, arena: np.ndarray, starts: np.ndarray, lengths: np.ndarray, cdf: np.ndarray
 ) -> bytes:
     """``BATCH_LINES`` lines of one language: Zipf-drawn words joined by spaces, each line ending in a newline."""
-    low, high = WORDS_PER_LINE
-    words_per_line = rng.integers(low, high + 1, BATCH_LINES)
+    words_per_line = np.minimum(rng.geometric(1 / MEAN_WORDS_PER_LINE, BATCH_LINES), MAX_WORDS_PER_LINE)
     n_words = int(words_per_line.sum())
     ranks = np.minimum(np.searchsorted(cdf, rng.random(n_words), side="right"), cdf.size - 1)
     word_lengths = lengths[ranks]
@@ -182,6 +198,19 @@ def describe(inventories: list[WordTypes]) -> str:
         f"{inventory.language}: {inventory.n_real:,} real + {inventory.n_recombined:,} recombined types"
         for inventory in inventories
     )
+
+
+def write_real(data_root: Path | None, path: Path) -> Path:
+    """Write the real source text (``source_lines``, language by language, one line per text) to
+    ``path`` unless it is already there."""
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(line + "\n" for lines in source_lines(data_root).values() for line in lines)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
 
 
 def read_lines(path: Path) -> list[str]:

@@ -111,6 +111,18 @@ def test_flores_matches_naive_deep(flores, language, units):
     assert learn_merges(word_counts, keys, 250, 2) == naive_merges(word_counts, keys, 250, 2)
 
 
+@pytest.mark.parametrize("units", ["bytes", "code points"])
+def test_min_frequency_cuts_the_unlimited_merge_list(flores, units):
+    """Training to exhaustion with min_frequency k gives the merges of min_frequency 1 up to the
+    first one counted fewer than k times (pairs below k never enter the kernel's heap)."""
+    word_counts, keys = flores_words(flores["tur_Latn"], units)
+    unlimited = learn_merges(word_counts, keys, 100_000, 1)
+    assert unlimited[-1][2] == 1  # ran until only pairs seen once were left, and merged those too
+    for k in (2, 3, 7):
+        cut = next(index for index, (_, _, count) in enumerate(unlimited) if count < k)
+        assert learn_merges(word_counts, keys, 100_000, k) == unlimited[:cut]
+
+
 def test_stops_at_min_frequency_and_when_no_pair_is_left():
     assert learn_merges({(0, 1): 3, (1, 0): 1}, ["a", "b"], 10, 2) == [(0, 1, 3)]
     assert learn_merges({(0, 1): 3}, ["a", "b"], 10, 1) == [(0, 1, 3)]
