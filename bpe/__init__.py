@@ -92,16 +92,19 @@ def train_from_counts(kind: str, counts: PretokenCounts, vocab_size: int, **opti
     return family.train(counts, vocab_size, **options)
 
 
-def load(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+def load(
+    source: str | Path, *, format: str | None = None, pattern: str | None = None, normalizer: str | None = None
+) -> Tokenizer:
     """A tokenizer by name (``PRODUCTION``: ``cl100k``, ``mistral-v1``, ``bytes``, ...) or from a file.
 
     A file's format is detected from its content; ``format`` (``tokbench``, ``hf``,
     ``sentencepiece``, ``tiktoken``, ``tekken``) makes it an error for the file to be anything
     else.  ``pattern`` is the pre-tokenizer of a tiktoken rank file: ``gpt2``/``r50k``, ``cl100k``,
-    ``o200k`` or a regular expression.  A registry name wins over a file of the same name.
+    ``o200k``, ``qwen`` or a regular expression, and ``normalizer`` its normalizer (``nfc``).  A registry
+    name wins over a file of the same name.
     """
     if isinstance(source, str) and source in PRODUCTION:
-        if format is not None or pattern is not None:
+        if format is not None or pattern is not None or normalizer is not None:
             raise TokenizerError(f"{source} is a tokenizer name: it takes no format or pattern")
         return PRODUCTION[source].load()
     path = Path(source)
@@ -109,7 +112,7 @@ def load(source: str | Path, *, format: str | None = None, pattern: str | None =
         raise TokenizerError(
             f"{source!r} is neither a file nor a known tokenizer name; known names: {', '.join(PRODUCTION)}"
         )
-    return load_file(path, format=format, pattern=pattern)
+    return load_file(path, format=format, pattern=pattern, normalizer=normalizer)
 
 
 def tokenizer_from_document(document: dict[str, Any], path: str | Path) -> Tokenizer:

@@ -201,11 +201,14 @@ def _unknown(contents: _Contents) -> NoReturn:
     )
 
 
-def load_file(path: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+def load_file(
+    path: str | Path, *, format: str | None = None, pattern: str | None = None, normalizer: str | None = None
+) -> Tokenizer:
     """Load a tokenizer file of any accepted format (detected, or checked against ``format``).
 
-    ``pattern`` is the pre-tokenizer of a tiktoken rank file (a name or a regex); the other
-    formats carry their own and refuse one.
+    ``pattern`` is the pre-tokenizer of a tiktoken rank file (a name or a regex) and ``normalizer``
+    its normalizer (``bpe.normalizers``, e.g. ``nfc``); the other formats carry their own and refuse
+    either.
     """
     if format is not None and format not in FORMATS:
         raise TokenizerError(f"unknown tokenizer format {format!r}; known: {', '.join(FORMATS)}")
@@ -221,6 +224,11 @@ def load_file(path: str | Path, *, format: str | None = None, pattern: str | Non
         raise TokenizerError(
             f"{contents.path}: a pattern applies to tiktoken rank files only; {FORMATS[contents.format]} "
             "carries its own pre-tokenizer"
+        )
+    if normalizer is not None and contents.format != "tiktoken":
+        raise TokenizerError(
+            f"{contents.path}: a normalizer applies to tiktoken rank files only; {FORMATS[contents.format]} "
+            "carries its own"
         )
     name = str(path)
     if contents.format == "tokbench":
@@ -238,7 +246,7 @@ def load_file(path: str | Path, *, format: str | None = None, pattern: str | Non
     from bpe.tiktoken_bpe import load_rank_file, load_tekken
 
     if contents.format == "tiktoken":
-        return load_rank_file(contents.data, name, pattern)
+        return load_rank_file(contents.data, name, pattern, normalizer)
     return load_tekken(contents.document, name)
 
 
@@ -249,14 +257,15 @@ def load_file(path: str | Path, *, format: str | None = None, pattern: str | Non
 class PretrainedSpec:
     """A pretrained tokenizer as a config row describes it.
 
-    ``source`` is a registry name (``bpe.PRODUCTION``) or a file/directory path; ``format`` and
-    ``pattern`` as in ``load_file``.
+    ``source`` is a registry name (``bpe.PRODUCTION``) or a file/directory path; ``format``,
+    ``pattern`` and ``normalizer`` as in ``load_file``.
     """
 
     label: str
     source: str
     format: str | None = None
     pattern: str | None = None
+    normalizer: str | None = None
 
 
 def find_file(source: str, search: Sequence[tuple[str, Path]]) -> Path:
@@ -283,8 +292,10 @@ def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = (
     from bpe import load  # the package's entry point: names and files
 
     try:
-        if spec.source in PRODUCTION and spec.format is None and spec.pattern is None:
+        if spec.source in PRODUCTION and spec.format is None and spec.pattern is None and spec.normalizer is None:
             return load(spec.source)
-        return load_file(find_file(spec.source, search), format=spec.format, pattern=spec.pattern)
+        return load_file(
+            find_file(spec.source, search), format=spec.format, pattern=spec.pattern, normalizer=spec.normalizer
+        )
     except TokenizerError as exc:
         raise TokenizerError(f"pretrained tokenizer {spec.label!r}: {exc}") from None

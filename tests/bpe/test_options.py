@@ -75,7 +75,7 @@ def test_the_earlier_encode_mode_name_reads_as_the_current_one() -> None:
         ({"limit_alphabet": 0}, "limit_alphabet must be an integer >= 1, got 0"),
         ({"limit_alphabet": 2.0}, "limit_alphabet must be an integer >= 1, got 2.0"),
         ({"end_of_word": True}, "end_of_word must be 'separate', 'attached' or 'none', got True"),
-        ({"normalizer": "nfc"}, "normalizer must be 'none' or 'jamo', got 'nfc'"),
+        ({"normalizer": "NFC"}, "normalizer must be 'none', 'jamo' or 'nfc', got 'NFC'"),
         ({"dropout": -0.1}, "dropout must be a number in [0, 1], got -0.1"),
         ({"seed": "1"}, "seed must be an integer >= 0, got '1'"),
         (
