@@ -1,7 +1,7 @@
 """`[[pretrained]]` rows of an experiment config, end to end: a run over FLORES-200 (the sample data root,
 then the full one) with GPT-2's and Qwen's (NFC first) tiktoken ranks and the Llama 2 sentencepiece model
-from the data root's ``tokenizers/`` folder (when it has one), a Hugging Face tokenizer.json written by ``tokbench export``
-beside the config, a mistral-common model by name and a tekken file by absolute path.  Every row's
+from the data root's ``tokenizers/`` folder (when it has one), a Hugging Face tokenizer.json written by
+``tokbench export`` beside the config, a mistral-common model by name and a tekken file by absolute path.  Every row's
 per-line token counts (the unit results) equal the owning library's own encoder on every line; bad rows
 are one error naming the config and every place looked, before anything is loaded or trained.  The paper
 config's published-file rows (GPT-2, GPT-4o, Qwen, Llama 2) give their owners' ids on every FLORES line."""
