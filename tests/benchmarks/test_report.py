@@ -1015,3 +1015,9 @@ def test_a_sampling_row_costs_the_difference_of_the_tables_means_over_seeds():
     sentence = findings.inference_method_finding(deterministic, "merges", seed_zero_paired, f1_info, cost_info, "gold",
                                                  compression.set_axis(["merges", "longest-prefix"]))  # fmt: skip
     assert "+41.0 tokens / 1k chars [+39.9, +42.3] on the test text (paired)" in sentence
+
+
+def test_a_tie_break_row_is_its_own_inference_method():
+    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens") == "fewest-tokens"
+    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens,tie_break=longest-last") == (
+        "fewest-tokens (longest-last)")
