@@ -28,7 +28,8 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
 
     [[pretrained]]                      # a published tokenizer, evaluated as is (encode-only)
     path = "tokenizers/gpt2.tiktoken"   # a file or folder (relative: the data root, then this file's folder)
-    pattern = "gpt2"                    # tiktoken rank files only: gpt2|r50k|cl100k|o200k or a regex
+    pattern = "gpt2"                    # tiktoken rank files only: gpt2|r50k|cl100k|o200k|qwen or a regex
+    normalizer = "nfc"                  # tiktoken rank files only, optional: bpe.normalizers (Qwen: nfc)
     label = "gpt2"                      # row name (default: the name, or the file name without suffix)
     format = "tiktoken"                 # optional: tokbench|hf|sentencepiece|tiktoken|tekken (default: detected)
 
@@ -70,6 +71,7 @@ import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
 from bpe.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
+from bpe.normalizers import NORMALIZERS
 from bpe.published import PretrainedSpec
 from bpe.validation import NonNegativeInt, PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
 
@@ -84,6 +86,7 @@ Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
 ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
 MetricName = Literal[tuple(METRICS)]  # type: ignore[valid-type]
 FormatName = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
+NormalizerName = Literal[tuple(NORMALIZERS)]  # type: ignore[valid-type]
 NonEmpty = Annotated[str, Field(min_length=1), expecting("a non-empty string")]
 
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -195,23 +198,25 @@ class PretrainedEntry(Table):
     label: NonEmpty = Field(default_factory=_pretrained_label)  # a row name only: it names no file
     format: FormatName | None = None
     pattern: NonEmpty | None = None
+    normalizer: NormalizerName | None = None
 
     @model_validator(mode="after")
     def _name_or_path(self) -> PretrainedEntry:
         if (self.name is None) == (self.path is None):
             raise table_rule("give exactly one of 'name' (a tokenizer tokbench knows by name) or 'path' (a file)")
-        if self.name is not None and (self.format is not None or self.pattern is not None):
-            raise table_rule(f"'format' and 'pattern' apply to a 'path'; {self.name!r} carries its own")
-        if self.pattern is not None and self.format is not None and self.format not in formats_taking("pattern"):
-            takers = formats_taking("pattern")
-            files = " or ".join(format_descriptions()[name] for name in takers)
-            raise table_rule(f"'pattern' applies to {files} only (format {' or '.join(map(repr, takers))}), not to "
-                             f"format {self.format!r}")  # fmt: skip
+        if self.name is not None and (self.format, self.pattern, self.normalizer) != (None, None, None):
+            raise table_rule(f"'format', 'pattern' and 'normalizer' apply to a 'path'; {self.name!r} carries its own")
+        for field in ("pattern", "normalizer"):
+            takers = formats_taking(field)
+            if getattr(self, field) is not None and self.format is not None and self.format not in takers:
+                files = " or ".join(format_descriptions()[name] for name in takers)
+                raise table_rule(f"{field!r} applies to {files} only (format {' or '.join(map(repr, takers))}), "
+                                 f"not to format {self.format!r}")  # fmt: skip
         return self
 
     def spec(self) -> PretrainedSpec:
         """The row as ``bpe.published.load_pretrained`` takes it."""
-        return PretrainedSpec(self.label, self.name or self.path or "", self.format, self.pattern)
+        return PretrainedSpec(self.label, self.name or self.path or "", self.format, self.pattern, self.normalizer)
 
 
 class Bootstrap(Table):

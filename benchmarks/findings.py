@@ -73,10 +73,22 @@ def join_names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def tokenizer_name(cells: pd.DataFrame, tokenizer: str) -> str:
-    """The label, marked when it is a production row (no vocabulary size: not drawn at the report size)."""
+def tokenizer_name(cells: pd.DataFrame, tokenizer: str, at: str | None = None) -> str:
+    """The label, marked when it is a production row (no vocabulary size: not drawn at the report size)
+    or, given the report size ``at``, when its cells are shown at another size (char at its alphabet's)."""
     sizes = cells.loc[cells["tokenizer"] == tokenizer, "vocab_size"]
-    return f"{tokenizer} (production, own vocabulary)" if sizes.isna().all() else tokenizer
+    if sizes.isna().all():
+        return f"{tokenizer} (production, own vocabulary)"
+    shown = sorted({vocab_label(int(size)) for size in sizes.dropna()})
+    return f"{tokenizer} (at {'/'.join(shown)})" if at is not None and shown != [at] else tokenizer
+
+
+def opening(cells: pd.DataFrame, at: str) -> str:
+    """How a sentence about ``cells`` starts: "At 4k" when any of them is drawn at the report size;
+    production rows alone have no report size, each is at its own vocabulary."""
+    if "vocab_size" in cells.columns and cells["vocab_size"].isna().all():
+        return "Among the production tokenizers (each at its own vocabulary)"
+    return f"At {at}"
 
 
 def row_unit(cells: pd.DataFrame) -> str:
@@ -121,8 +133,9 @@ def best_count(cells: pd.DataFrame, info: Metric, at: str, unit: str | None = No
     leaders = sorted(tokenizer for tokenizer, rows in wins.items() if len(rows) == most)
     verb = "has" if len(leaders) == 1 else "each have"
     direction = "highest" if info.higher_is_better else "lowest"
-    names = join_names([tokenizer_name(cells, leader) for leader in leaders])
-    sentence = f"At {at}, {names} {verb} the {direction} {info.label} in {most} of {compared} {unit or row_unit(cells)}"
+    names = join_names([tokenizer_name(cells, leader, at) for leader in leaders])
+    sentence = (f"{opening(cells, at)}, {names} {verb} the {direction} {info.label} in {most} of {compared} "
+                f"{unit or row_unit(cells)}")
     if ties:
         sentence += f" ({ties} tied as printed)"
     leads = [lead for tokenizer in leaders for lead in wins[tokenizer]]
@@ -168,15 +181,27 @@ def language_gap(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
         return None
     gaps.sort(key=lambda gap: (-gap[0], gap[1]))
     ratio, (tokenizer, *_), high, low = gaps[0]
+    name = tokenizer_name(cells, tokenizer, at)
     quoted = (f"{ratio:.2f}× as high in {high['row']} ({format_value(info, high['value'])}) as in {low['row']} "
               f"({format_value(info, low['value'])}){overlap_clause(high, low)}")  # fmt: skip
+    start = opening(cells, at)
     if len({gap[1][0] for gap in gaps}) == 1:
-        return f"At {at}, {tokenizer}'s {info.label} is {quoted} ({tokenizer} is the only tokenizer compared)."
-    sentence = f"At {at}, the gap between languages is widest for {tokenizer}: its {info.label} is {quoted}"
+        return f"{start}, {name}'s {info.label} is {quoted} ({tokenizer} is the only tokenizer compared)."
+    # an extreme is every tokenizer whose ratio prints as the extreme one: a tie is one extreme, not two
+    printed = [f"{gap[0]:.2f}" for gap in gaps]
+    if printed[0] == printed[-1]:
+        names = join_names(sorted({tokenizer_name(cells, gap[1][0], at) for gap in gaps}))
+        return (f"{start}, the gap between languages is {printed[0]}× as printed for every tokenizer compared "
+                f"({names}).")
+    widest = sorted({tokenizer_name(cells, gap[1][0], at) for gap, shown in zip(gaps, printed, strict=True)
+                     if shown == printed[0]})  # fmt: skip
+    tied = f" (tied as printed with {join_names([n for n in widest if n != name])})" if len(widest) > 1 else ""
+    sentence = f"{start}, the gap between languages is widest for {name}{tied}: its {info.label} is {quoted}"
     others = [gap for gap in gaps if gap[1][0] != tokenizer]
-    ratio, (narrow, *_), high, low = others[-1]
+    ratio, _, high, low = others[-1]
+    narrowest = sorted({tokenizer_name(cells, gap[1][0], at) for gap in others if f"{gap[0]:.2f}" == f"{ratio:.2f}"})
     sentence += (
-        f"; it is narrowest for {narrow} ({ratio:.2f}×, {high['row']} vs {low['row']}"
+        f"; it is narrowest for {join_names(narrowest)} ({ratio:.2f}×, {high['row']} vs {low['row']}"
         f"{overlap_clause(high, low, brief=True)})"
     )
     return sentence + "."
@@ -225,24 +250,41 @@ def extremes(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     if finite.empty:
         return None
     low, high = finite.iloc[0], finite.iloc[-1]
+    start = opening(finite, at)
     if format_value(info, low["value"]) == format_value(info, high["value"]):
-        return f"At {at}, {info.label} is {format_value(info, low['value'])} in every cell."
+        return f"{start}, {info.label} is {format_value(info, low['value'])} in every cell."
+
+    # an extreme shared by several cells as printed names them all
+    lows = finite[finite["value"].map(lambda v: format_value(info, v)) == format_value(info, low["value"])]
+    highs = finite[finite["value"].map(lambda v: format_value(info, v)) == format_value(info, high["value"])]
+    where_low = "; ".join(f"{tokenizer_name(cells, c['tokenizer'], at)}, {c['row']}" for _, c in lows.iterrows())
+    where_high = "; ".join(f"{tokenizer_name(cells, c['tokenizer'], at)}, {c['row']}" for _, c in highs.iterrows())
     return (
-        f"At {at}, {info.label} ranges from {format_value(info, low['value'])} ({low['tokenizer']}, {low['row']}) "
-        f"to {format_value(info, high['value'])} ({high['tokenizer']}, {high['row']}){overlap_clause(low, high)}."
+        f"{start}, {info.label} ranges from {format_value(info, low['value'])} ({where_low}) "
+        f"to {format_value(info, high['value'])} ({where_high}){overlap_clause(low, high)}."
     )
+
+
+#: how a method label marks a row that samples (``+ dropout 0.1``, ``+ sampling α=0.1``)
+SAMPLING_MARK = " + "
 
 
 def inference_method_finding(
     f1: pd.DataFrame, baseline: str, cost: tuple[float, float, float] | None, f1_info: Metric, cost_info: Metric,
-    where: str,
+    where: str, compression: pd.DataFrame | None = None,
 ) -> str | None:
     """Which inference method on one vocabulary aligns best with a morpheme reference, and what it costs.
 
     ``f1``: one cell per method (columns ``method``, ``value``, ``ci_low``, ``ci_high``); ``baseline``:
     the method the others are compared with (the family's own encoding); ``cost``: the best method's
     tokens per 1,000 characters minus the baseline's on the same test documents, with its paired
-    bootstrap CI (None when the best is the baseline or the run has no such comparison)."""
+    bootstrap CI (None when the best is the baseline or the run has no such comparison).
+
+    A row that samples is a mean over seeds in the table, while the paired test compares the first
+    seed's counts; so when the best method or the baseline samples, the cost quoted is the difference
+    of the two ``compression`` cells (indexed by method, the table's tokens per 1,000 characters:
+    means over seeds) with the interval from their CIs over items and seeds, lower minus upper bound
+    to upper minus lower (conservative: it holds every difference both intervals allow)."""
     order = f1[f1["value"].map(math.isfinite)].sort_values(["value", "method"], ascending=[False, True], kind="stable")
     if len(order) < 2 or baseline not in set(order["method"]):
         return None
@@ -256,7 +298,15 @@ def inference_method_finding(
     sentence = (f"{where}: {best['method']} aligns best ({f1_info.label} {format_value(f1_info, best['value'])} "
                 f"[{format_value(f1_info, best['ci_low'])}, {format_value(f1_info, best['ci_high'])}] vs {baseline} "
                 f"{format_value(f1_info, base['value'])}{overlap_clause(best, base, True)})")
-    if cost is not None and math.isfinite(cost[0]):
+    samples = SAMPLING_MARK in best["method"] or SAMPLING_MARK in baseline
+    if samples and compression is not None and {best["method"], baseline} <= set(compression.index):
+        a, b = compression.loc[best["method"]], compression.loc[baseline]
+        difference, low, high = a["value"] - b["value"], a["ci_low"] - b["ci_high"], a["ci_high"] - b["ci_low"]
+        if all(math.isfinite(x) for x in (difference, low, high)):
+            sentence += (f", at {difference:+.1f} {cost_info.label} [{low:+.1f}, {high:+.1f}] on the test text "
+                         f"(difference of the means over seeds; interval from both cells' CIs over items and seeds"
+                         f"{'; it includes 0' if low <= 0 <= high else ''})")
+    elif not samples and cost is not None and math.isfinite(cost[0]):
         difference, low, high = cost
         sentence += (f", at {difference:+.1f} {cost_info.label} [{low:+.1f}, {high:+.1f}] on the test text "
                      f"(paired{'; the interval includes 0' if low <= 0 <= high else ''})")

@@ -34,14 +34,18 @@ class PretrainedRow:
 
     def load(self) -> bpe.Tokenizer:
         source = self.spec.source if self.file is None else str(self.file)
-        return load_pretrained(PretrainedSpec(self.spec.label, source, self.spec.format, self.spec.pattern))
+        return load_pretrained(
+            PretrainedSpec(self.spec.label, source, self.spec.format, self.spec.pattern, self.spec.normalizer)
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The manifest's entry: the name, or the path as written with the file found and its digest."""
         if self.file is None:
             return {"name": self.spec.source}
         entry = {"path": self.spec.source, "file": str(self.file), "format": self.kind, "sha256": self.sha256}
-        return entry if self.spec.pattern is None else {**entry, "pattern": self.spec.pattern}
+        if self.spec.pattern is not None:
+            entry["pattern"] = self.spec.pattern
+        return entry if self.spec.normalizer is None else {**entry, "normalizer": self.spec.normalizer}
 
     @classmethod
     def from_json(cls, label: str, entry: dict[str, Any]) -> PretrainedRow:
@@ -53,13 +57,13 @@ class PretrainedRow:
         if digest != entry["sha256"]:
             raise BenchmarkError(f"pretrained tokenizer {label!r}: {file} is {'changed' if digest else 'missing'} "
                                  "since the run")  # fmt: skip
-        return cls(PretrainedSpec(label, entry["path"], entry["format"], entry.get("pattern")), entry["format"], file,
-                   digest)  # fmt: skip
+        spec = PretrainedSpec(label, entry["path"], entry["format"], entry.get("pattern"), entry.get("normalizer"))
+        return cls(spec, entry["format"], file, digest)
 
 
 def is_name(spec: PretrainedSpec) -> bool:
     """A registry name, loaded by name (as ``load_pretrained`` decides), rather than a path."""
-    return spec.source in PRODUCTION and spec.format is None and spec.pattern is None
+    return spec.source in PRODUCTION and (spec.format, spec.pattern, spec.normalizer) == (None, None, None)
 
 
 def _digest(file: Path) -> str:

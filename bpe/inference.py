@@ -19,10 +19,23 @@ they evaluate these methods, implemented here over a trie of the vocabulary:
     the same way.
 ``fewest-tokens``
     A segmentation with the fewest tokens (Uzan et al.'s "least tokens"),
-    found by dynamic programming over the trie.  **Tie-break**: among the
-    segmentations with the fewest tokens, the one whose first token is
-    longest, then whose second token is longest, and so on (its token lengths
-    are lexicographically largest when read left to right).
+    found by dynamic programming over the trie.  **Tie-break** (``tie_break``,
+    one of :data:`TIE_BREAKS`) among the segmentations with the fewest tokens:
+
+    ``longest-first`` (default)
+        the one whose first token is longest, then whose second token is
+        longest, and so on (token lengths lexicographically largest read left
+        to right);
+    ``longest-last``
+        the mirror image: the longest last token, then the longest one before
+        it, and so on.  This is the tie-break of Uzan et al.'s implementation
+        (github.com/MeLeLBGU/tokenizers_intrinsic_benchmark): its least-tokens
+        models (``*_equal_like``) are Hugging Face ``tokenizers`` ``Unigram``
+        models whose tokens all have the same score, and that Viterbi search
+        (as sentencepiece's) scans start positions left to right and replaces
+        the best path into a position only by a strictly better one, so among
+        equally short paths into a position the one whose last token starts
+        earliest, i.e. is longest, is kept.
 
 "Symbols" are whatever a family's vocabulary is spelled in: base symbol ids
 for char-bpe and byte-bpe (characters or bytes, end-of-word markers
@@ -39,6 +52,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 
 INFERENCE_METHODS = ("longest-prefix", "longest-suffix", "longest-token", "fewest-tokens")
+#: tie-breaks of ``fewest-tokens`` among its segmentations with equally few tokens (module docstring)
+TIE_BREAKS = ("longest-first", "longest-last")
 #: token of a one-symbol segment that no vocabulary entry covers
 UNMATCHED = -1
 
@@ -91,8 +106,8 @@ class VocabularyTrie:
         return best
 
     # -- the methods --------------------------------------------------------
-    def segment(self, symbols: Sequence[Hashable], method: str) -> Segmentation:
-        """Segment ``symbols`` with one of :data:`INFERENCE_METHODS`."""
+    def segment(self, symbols: Sequence[Hashable], method: str, tie_break: str = "longest-first") -> Segmentation:
+        """Segment ``symbols`` with one of :data:`INFERENCE_METHODS` (``tie_break``: of ``fewest-tokens``)."""
         if method == "longest-prefix":
             return self.longest_prefix(symbols)
         if method == "longest-suffix":
@@ -100,7 +115,7 @@ class VocabularyTrie:
         if method == "longest-token":
             return self.longest_token(symbols)
         if method == "fewest-tokens":
-            return self.fewest_tokens(symbols)
+            return self.fewest_tokens(symbols) if tie_break == "longest-first" else self.fewest_tokens_last(symbols)
         raise ValueError(f"unknown inference method {method!r}")
 
     def longest_prefix(self, symbols: Sequence[Hashable]) -> Segmentation:
@@ -163,6 +178,32 @@ class VocabularyTrie:
                           (start + 1, UNMATCHED))  # fmt: skip
             segments.append((chosen[1], chosen[0] - start))
             start = chosen[0]
+        return segments
+
+
+    def fewest_tokens_last(self, symbols: Sequence[Hashable]) -> Segmentation:
+        """``fewest-tokens`` with the ``longest-last`` tie-break: the fewest tokens covering each prefix,
+        then back from the end, the longest last token that still allows the fewest tokens."""
+        length = len(symbols)
+        # fewest[i]: the fewest tokens covering symbols[:i]; ending[i]: (start, token) of each entry ending at i
+        ending: list[list[tuple[int, int]]] = [[] for _ in range(length + 1)]
+        for start in range(length):
+            matches = self.matches_from(symbols, start, length)
+            if not matches or matches[0][0] != start + 1:  # a symbol that is no entry may stand alone
+                ending[start + 1].append((start, UNMATCHED))
+            for end, token in matches:
+                ending[end].append((start, token))
+        fewest = [0] * (length + 1)
+        for end in range(1, length + 1):
+            fewest[end] = 1 + min(fewest[start] for start, _ in ending[end])
+        segments: Segmentation = []
+        end = length
+        while end > 0:
+            # ending[end] is in order of start, so the first that allows the fewest tokens is the longest
+            start, token = next((start, token) for start, token in ending[end] if fewest[start] == fewest[end] - 1)
+            segments.append((token, end - start))
+            end = start
+        segments.reverse()
         return segments
 
 

@@ -236,7 +236,7 @@ class MergeTokenizer(TrainedTokenizer):
         if self._trie is None:
             self._trie = self._build_trie()
         # <unk> is in the trie as a one-symbol entry, so no segment is ever UNMATCHED
-        return [token for token, _ in self._trie.segment(symbols, self.encode_mode)]
+        return [token for token, _ in self._trie.segment(symbols, self.encode_mode, self.options.tie_break)]
 
     def _build_trie(self) -> VocabularyTrie:
         """Base-symbol sequence -> id for every non-special token and ``<unk>`` (lowest id if two spell the same)."""

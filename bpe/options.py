@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.inference import INFERENCE_METHODS
+from bpe.inference import INFERENCE_METHODS, TIE_BREAKS
 from bpe.normalizers import NORMALIZERS
 from bpe.pretokenizers import PRETOKENIZERS
 from bpe.validation import (
@@ -102,6 +102,14 @@ def _encode_mode(native: str, *aliases: str) -> Any:
 
 
 MergesEncodeMode = _encode_mode("merges", *ENCODE_MODE_ALIASES)
+TieBreak = Annotated[
+    Literal[TIE_BREAKS],  # type: ignore[valid-type]
+    Field(
+        description="fewest-tokens: which of the equally short segmentations (longest-first: longest first token, "
+        "then second...; longest-last: longest last token, then the one before..., as Uzan et al.'s code)"
+    ),
+    ENCODE_TIME,
+]
 Dropout = Annotated[
     in_interval(0, 1, closed_low=True, closed_high=True),
     Field(description="BPE-dropout: probability of skipping each merge while encoding (0: off)"),
@@ -202,6 +210,13 @@ class SamplingOptions(FamilyOptions):
             raise table_rule(f"{sampling} applies to encode_mode {self.native_mode!r} only, not {mode!r}")
         return self
 
+    @model_validator(mode="after")
+    def _tie_break_with_fewest_tokens(self) -> Self:
+        tie_break, mode = getattr(self, "tie_break"), getattr(self, "encode_mode")  # noqa: B009 (declared by subclasses)
+        if tie_break != TIE_BREAKS[0] and mode != "fewest-tokens":
+            raise table_rule(f"tie_break applies to encode_mode 'fewest-tokens' only, not {mode!r}")
+        return self
+
     def sampling_option(self) -> str | None:
         """The option that makes encoding sample (``dropout`` > 0, ``alpha`` set), or None."""
         values = self.__dict__  # field values (asked on every encode: faster than a failing getattr)
@@ -236,6 +251,7 @@ class CharBPEOptions(SamplingOptions):
     min_frequency: MinFrequency = 2  # subword-nmt's default: a pair seen once is not merged
     limit_alphabet: LimitAlphabet = None
     encode_mode: MergesEncodeMode = "merges"
+    tie_break: TieBreak = "longest-first"
     dropout: Dropout = 0.0
     seed: SamplingSeed = 0
 
@@ -247,6 +263,7 @@ class ByteBPEOptions(SamplingOptions):
     normalizer: NormalizerName = "none"
     min_frequency: MinFrequency = 2
     encode_mode: MergesEncodeMode = "merges"
+    tie_break: TieBreak = "longest-first"
     dropout: Dropout = 0.0
     seed: SamplingSeed = 0
 
@@ -256,6 +273,7 @@ class SentencePieceBPEOptions(SamplingOptions):
 
     character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
     encode_mode: _encode_mode("merges") = "merges"  # type: ignore[valid-type]
+    tie_break: TieBreak = "longest-first"
     dropout: Dropout = 0.0
     seed: SamplingSeed = 0
 
@@ -265,6 +283,7 @@ class SentencePieceUnigramOptions(SamplingOptions):
 
     character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
     encode_mode: _encode_mode("likelihood") = "likelihood"  # type: ignore[valid-type]
+    tie_break: TieBreak = "longest-first"
     alpha: Alpha = None
     nbest: NBest = None
     seed: SamplingSeed = 0

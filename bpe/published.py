@@ -13,38 +13,42 @@ from bpe.formats import load_file
 from bpe.production import PRODUCTION
 
 
-def load(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+def load(
+    source: str | Path, *, format: str | None = None, pattern: str | None = None, normalizer: str | None = None
+) -> Tokenizer:
     """A tokenizer by name (``PRODUCTION``: ``cl100k``, ``mistral-v1``, ``bytes``, ...) or from a file.
 
     A file's format is detected from its content; ``format`` (a name of ``bpe.formats.FORMATS``:
     ``tokbench``, ``hf``, ``sentencepiece``, ``tiktoken``, ``tekken``) makes it an error for the file
     to be anything else.  ``pattern`` is the pre-tokenizer of a tiktoken rank file: ``gpt2``/``r50k``,
-    ``cl100k``, ``o200k`` or a regular expression.  A registry name wins over a file of the same name.
+    ``cl100k``, ``o200k``, ``qwen`` or a regular expression, and ``normalizer`` its normalizer (``nfc``).
+    A registry name wins over a file of the same name.
     """
     if isinstance(source, str) and source in PRODUCTION:
-        if format is not None or pattern is not None:
-            raise TokenizerError(f"{source} is a tokenizer name: it takes no format or pattern")
+        if format is not None or pattern is not None or normalizer is not None:
+            raise TokenizerError(f"{source} is a tokenizer name: it takes no format, pattern or normalizer")
         return PRODUCTION[source].load()
     path = Path(source)
     if not path.exists() and isinstance(source, str) and not any(sep in source for sep in "/\\"):
         raise TokenizerError(
             f"{source!r} is neither a file nor a known tokenizer name; known names: {', '.join(PRODUCTION)}"
         )
-    return load_file(path, format=format, pattern=pattern)
+    return load_file(path, format=format, pattern=pattern, normalizer=normalizer)
 
 
 @dataclass(frozen=True)
 class PretrainedSpec:
     """A pretrained tokenizer as a config row describes it.
 
-    ``source`` is a registry name (``bpe.PRODUCTION``) or a file/directory path; ``format`` and
-    ``pattern`` as in ``bpe.formats.load_file``.
+    ``source`` is a registry name (``bpe.PRODUCTION``) or a file/directory path; ``format``,
+    ``pattern`` and ``normalizer`` as in ``bpe.formats.load_file``.
     """
 
     label: str
     source: str
     format: str | None = None
     pattern: str | None = None
+    normalizer: str | None = None
 
 
 def find_file(source: str, search: Sequence[tuple[str, Path]]) -> Path:
@@ -69,8 +73,10 @@ def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = (
     Every error names the row's label.
     """
     try:
-        if spec.source in PRODUCTION and spec.format is None and spec.pattern is None:
+        if spec.source in PRODUCTION and spec.format is None and spec.pattern is None and spec.normalizer is None:
             return load(spec.source)
-        return load_file(find_file(spec.source, search), format=spec.format, pattern=spec.pattern)
+        return load_file(
+            find_file(spec.source, search), format=spec.format, pattern=spec.pattern, normalizer=spec.normalizer
+        )
     except TokenizerError as exc:
         raise TokenizerError(f"pretrained tokenizer {spec.label!r}: {exc}") from None

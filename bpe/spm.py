@@ -256,7 +256,7 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableToke
         position = 0
         for low, high in zip(starts, [*starts[1:], len(symbols)], strict=True):
             offset = low
-            for token, length in self._trie.segment(symbols[low:high], encode_mode):
+            for token, length in self._trie.segment(symbols[low:high], encode_mode, self.options.tie_break):
                 if token == UNMATCHED:  # a character in no piece: its byte-fallback pieces
                     for value in text[offset - 1].encode("utf-8") if offset else b"":
                         ids.append(self._processor.piece_to_id(f"<0x{value:02X}>"))

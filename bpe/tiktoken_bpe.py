@@ -4,7 +4,9 @@ A rank file (tiktoken's ``load_tiktoken_bpe`` format) lists ``<base64 token byte
 line; the rank is the token id and the merge priority.  It carries no pre-tokenizer, so a
 ``pattern`` is required: a name from ``TIKTOKEN_PATTERNS`` (tiktoken's own regexes, kept in
 ``bpe.pretokenizers``) or a regular expression.  A value made only of letters, digits, ``-`` and
-``_`` is always read as a name, so a misspelt name is an error rather than a regex.
+``_`` is always read as a name, so a misspelt name is an error rather than a regex.  A rank file may
+also take a ``normalizer`` (``bpe.normalizers``: ``nfc`` for Qwen, whose tokenizer composes the text to
+NFC before encoding); spans still refer to the text as given.
 
 Tekken files (``mistral-common``) hold ranks, a pattern and the number of control ids that
 precede the ranks; ``mistral_common``'s ``Tekkenizer`` keeps the first ``default_vocab_size -
@@ -23,6 +25,7 @@ import regex
 import tiktoken
 
 from bpe.base import Encoding, TokenizerError, compiled_library, utf8
+from bpe.normalizers import get_normalizer
 from bpe.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN_PATTERN
 from bpe.pretrained import PretrainedTokenizer, running_spans
 
@@ -45,10 +48,17 @@ class TiktokenTokenizer(PretrainedTokenizer):
     family = "tiktoken"
 
     def __init__(
-        self, encoding: tiktoken.Encoding, name: str, *, id_offset: int = 0, control_pieces: Sequence[str] = ()
+        self,
+        encoding: tiktoken.Encoding,
+        name: str,
+        *,
+        id_offset: int = 0,
+        control_pieces: Sequence[str] = (),
+        normalizer: str = "none",
     ) -> None:
         super().__init__(name)
         self._encoding = encoding
+        self.normalizer = get_normalizer(normalizer)
         self._offset = id_offset
         generic = [f"<SPECIAL_{i}>" for i in range(len(control_pieces), id_offset)]
         self._control_pieces = [*control_pieces[:id_offset], *generic]
@@ -56,17 +66,21 @@ class TiktokenTokenizer(PretrainedTokenizer):
 
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans are running sums of the tokens' byte lengths: the tokens spell the text exactly,
-        unless the pattern skips part of it (tiktoken drops unmatched text), which is an error."""
+        unless the pattern skips part of it (tiktoken drops unmatched text), which is an error.  With a
+        normalizer the tokens spell the normalized text and their spans are mapped back to ``text``."""
+        normalized = self.normalizer.normalize(text) if self.normalizer.name != "none" else None
+        model_text = text if normalized is None else normalized.text
         with compiled_library(self.name, "tiktoken"):
-            ranks = self._encoding.encode_ordinary(text)
+            ranks = self._encoding.encode_ordinary(model_text)
             lengths = [len(token) for token in self._encoding.decode_tokens_bytes(ranks)]
-        if sum(lengths) != len(utf8(text)):
+        if sum(lengths) != len(utf8(model_text)):
             raise TokenizerError(
                 f"{self.name}: the pre-tokenizer pattern does not match all of the text, and tiktoken drops "
                 "what it does not match; use a pattern whose matches cover any text"
             )
         ids = [rank + self._offset for rank in ranks] if self._offset else ranks
-        return Encoding(ids=ids, spans=running_spans(lengths))
+        spans = running_spans(lengths)
+        return Encoding(ids=ids, spans=spans if normalized is None else [normalized.original_span(s) for s in spans])
 
     def id_to_bytes(self, token_id: int) -> bytes:
         self._check_id(token_id)
@@ -177,9 +191,11 @@ def _check_pattern(pattern: str, source: str) -> None:
         )
 
 
-def load_rank_file(data: bytes, name: str, pattern: str | None) -> TiktokenTokenizer:
+def load_rank_file(data: bytes, name: str, pattern: str | None, normalizer: str | None = None) -> TiktokenTokenizer:
     regex = resolve_pattern(pattern, name)
-    return TiktokenTokenizer(encoding_from_ranks(name, regex, read_ranks(data, name)), name)
+    normalizer = "none" if normalizer is None else normalizer
+    get_normalizer(normalizer)  # an unknown name is an error before the ranks are read
+    return TiktokenTokenizer(encoding_from_ranks(name, regex, read_ranks(data, name)), name, normalizer=normalizer)
 
 
 def load_tekken(document: dict[str, Any], name: str) -> TiktokenTokenizer:

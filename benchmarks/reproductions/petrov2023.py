@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import importlib.resources
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,13 +62,11 @@ PETROV_TOKENIZERS: tuple[PretrainedSpec, ...] = (
     PretrainedSpec("p50k_edit", "tokenizers/p50k_base.tiktoken", format="tiktoken", pattern="gpt2"),
     PretrainedSpec("LLAMA", "tokenizers/llama2-tokenizer.model", format="sentencepiece"),
     PretrainedSpec("cl100k_base", "cl100k"),
-    PretrainedSpec("Qwen", "tokenizers/qwen.tiktoken", format="tiktoken", pattern="qwen"),
+    PretrainedSpec("Qwen", "tokenizers/qwen.tiktoken", format="tiktoken", pattern="qwen", normalizer="nfc"),
     PretrainedSpec("ByT5", "bytes"),
     PretrainedSpec("CANINE", "chars"),
     PretrainedSpec("UTF-32", "chars"),
 )
-#: columns whose tokenizer NFC-normalizes the text before encoding (Qwen's tokenizer does)
-NFC_COLUMNS = frozenset({"Qwen"})
 #: Petrov et al.'s columns tokbench has no file or loader for
 NOT_LOADABLE = (
     "Glot500", "SeamlessM4T", "NLLB", "GottBERT", "CamemBERT", "PhoBERT", "RoCBert", "XLM-RoBERTa", "M2M100",
@@ -165,7 +162,7 @@ def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None
         raise BenchmarkError(f"{data_root}: no FLORES language to reproduce (flores/ is empty)")
     loaded: dict[PretrainedSpec, bpe.Tokenizer] = {}
     for spec in PETROV_TOKENIZERS:
-        key = PretrainedSpec("", spec.source, spec.format, spec.pattern)  # same file, same tokenizer
+        key = PretrainedSpec("", spec.source, spec.format, spec.pattern, spec.normalizer)  # same file, same tokenizer
         if "/" in spec.source and not (data_root / spec.source).is_file():
             result.notes.append(f"{spec.label}: not available: {spec.source} missing")
             continue
@@ -175,9 +172,7 @@ def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None
             result.notes.append(f"{spec.label}: not available: {exc}")
             continue
         loaded[key] = tokenizer
-        for code, text in texts.items():
-            if spec.label in NFC_COLUMNS:
-                text = unicodedata.normalize("NFC", text)
+        for code, text in texts.items():  # Qwen's row composes the text to NFC first (its normalizer)
             count = len(tokenizer.encode(text))
             result.rows.append(Row(spec.label, code, published.counts.get((spec.label, code)), count))
     unpublished = sorted({row.language for row in result.rows if row.published is None})

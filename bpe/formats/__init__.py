@@ -77,11 +77,15 @@ def _unknown(file: TokenizerFile) -> NoReturn:
     )
 
 
-def load_file(path: str | os.PathLike[str], *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+def load_file(
+    path: str | os.PathLike[str], *, format: str | None = None, pattern: str | None = None,
+    normalizer: str | None = None,
+) -> Tokenizer:
     """Load a tokenizer file of any accepted format (detected, or checked against ``format``).
 
-    ``pattern`` is the pre-tokenizer of a tiktoken rank file (a name or a regex); the other
-    formats carry their own and refuse one.
+    ``pattern`` is the pre-tokenizer of a tiktoken rank file (a name or a regex) and ``normalizer``
+    its normalizer (``bpe.normalizers``, e.g. ``nfc``); the other formats carry their own and refuse
+    either.
     """
     if format is not None and format not in FORMATS:
         raise TokenizerError(f"unknown tokenizer format {format!r}; known: {', '.join(FORMATS)}")
@@ -93,7 +97,8 @@ def load_file(path: str | os.PathLike[str], *, format: str | None = None, patter
             f"{file.path}: expected {FORMATS[format].DESCRIPTION}, but this is {module.DESCRIPTION} "
             f"(format {detected!r})"
         )
-    options = {name: value for name, value in {"pattern": pattern}.items() if value is not None}
+    given = {"pattern": pattern, "normalizer": normalizer}
+    options = {name: value for name, value in given.items() if value is not None}
     for option in options:
         if option not in module.OPTIONS:
             takers = " or ".join(FORMATS[name].DESCRIPTION for name in formats_taking(option))

@@ -18,7 +18,7 @@ MINIMAL = {
 
 
 #: run identities, resumable runs and cached tokenizers hang on these: a change of the config code must not move them
-SHIPPED_FINGERPRINTS = {"quick": "4ed2048787d96892", "paper": "1e8076e04919e0ce", "inference": "8a4275e8361e0bff"}
+SHIPPED_FINGERPRINTS = {"quick": "4ed2048787d96892", "paper": "69542e68f2e16d4c", "inference": "8a4275e8361e0bff"}
 
 
 @pytest.mark.parametrize("name", ["quick", "paper", "inference"])
@@ -123,13 +123,18 @@ def test_extra_metrics_join_the_identity_only_when_set() -> None:
         ({"pretrained": [{"label": "x"}]}, "pretrained[0]: give exactly one of 'name' (a tokenizer tokbench knows"),
         ({"pretrained": [{"name": "cl100k", "path": "a.json"}]}, "pretrained[0]: give exactly one of 'name'"),
         ({"pretrained": [{"name": "o200k"}]}, "pretrained[0].name: must be 'cl100k', 'mistral-v1', "),
-        ({"pretrained": [{"name": "cl100k", "pattern": "gpt2"}]}, "'format' and 'pattern' apply to a 'path'"),
+        ({"pretrained": [{"name": "cl100k", "pattern": "gpt2"}]},
+         "'format', 'pattern' and 'normalizer' apply to a 'path'"),
+        ({"pretrained": [{"path": "q.tiktoken", "pattern": "qwen", "normalizer": "NFC"}]},
+         "pretrained[0].normalizer: must be 'none', 'jamo' or 'nfc', got 'NFC'"),
+        ({"pretrained": [{"path": "a.model", "format": "sentencepiece", "normalizer": "nfc"}]},
+         "'normalizer' applies to a tiktoken rank file only (format 'tiktoken'), not to format 'sentencepiece'"),
         ({"pretrained": [{"path": "a.json", "format": "hf", "pattern": "gpt2"}]},
          "'pattern' applies to a tiktoken rank file only (format 'tiktoken'), not to format 'hf'"),
         ({"pretrained": [{"path": "a.json", "format": "json"}]}, "pretrained[0].format: must be 'tokbench', 'hf', "),
         ({"pretrained": [{"path": ""}]}, "pretrained[0].path: must be a non-empty string, got ''"),
         ({"pretrained": [{"path": "a.json", "colour": "red"}]}, "pretrained[0]: unknown key 'colour'; allowed keys: "
-                                                                 "name, path, label, format, pattern"),
+                                                                 "name, path, label, format, pattern, normalizer"),
         ({"production": ["gpt5"]}, "production[0]: must be 'cl100k', 'mistral-v1', "),
         ({"metrics": ["bleu"]}, "metrics[0]: must be 'unk_token_rate', "),
         ({"bootstrap": {"confidence": 1.5}}, "bootstrap.confidence: must be a number in (0.5, 1), got 1.5"),

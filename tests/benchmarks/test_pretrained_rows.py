@@ -1,15 +1,17 @@
 """`[[pretrained]]` rows of an experiment config, end to end: a run over FLORES-200 (the sample data root,
-then the full one) with GPT-2's tiktoken ranks and the Llama 2 sentencepiece model from the data root's
-``tokenizers/`` folder (when it has one), a Hugging Face tokenizer.json written by ``tokbench export``
-beside the config, a mistral-common model by name and a tekken file by absolute path.  Every row's
+then the full one) with GPT-2's and Qwen's (NFC first) tiktoken ranks and the Llama 2 sentencepiece model
+from the data root's ``tokenizers/`` folder (when it has one), a Hugging Face tokenizer.json written by
+``tokbench export`` beside the config, a mistral-common model by name and a tekken file by absolute path.  Every row's
 per-line token counts (the unit results) equal the owning library's own encoder on every line; bad rows
-are one error naming the config and every place looked, before anything is loaded or trained."""
+are one error naming the config and every place looked, before anything is loaded or trained.  The paper
+config's published-file rows (GPT-2, GPT-4o, Qwen, Llama 2) give their owners' ids on every FLORES line."""
 
 from __future__ import annotations
 
 import importlib.resources
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from benchmarks import report
 from benchmarks.cli import main
 from benchmarks.config import load_config
 from benchmarks.errors import BenchmarkError
+from benchmarks.pretrained import resolve_pretrained
 from benchmarks.render import md_escape
 from benchmarks.reproductions.petrov2023 import published_petrov2023
 from benchmarks.runner import run_experiment
@@ -35,6 +38,11 @@ from tests.conftest import DATA_ROOT, FLORES_LANGUAGES, read_flores
 
 METRICS = ["tokens_per_kchar", "parity_vs_eng", "parity_joined_vs_eng", "parity_mean_ratio_vs_eng"]
 MISTRAL_V3 = "mistral_instruct_tokenizer_240323.model.v3"
+#: Qwen's pre-tokenizer as its own tokenization_qwen.py writes it (PAT_STR); Qwen composes text to NFC first
+QWEN_PAT_STR = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"""
+    r"""\s+(?!\S)|\s+"""
+)
 
 
 def mistral_file(name: str) -> Path:
@@ -80,11 +88,16 @@ def write_config(folder: Path, root: Path, exported: Path) -> tuple[Path, dict[s
     }
     if (root / "tokenizers").is_dir():  # the full data root: GPT-2 and Llama 2, found in the data root
         rows += ['[[pretrained]]\npath = "tokenizers/gpt2.tiktoken"\npattern = "gpt2"\nlabel = "GPT-2"\n',
-                 '[[pretrained]]\npath = "tokenizers/llama2-tokenizer.model"\nlabel = "LLAMA"\n']  # fmt: skip
+                 '[[pretrained]]\npath = "tokenizers/llama2-tokenizer.model"\nlabel = "LLAMA"\n',
+                 '[[pretrained]]\npath = "tokenizers/qwen.tiktoken"\npattern = "qwen"\nnormalizer = "nfc"\n'
+                 'label = "Qwen"\n']  # fmt: skip
         ranks = tiktoken.load.load_tiktoken_bpe(str(root / "tokenizers" / "gpt2.tiktoken"))
         gpt2 = tiktoken.Encoding("gpt2", pat_str=r50k_pat_str, mergeable_ranks=ranks, special_tokens={})
         llama = sentencepiece.SentencePieceProcessor(model_file=str(root / "tokenizers" / "llama2-tokenizer.model"))
-        references |= {"GPT-2": gpt2.encode_ordinary, "LLAMA": llama.encode}
+        qwen_ranks = tiktoken.load.load_tiktoken_bpe(str(root / "tokenizers" / "qwen.tiktoken"))
+        qwen = tiktoken.Encoding("qwen", pat_str=QWEN_PAT_STR, mergeable_ranks=qwen_ranks, special_tokens={})
+        references |= {"GPT-2": gpt2.encode_ordinary, "LLAMA": llama.encode,
+                       "Qwen": lambda text: qwen.encode_ordinary(unicodedata.normalize("NFC", text))}  # fmt: skip
     corpora = ", ".join(f'"{corpus_spec(folder, language)}"' for language in FLORES_LANGUAGES)
     config = folder / "pretrained.toml"
     header = f'name = "pretrained"\ncorpora = [{corpora}]\nmetrics = {json.dumps(METRICS)}\n'
@@ -136,7 +149,8 @@ def test_pretrained_rows_count_as_their_own_libraries(tmp_path, exported, monkey
     assert f"_Note: my-byte-bpe is not shown: pretrained tokenizer 'my-byte-bpe': {tmp_path.resolve()}" in section
     if "GPT-2" in references:  # Petrov et al.'s counts of the joined FLORES text, inside a run
         published = published_petrov2023().counts
-        for label in ("GPT-2", "LLAMA"):
+        assert manifest["pretrained"]["Qwen"]["normalizer"] == "nfc"
+        for label in ("GPT-2", "LLAMA", "Qwen"):
             for language in FLORES_LANGUAGES:
                 unit = read_unit_result(run_dir / "units" / f"flores-{language[:3]}__{label}__na.json")
                 assert set(unit.joined.values()) == {published[label, language]}, (label, language)
@@ -178,3 +192,48 @@ def test_bad_pretrained_rows_are_one_error_each(tmp_path, row, expected, monkeyp
     if "not found" in expected:
         assert "(no data root was given: --data-dir DIR or TOKBENCH_DATA)" in message
     assert not (tmp_path / "run").exists()
+
+
+
+def paper_references(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Callable[[str], list[int]]]:
+    """Each published-file row of the paper config, encoded by its owner's library: tiktoken with the
+    owner's pattern (GPT-4o's from tiktoken_ext, Qwen's from its tokenizer code, after NFC) and
+    sentencepiece for Llama 2."""
+    openai_public = pytest.importorskip("tiktoken_ext.openai_public")
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})  # only pat_str wanted
+    o200k_pattern = openai_public.o200k_base()["pat_str"]
+    monkeypatch.undo()
+    folder = root / "tokenizers"
+
+    def encoding(file: str, pattern: str) -> tiktoken.Encoding:
+        ranks = tiktoken.load.load_tiktoken_bpe(str(folder / file))
+        return tiktoken.Encoding(file, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+
+    gpt2, o200k = encoding("gpt2.tiktoken", r50k_pat_str), encoding("o200k_base.tiktoken", o200k_pattern)
+    qwen = encoding("qwen.tiktoken", QWEN_PAT_STR)
+    llama = sentencepiece.SentencePieceProcessor(model_file=str(folder / "llama2-tokenizer.model"))
+    return {"gpt2": gpt2.encode_ordinary, "gpt-4o": o200k.encode_ordinary,
+            "qwen": lambda text: qwen.encode_ordinary(unicodedata.normalize("NFC", text)),
+            "qwen-without-nfc": qwen.encode_ordinary, "llama2": llama.encode}  # fmt: skip
+
+
+def test_paper_config_published_rows_equal_their_owners_on_every_flores_line(data_root, flores_lines, monkeypatch):
+    """The paper config's rows from the data root's tokenizers/ folder, resolved as a run resolves them."""
+    config = load_config("paper")
+    rows = resolve_pretrained(config.pretrained_rows, config.source, data_root)
+    references = paper_references(data_root, monkeypatch)
+    without_nfc = references.pop("qwen-without-nfc")
+    assert list(rows) == ["cl100k", "mistral-v1", *references]
+    assert rows["qwen"].to_json()["normalizer"] == "nfc"
+    for label, reference in references.items():
+        tokenizer = rows[label].load()
+        for language in FLORES_LANGUAGES:
+            lines = flores_lines[language]
+            assert len(lines) == 2009
+            assert [tokenizer.encode(line) for line in lines] == [reference(line) for line in lines], (label, language)
+    # FLORES is already NFC; on text that is not, the Qwen row composes first and spans the text as given
+    decomposed = unicodedata.normalize("NFD", "Çağrı café, 한국어 Ёлка")
+    encoding = rows["qwen"].load().encode_with_spans(decomposed)
+    assert encoding.ids == references["qwen"](decomposed) != without_nfc(decomposed)
+    ends = [0, *(end for _, end in encoding.spans)]
+    assert [start for start, _ in encoding.spans] == ends[:-1] and ends[-1] == len(decomposed.encode("utf-8"))

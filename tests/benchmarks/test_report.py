@@ -382,12 +382,16 @@ def test_findings_quote_the_table_numbers(built, results):
     low = cells.sort_values(["value", "tokenizer"]).iloc[0]
     high = cells.sort_values(["value", "tokenizer"]).iloc[-1]
     sentence = findings_under(text, "fertility_running-heatmap.png")
+
+    def named(tokenizer: str) -> str:  # production rows are named as such, as in the leader sentence
+        return f"{tokenizer} (production, own vocabulary)" if tokenizer == "cl100k" else tokenizer
+
     assert (
-        f"fertility (running text) ranges from {info.fmt.format(low['value'])} ({low['tokenizer']}, "
-        f"{low['language']}) to {info.fmt.format(high['value'])} ({high['tokenizer']}, {high['language']})"
+        f"fertility (running text) ranges from {info.fmt.format(low['value'])} ({named(low['tokenizer'])}, "
+        f"{low['language']}) to {info.fmt.format(high['value'])} ({named(high['tokenizer'])}, {high['language']})"
     ) in sentence
     # every "<number> (<tokenizer>, <language>)" quoted under any plot is the printed table cell
-    quoted = re.findall(r"(\d+\.\d+) \(([\w-]+), ([^)]+)\)", text)
+    quoted = re.findall(r"(\d+\.\d+) \(([\w-]+)(?: \(production, own vocabulary\)| \(at [^)]+\))?, ([^);]+)[);]", text)
     assert len(quoted) >= 6
     for number, tokenizer, row in quoted:
         assert table_cell_for(text, tokenizer, row.split(" · ")[0], number).startswith(number)
@@ -675,9 +679,9 @@ def test_findings_never_call_one_tokenizer_widest_and_narrowest():
         ("eng_Latn (test)", "word", 0.19, 0.18, 0.20), ("kor_Hang (test)", "word", 0.53, 0.52, 0.54),
         ("eng_Latn (eval)", "word", 0.25, 0.24, 0.26), ("kor_Hang (eval)", "word", 0.55, 0.54, 0.56),
     ).assign(eval_set=["test", "test", "eval", "eval"])  # fmt: skip
-    sentence = findings.language_gap(table, info, "8k")
+    sentence = findings.language_gap(table, info, "4k")
     assert sentence == (
-        "At 8k, word's OOV word tokens is 2.79× as high in kor_Hang (test) (0.5300) as in eng_Latn (test) (0.1900) "
+        "At 4k, word's OOV word tokens is 2.79× as high in kor_Hang (test) (0.5300) as in eng_Latn (test) (0.1900) "
         "(word is the only tokenizer compared)."
     )
     assert "widest" not in sentence and "narrowest" not in sentence
@@ -929,3 +933,97 @@ def test_every_table_of_the_committed_quick_report_compiles_without_overfull_box
     assert len(tables) >= 20
     for trust in (False, True):
         assert_fits(compile_tables(tables, tmp_path / f"{layout}-{trust}", layout, trust_estimates=trust))
+
+
+# -- generated sentences quote what the tables print -------------------------------------------------
+
+
+def generated_sentences(text: str) -> list[str]:
+    """Every generated sentence of a report: the findings under each plot and under each inference table."""
+    paragraphs = [findings_under(text, plot) for plot in re.findall(r"\(plots/([^)]+\.png)\)", text)]
+    inference = text.split("## Inference methods on one vocabulary", 1)
+    if len(inference) == 2:
+        for block in inference[1].split("\n## ", 1)[0].split("\n### ")[1:]:
+            parts = block.split("\n\n")
+            paragraphs += [part for part in parts[2:] if part and not part.startswith("|")]
+    return [sentence for paragraph in paragraphs if not paragraph.startswith(("_", "!", "|"))
+            for sentence in re.split(r"(?<=\.) (?=[A-Z])", paragraph)]  # fmt: skip
+
+
+def printed_cell_numbers(text: str) -> set[str]:
+    """Every decimal number printed in a table cell of the report (values and CI bounds, without sign)."""
+    numbers: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("|") and not set(line) <= set("|:- "):
+            numbers.update(re.findall(r"\d[\d,]*\.\d+", line))
+    return numbers
+
+
+def assert_sentence_numbers_are_table_cells(text: str) -> int:
+    """Each decimal a generated sentence quotes as a value (not a ratio ``2.50×`` or a share ``+12%``) is
+    printed in a table cell.  The vocabulary-trend sentence is left out: it quotes the smallest and
+    largest size, which the curve plots show and the tables (at the report size) do not."""
+    cells = printed_cell_numbers(text)
+    checked = 0
+    for sentence in generated_sentences(text):
+        if sentence.startswith("Growing the vocabulary"):
+            continue
+        for number in re.findall(r"(?<![\w.])[+-]?(\d[\d,]*\.\d+)(?![\d×%])", sentence):
+            assert number in cells, (number, sentence)
+            checked += 1
+    return checked
+
+
+def test_every_number_of_every_generated_sentence_is_a_printed_table_cell(built):
+    assert assert_sentence_numbers_are_table_cells((built / "report.md").read_text(encoding="utf-8")) >= 20
+    assert assert_sentence_numbers_are_table_cells((QUICK_REPORT / "report.md").read_text(encoding="utf-8")) >= 20
+
+
+def test_a_tied_gap_is_one_extreme_and_rows_at_another_size_say_so():
+    info = METRICS["fertility_isolated"]
+    table = cells(
+        ("eng_Latn", "char", 1.00, 0.9, 1.1), ("tur_Latn", "char", 6.60, 6.5, 6.7),
+        ("eng_Latn", "char-bpe-greedy", 1.00, 0.9, 1.1), ("tur_Latn", "char-bpe-greedy", 6.60, 6.5, 6.7),
+    ).assign(vocab_size=pd.array([2000, 2000, 4000, 4000], dtype="Int64"))  # fmt: skip
+    sentence = findings.language_gap(table, info, "4k")
+    assert sentence == ("At 4k, the gap between languages is 6.60× as printed for every tokenizer compared "
+                        "(char (at 2k) and char-bpe-greedy).")  # fmt: skip
+    assert "widest" not in sentence and "narrowest" not in sentence
+    three = pd.concat([table, cells(("eng_Latn", "byte-bpe", 2.0, 1.9, 2.1), ("tur_Latn", "byte-bpe", 3.0, 2.9, 3.1))])
+    sentence = findings.language_gap(three, info, "4k")
+    assert sentence.startswith("At 4k, the gap between languages is widest for char (at 2k) (tied as printed with "
+                               "char-bpe-greedy): its fertility (isolated words) is 6.60×")  # fmt: skip
+    assert sentence.endswith("it is narrowest for byte-bpe (1.50×, tur_Latn vs eng_Latn).")
+    assert findings.extremes(three, info, "4k") == (
+        "At 4k, fertility (isolated words) ranges from 1.00 (char (at 2k), eng_Latn; char-bpe-greedy, eng_Latn) to "
+        "6.60 (char (at 2k), tur_Latn; char-bpe-greedy, tur_Latn)."
+    )
+    english = three[(three["row"] == "eng_Latn") & (three["tokenizer"] != "char-bpe-greedy")]
+    assert findings.best_count(english, info, "4k").startswith("At 4k, char (at 2k) has the lowest")
+    production = cells(("eng_Latn", "cl100k", 1.2, 1.1, 1.3), ("eng_Latn", "gpt2", 1.4, 1.3, 1.5)).assign(
+        vocab_size=pd.array([None, None], dtype="Int64"))  # fmt: skip
+    assert findings.best_count(production, info, "4k").startswith(
+        "Among the production tokenizers (each at its own vocabulary), cl100k (production, own vocabulary) has")
+
+
+def test_a_sampling_row_costs_the_difference_of_the_tables_means_over_seeds():
+    f1_info, cost_info = METRICS["boundary_f1"], METRICS["tokens_per_kchar"]
+    f1 = pd.DataFrame({"method": ["merges", "merges + dropout 0.1"], "value": [0.30, 0.40],
+                       "ci_low": [0.28, 0.38], "ci_high": [0.32, 0.42]})  # fmt: skip
+    compression = pd.DataFrame({"value": [250.0, 290.6], "ci_low": [245.0, 284.9], "ci_high": [255.0, 296.1]},
+                               index=["merges", "merges + dropout 0.1"])  # fmt: skip
+    seed_zero_paired = (41.0, 39.9, 42.3)
+    sentence = findings.inference_method_finding(f1, "merges", seed_zero_paired, f1_info, cost_info, "gold",
+                                                 compression)  # fmt: skip
+    assert "+40.6 tokens / 1k chars [+29.9, +51.1]" in sentence and "41.0" not in sentence
+    assert "difference of the means over seeds" in sentence
+    deterministic = f1.assign(method=["merges", "longest-prefix"])
+    sentence = findings.inference_method_finding(deterministic, "merges", seed_zero_paired, f1_info, cost_info, "gold",
+                                                 compression.set_axis(["merges", "longest-prefix"]))  # fmt: skip
+    assert "+41.0 tokens / 1k chars [+39.9, +42.3] on the test text (paired)" in sentence
+
+
+def test_a_tie_break_row_is_its_own_inference_method():
+    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens") == "fewest-tokens"
+    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens,tie_break=longest-last") == (
+        "fewest-tokens (longest-last)")

@@ -73,7 +73,8 @@ def data_root_with(tmp_path: Path, files: dict[str, str], tokenizers: Path | Non
     for name, language in files.items():
         (root / "flores" / name).write_bytes(flores_bytes(language))
     if tokenizers is not None:
-        (root / "tokenizers").symlink_to(tokenizers / "tokenizers")
+        # resolved: a relative data root would make the link point from tmp_path
+        (root / "tokenizers").symlink_to((tokenizers / "tokenizers").resolve())
     return root
 
 

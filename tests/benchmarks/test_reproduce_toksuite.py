@@ -121,3 +121,31 @@ def test_bad_input(reproduce, tmp_path: Path) -> None:
     assert status == 2 and "tur_Latn: not reproducible:" in err and "2,008 lines, expected 2,009" in err
     assert "ita_Latn: not reproducible: no" in err and len(err.strip().splitlines()) == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_a_user_added_language_is_computed_and_compared(reproduce, tmp_path: Path) -> None:
+    """A user's flores/ita_Latn.txt is found, tokenized with spaCy's blank Italian pipeline and compared
+    with TokSuite's Italian figures.  No Italian FLORES text is available offline, so Turkish stands in:
+    its ByT5 values must be the independent byte count over spaCy's Italian words, beside the published
+    Italian value, and differ from it (exit 1)."""
+    root = sample_root(tmp_path)
+    (root / "flores" / "ita_Latn.txt").write_bytes((root / "flores" / "tur_Latn.txt").read_bytes())
+    status, _, err = reproduce("--data-dir", root, "--out", tmp_path / "out")
+    assert status == 1, err
+    rows = {(row["tokenizer"], row["language"], row["metric"]): row for row in read_rows(tmp_path / "out")}
+    published = published_toksuite2025()
+    assert {metric for tokenizer, language, metric in rows if language == "ita_Latn"} == {"fertility", "pcw", "parity"}
+    dev = [line.strip() for line in (root / "flores" / "ita_Latn.txt").read_text(encoding="utf-8").split("\n")[:997]]
+    english = [line.strip() for line in (root / "flores" / "eng_Latn.txt").read_text(encoding="utf-8").split("\n")]
+    nlp = spacy.blank("it")
+    words = [token.text.strip() for line in dev for token in nlp(line) if token.text.strip()]
+    counts = [len(word.encode("utf-8")) for word in words]
+    parity = [(len(i.encode()) + 1) / (len(e.encode()) + 1) for i, e in zip(dev, english[:997], strict=True)]
+    expected = {"fertility": sum(counts) / len(words), "pcw": sum(c >= 2 for c in counts) / len(words),
+                "parity": sum(parity) / len(parity)}  # fmt: skip
+    for metric, value in expected.items():
+        row = rows[("ByT5", "ita_Latn", metric)]
+        assert row["reproduced"] == f"{value:.3f}"
+        assert float(row["published"]) == published[("ByT5", "ita_Latn", metric)]
+        assert row["difference"] == f"{float(row['reproduced']) - float(row['published']):.3f}"
+    assert any(rows[("ByT5", "ita_Latn", metric)]["difference"] != "0.000" for metric in expected)

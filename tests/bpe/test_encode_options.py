@@ -167,9 +167,10 @@ BAD_ENCODE_OPTIONS = [
     ("char-bpe", {"encode_mode": "shortest"},
      f"encode_mode must be 'merges', {MODES}, 'fewest-tokens' or 'greedy', got 'shortest'"),
     ("spm-unigram", {"dropout": 0.1},
-     "spm-unigram does not take option(s): dropout (it takes: character_coverage, encode_mode, alpha, nbest, seed)"),
+     "spm-unigram does not take option(s): dropout (it takes: character_coverage, encode_mode, tie_break, alpha, "
+     "nbest, seed)"),
     ("spm-bpe", {"alpha": 0.1}, "spm-bpe does not take option(s): alpha (it takes: character_coverage, encode_mode, "
-     "dropout, seed)"),
+     "tie_break, dropout, seed)"),
     ("spm-unigram", {"nbest": 4}, "nbest only applies to sampling: give alpha too"),
     ("spm-unigram", {"alpha": 0.1, "nbest": 1}, "nbest must be -1 (every segmentation) or an integer >= 2, got 1"),
     ("spm-unigram", {"alpha": -0.5}, "alpha must be a number >= 0, got -0.5"),
@@ -206,7 +207,7 @@ def test_training_options_cannot_change_on_a_trained_tokenizer(training_text: li
     tokenizer = bpe.train("char-bpe", training_text[:50], 400)
     with pytest.raises(TokenizerError) as caught:
         tokenizer.with_encode_options(min_frequency=3)
-    takes = "encode_mode, dropout, seed"
+    takes = "encode_mode, tie_break, dropout, seed"
     assert str(caught.value) == f"char-bpe does not take encode option(s): min_frequency (it takes: {takes})"
     with pytest.raises(TokenizerError, match=r"^cl100k does not take encode option\(s\): dropout \(it takes: none\)$"):
         bpe.load("cl100k").with_encode_options(dropout=0.1)

@@ -7,7 +7,7 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe.inference import INFERENCE_METHODS, UNMATCHED, VocabularyTrie
+from bpe.inference import INFERENCE_METHODS, TIE_BREAKS, UNMATCHED, VocabularyTrie
 
 
 def trie_of(*entries: str) -> VocabularyTrie:
@@ -49,6 +49,15 @@ def test_fewest_tokens_breaks_ties_by_the_longest_first_token() -> None:
     trie = trie_of(*entries)
     # ab|c|x takes three, a|bcx two: fewer tokens first, then the tie-break
     assert spelled(entries, trie.fewest_tokens("abcx"), "abcx") == ["a", "bcx"]
+
+
+def test_fewest_tokens_longest_last_breaks_ties_by_the_longest_last_token() -> None:
+    entries = ("a", "b", "c", "d", "e", "abcd", "ab", "cde")
+    trie = trie_of(*entries)
+    assert spelled(entries, trie.segment("abcde", "fewest-tokens", "longest-last"), "abcde") == ["ab", "cde"]
+    trie = trie_of(*ENTRIES)  # ab|cd, abc|d and a|bcd tie: the longest last token wins
+    assert spelled(ENTRIES, trie.segment("abcd", "fewest-tokens", "longest-last"), "abcd") == ["a", "bcd"]
+    assert trie.segment("a?ab", "fewest-tokens", "longest-last") == [(0, 1), (UNMATCHED, 1), (4, 2)]
 
 
 def test_greedy_can_need_more_tokens_than_the_optimum() -> None:
@@ -101,3 +110,22 @@ def test_every_method_tiles_and_fewest_tokens_is_optimal(extra: set[str], word: 
         counts[method] = len(pieces)
     assert counts["fewest-tokens"] == min(counts.values())
     assert counts["fewest-tokens"] == brute_force_fewest(set(entries), word)
+    last = spelled(entries, trie.segment(word, "fewest-tokens", "longest-last"), word)
+    assert len(last) == counts["fewest-tokens"] and all(piece in entries or piece == "e" for piece in last)
+
+
+@settings(max_examples=300, deadline=None)
+@given(vocabularies, st.text(alphabet="abcd", min_size=1, max_size=9))
+def test_longest_last_is_the_segmentation_of_a_unigram_model_with_equal_scores(extra: set[str], word: str) -> None:
+    """Uzan et al.'s least-tokens inference: a Hugging Face Unigram model whose tokens all score the same."""
+    from tokenizers import models
+
+    entries = ("a", "b", "c", "d", *sorted(extra))
+    unigram = models.Unigram([(entry, -1.0) for entry in entries], unk_id=None)
+    theirs = [token.value for token in unigram.tokenize(word)]
+    assert spelled(entries, trie_of(*entries).segment(word, "fewest-tokens", "longest-last"), word) == theirs
+    # the mirror image: longest-first on the reversed word and entries
+    mirrored = tuple(entry[::-1] for entry in entries)
+    reversed_pieces = spelled(mirrored, trie_of(*mirrored).segment(word[::-1], "fewest-tokens", TIE_BREAKS[0]),
+                              word[::-1])  # fmt: skip
+    assert [piece[::-1] for piece in reversed(reversed_pieces)] == theirs

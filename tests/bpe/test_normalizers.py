@@ -101,4 +101,38 @@ def test_jamo_tokenizers_count_against_the_original_text(
 def test_unknown_normalizer() -> None:
     with pytest.raises(TokenizerError) as caught:
         bpe.train("char-bpe", ["some text"] * 3, 100, normalizer="nfkc")
-    assert str(caught.value) == "normalizer must be 'none' or 'jamo', got 'nfkc'"
+    assert str(caught.value) == "normalizer must be 'none', 'jamo' or 'nfc', got 'nfkc'"
+
+
+NFC = get_normalizer("nfc")
+#: decomposed and precomposed Latin, conjoining jamo, Cyrillic with a combining breve, a singleton (Å sign)
+composable = st.text(alphabet=st.sampled_from("ae\u0301\u030a\u0327c\u1100\u1161\u11a8 и\u0306\u212b가."), max_size=30)
+
+
+@given(composable)
+def test_nfc_is_unicodedata_nfc_with_a_monotone_alignment_onto_the_original(text: str) -> None:
+    normalized = NFC.normalize(text)
+    assert normalized.text == NFC.normalize_text(text) == unicodedata.normalize("NFC", text)
+    # character boundaries of the NFC text map to original offsets in order, ending at the original's end
+    boundaries = [0]
+    for char in normalized.text:
+        boundaries.append(boundaries[-1] + len(char.encode("utf-8")))
+    mapped = [normalized.original_offset(offset) for offset in boundaries]
+    assert mapped[0] == 0 and mapped[-1] == len(text.encode("utf-8")) and mapped == sorted(mapped)
+    # an unchanged text has no changes; each change covers whole characters of both texts
+    assert (normalized.changes == ()) == (normalized.text == text)
+    for start, end, original_start, original_end in normalized.changes:
+        assert normalized.text.encode("utf-8")[start:end].decode("utf-8") == unicodedata.normalize(
+            "NFC", text.encode("utf-8")[original_start:original_end].decode("utf-8")
+        )
+
+
+def test_a_family_with_the_nfc_normalizer_encodes_decomposed_text_as_its_composed_form() -> None:
+    composed = "Çağrı kahve içti, Ёлка и йод. " * 30
+    tokenizer = bpe.train("byte-bpe", [composed], 400, normalizer="nfc")
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert decomposed != composed
+    assert tokenizer.encode(decomposed) == tokenizer.encode(composed)
+    spans = tokenizer.encode_with_spans(decomposed).spans
+    assert spans[-1][1] == len(decomposed.encode("utf-8")) and [s for s, _ in spans[1:]] == [e for _, e in spans[:-1]]
+    assert tokenizer.decode(tokenizer.encode(decomposed)) == composed  # NFC loses the decomposed form

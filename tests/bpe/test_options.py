@@ -75,9 +75,11 @@ def test_the_earlier_encode_mode_name_reads_as_the_current_one() -> None:
         ({"limit_alphabet": 0}, "limit_alphabet must be an integer >= 1, got 0"),
         ({"limit_alphabet": 2.0}, "limit_alphabet must be an integer >= 1, got 2.0"),
         ({"end_of_word": True}, "end_of_word must be 'separate', 'attached' or 'none', got True"),
-        ({"normalizer": "nfc"}, "normalizer must be 'none' or 'jamo', got 'nfc'"),
+        ({"normalizer": "NFC"}, "normalizer must be 'none', 'jamo' or 'nfc', got 'NFC'"),
         ({"dropout": -0.1}, "dropout must be a number in [0, 1], got -0.1"),
         ({"seed": "1"}, "seed must be an integer >= 0, got '1'"),
+        ({"tie_break": "shortest-first"}, "tie_break must be 'longest-first' or 'longest-last', got 'shortest-first'"),
+        ({"tie_break": "longest-last"}, "tie_break applies to encode_mode 'fewest-tokens' only, not 'merges'"),
         (
             {"dropout": 0.1, "encode_mode": "greedy"},
             "dropout applies to encode_mode 'merges' only, not 'longest-prefix'",
@@ -115,17 +117,19 @@ def test_encode_time_options_are_marked_per_family() -> None:
     assert names == {
         "word": (),
         "char": (),
-        "char-bpe": ("encode_mode", "dropout", "seed"),
-        "byte-bpe": ("encode_mode", "dropout", "seed"),
-        "spm-bpe": ("encode_mode", "dropout", "seed"),
-        "spm-unigram": ("encode_mode", "alpha", "nbest", "seed"),
+        "char-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
+        "byte-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
+        "spm-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
+        "spm-unigram": ("encode_mode", "tie_break", "alpha", "nbest", "seed"),
         "morfessor": (),
         "bpe-knockout": (),
     }
-    assert list(options_by_name(encode_time_only=True)) == ["encode_mode", "dropout", "seed", "alpha", "nbest"]
+    encode_time = ["encode_mode", "tie_break", "dropout", "seed", "alpha", "nbest"]
+    assert list(options_by_name(encode_time_only=True)) == encode_time
     assert set(options_by_name(encode_time_only=True)["seed"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
     options = CharBPEOptions.parse("char-bpe", {"encode_mode": "fewest-tokens", "seed": 3, "min_frequency": 4})
-    assert options.encode_options() == {"encode_mode": "fewest-tokens", "dropout": 0.0, "seed": 3}
+    assert options.encode_options() == {"encode_mode": "fewest-tokens", "tie_break": "longest-first", "dropout": 0.0,
+                                        "seed": 3}  # fmt: skip
     assert options.training_options() == {"pretokenizer": "unicode", "normalizer": "none", "end_of_word": "separate",
                                           "min_frequency": 4, "limit_alphabet": None}  # fmt: skip
 

@@ -75,7 +75,7 @@ def test_unknown_names_list_the_known_ones() -> None:
     for unknown in ("o200k", "gpt2", "mistral-v9"):
         with pytest.raises(TokenizerError, match="neither a file nor a known tokenizer name; known names: cl100k, "):
             bpe.load(unknown)
-    with pytest.raises(TokenizerError, match="cl100k is a tokenizer name: it takes no format or pattern"):
+    with pytest.raises(TokenizerError, match="cl100k is a tokenizer name: it takes no format, pattern or normalizer"):
         bpe.load("cl100k", pattern="cl100k")
 
 

@@ -36,6 +36,8 @@ def inference_method(kind: str, options: str) -> str:
         method += f" + dropout {parsed['dropout']}"
     if parsed.get("alpha") not in (None, "None"):
         method += f" + sampling α={parsed['alpha']}"
+    if parsed.get("tie_break", "longest-first") != "longest-first":
+        method += f" ({parsed['tie_break']})"
     return method
 
 
@@ -84,16 +86,16 @@ def inference_section(context: Context) -> list[Block]:
         values: list[list[float | None]] = []
         sentences = []
         f1 = group[(group["metric"] == "boundary_f1") & (group["eval_set"] == "reference")]
+        compression = group[(group["metric"] == "tokens_per_kchar") & (group["eval_set"] == "test")].set_index("method")
         for reference, cells in f1.groupby("reference", sort=True):
             cells = cells.set_index("method")
             rows.append([f"{f1_info.label}: {reference}", *(_cell(cells, m, f1_info) for m in methods)])
             values.append([None, *(_value(cells, m) for m in methods)])
             cost = _paired_cost(paired, corpus, label, cells, baseline, int(size))
             sentence = findings.inference_method_finding(cells.reset_index(), baseline, cost, f1_info, cost_info,
-                                                         f"{reference}")  # fmt: skip
+                                                         f"{reference}", compression)  # fmt: skip
             if sentence:
                 sentences.append(sentence)
-        compression = group[(group["metric"] == "tokens_per_kchar") & (group["eval_set"] == "test")].set_index("method")
         if not compression.empty:
             rows.append([f"{cost_info.label} (test)", *(_cell(compression, m, cost_info) for m in methods)])
             values.append([None, *(_value(compression, m) for m in methods)])
