@@ -22,6 +22,7 @@ encoded that way; their rows carry ``eval_set = "reference"`` and the reference 
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations
@@ -40,6 +41,7 @@ from benchmarks.metrics import (
     ReferenceWords,
     RunningText,
     TokenizerFacts,
+    has_partial_characters,
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
@@ -81,6 +83,8 @@ def metric_results(metrics: Sequence[Metric], data: Any) -> list[MetricResult]:
             computed[metric.compute] = metric.compute(data)
         output = computed[metric.compute]
         result = output[metric.name] if isinstance(output, Mapping) else output
+        if result is None:  # undefined for this tokenizer (e.g. tokens inside a character of a char tokenizer)
+            continue
         if result.name != metric.name:
             raise BenchmarkError(f"internal error: the function of metric {metric.name!r} returned {result.name!r}")
         results.append(result)
@@ -176,6 +180,8 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Any, roles: Seque
             result.joined[paired] = counted[text]
     encode_word = _WordCache(tokenizer)
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
+    partial_characters = functools.cache(
+        lambda: has_partial_characters(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size)))
     for measured in metric_results(needing[Needs.TOKENIZER], facts):
         yield TRAIN_ROLE, "", measured
     for role in roles:
@@ -189,7 +195,8 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Any, roles: Seque
         if role == roles[0]:
             total_bytes = sum(len(text.encode("utf-8")) for text in texts)
             result.costs["encode_mb_per_s"] = total_bytes / 1e6 / seconds if seconds > 0 else float("nan")
-        running = RunningText(texts, encodings, facts.unk_id, facts.vocab_size)
+        running = RunningText(texts, encodings, facts.unk_id, facts.vocab_size, tokenizer.decode,
+                              tokenizer.encode_with_spans, partial_characters)
         for measured in metric_results(needing[Needs.RUNNING_TEXT], running):
             yield role, "", measured
         if needing[Needs.ISOLATED_WORDS]:
