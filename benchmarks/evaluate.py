@@ -23,6 +23,7 @@ encoded that way; their rows carry ``eval_set = "reference"`` and the reference 
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations
@@ -45,7 +46,7 @@ from benchmarks.metrics import (
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
-from benchmarks.stats import metric_intervals, paired_test, seed_item_interval
+from benchmarks.stats import holm_adjust, metric_intervals, paired_test, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
 from bpe.base import Encoding, Tokenizer
 
@@ -342,13 +343,19 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
     return rows
 
 
+#: the columns that declare a family of paired tests for the Holm–Bonferroni adjustment: one family per
+#: metric and evaluation set, across tokenizer pairs and corpora (languages)
+HOLM_FAMILY = ("metric", "eval_set")
+
+
 def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
     at the report vocab size (production rows included), on the same test documents; on a run with a
-    ``train_chars`` axis, the trained rows at its largest value."""
+    ``train_chars`` axis, the trained rows at its largest value.  ``p_value`` is each test's own,
+    ``p_value_holm`` its Holm–Bonferroni adjustment within its family (``HOLM_FAMILY``)."""
     settings = bootstrap_settings(config)
     columns = ["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference",
-               "ci_low", "ci_high", "p_value", "n"]  # fmt: skip
+               "ci_low", "ci_high", "p_value", "p_value_holm", "n"]  # fmt: skip
     rows = []
     for corpus in sorted({result.unit.corpus for result in results}):
         chosen = [r for r in results if r.unit.corpus == corpus and "test" in r.counts
@@ -364,5 +371,16 @@ def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
                                      **settings)  # fmt: skip
             rows.append([corpus, "test", PAIRED_METRIC, a.unit.tokenizer, b.unit.tokenizer,
                          config.report_vocab_size, comparison.difference, comparison.interval.low,
-                         comparison.interval.high, comparison.p_value, comparison.n])  # fmt: skip
-    return pd.DataFrame(rows, columns=columns)
+                         comparison.interval.high, comparison.p_value, math.nan, comparison.n])  # fmt: skip
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["p_value_holm"] = holm_by_family(frame)
+    return frame
+
+
+def holm_by_family(paired: pd.DataFrame) -> pd.Series:
+    """The Holm–Bonferroni adjusted p-value of every row of a ``paired.csv`` table within its family
+    (``HOLM_FAMILY``), aligned with its index."""
+    adjusted = pd.Series(math.nan, index=paired.index, dtype=float)
+    for _, family in paired.groupby(list(HOLM_FAMILY), sort=False):
+        adjusted[family.index] = holm_adjust(family["p_value"].to_numpy(dtype=float))
+    return adjusted
