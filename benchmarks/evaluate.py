@@ -43,12 +43,13 @@ from benchmarks.metrics import (
     RunningText,
     TokenizerFacts,
     has_partial_characters,
+    vocabulary_jaccard,
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
 from benchmarks.stats import holm_adjust, metric_intervals, paired_test, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
-from bpe.base import Encoding, Tokenizer
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer
 
 TRAIN_ROLE = "train"  # the eval set of Needs.TOKENIZER rows
 REFERENCE_ROLE = "reference"  # the eval set of morphology rows
@@ -348,6 +349,38 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
 HOLM_FAMILY = ("metric", "eval_set")
 
 
+def report_size_results(results: Sequence[UnitResult], corpus: str, config: Any) -> list[UnitResult]:
+    """The tokenizer rows of ``corpus`` that the paired tables compare, sorted by label: the trained rows
+    at the report vocab size (on a run with a ``train_chars`` axis, at its largest value) and every
+    production row."""
+    chosen = [r for r in results if r.unit.corpus == corpus and r.unit.vocab_size in (None, config.report_vocab_size)
+              and r.unit.train_chars in (None, max(config.train_chars or [0]))]  # fmt: skip
+    return sorted(chosen, key=lambda r: r.unit.tokenizer)
+
+
+def overlap_rows(results: Sequence[UnitResult], vocabulary: Callable[[Unit], frozenset[bytes]],
+                 config: Any) -> pd.DataFrame:  # fmt: skip
+    """``overlap.csv``: the vocabulary overlap (``metrics.vocabulary_jaccard``) of every two tokenizer rows
+    of a corpus (``report_size_results``), with the sizes behind it; ``vocabulary`` gives a unit's
+    vocabulary bytes (``overlap_vocabulary``)."""
+    columns = ["corpus", "language", "tokenizer_a", "tokenizer_b", "vocab_size", "jaccard", "shared", "union"]
+    rows = []
+    for corpus in sorted({result.unit.corpus for result in results}):
+        chosen = report_size_results(results, corpus, config)
+        for a, b in combinations(chosen, 2):
+            first, second = vocabulary(a.unit), vocabulary(b.unit)
+            rows.append([corpus, a.unit.language, a.unit.tokenizer, b.unit.tokenizer, config.report_vocab_size,
+                         vocabulary_jaccard(first, second), len(first & second), len(first | second)])  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def overlap_vocabulary(tokenizer: Tokenizer) -> frozenset[bytes]:
+    """The vocabulary ``metrics.vocabulary_jaccard`` compares: every entry's bytes, without empty entries
+    and the special tokens of the trained families."""
+    entries, _ = vocabulary_bytes(tokenizer)
+    return entries - {b"", *(token.encode("utf-8") for token in DEFAULT_SPECIAL_TOKENS)}
+
+
 def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
     at the report vocab size (production rows included), on the same test documents; on a run with a
@@ -358,10 +391,7 @@ def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
                "ci_low", "ci_high", "p_value", "p_value_holm", "n"]  # fmt: skip
     rows = []
     for corpus in sorted({result.unit.corpus for result in results}):
-        chosen = [r for r in results if r.unit.corpus == corpus and "test" in r.counts
-                  and r.unit.vocab_size in (None, config.report_vocab_size)
-                  and r.unit.train_chars in (None, max(config.train_chars or [0]))]  # fmt: skip
-        chosen.sort(key=lambda r: r.unit.tokenizer)
+        chosen = [r for r in report_size_results(results, corpus, config) if "test" in r.counts]
         for a, b in combinations(chosen, 2):
             ca, cb = a.counts["test"], b.counts["test"]
             if ca.ids != cb.ids:

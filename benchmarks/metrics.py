@@ -832,6 +832,22 @@ def type_token_ratio(text: RunningText) -> MetricResult:
     return MetricResult("type_token_ratio", float(np.count_nonzero(counts)) / float(counts.sum()), int(counts.sum()))
 
 
+def vocabulary_jaccard(a: frozenset[bytes], b: frozenset[bytes]) -> float:
+    """Vocabulary overlap of two tokenizers: the Jaccard index of their vocabularies as byte strings.
+
+    Formula: |A ∩ B| / |A ∪ B|, A and B the sets of the text bytes of every vocabulary entry
+    (``Tokenizer.id_to_bytes``: markers removed, so ``Ġworld``, ``▁world`` and `` world`` are the same
+    entry ``b" world"``), without empty entries (a bare ``</w>``, control ids) and without the special
+    tokens every trained family reserves (``<pad> <unk> <s> </s>``).  One value per pair of tokenizer
+    rows (``overlap.csv``); NaN when both sets are empty.
+    Source: vocabulary overlap as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals).
+    Differences: a cross-row table of its own, not a row of ``results.*``: it is a property of two
+    vocabularies, not of a text.
+    """
+    union = len(a | b)
+    return len(a & b) / union if union else math.nan
+
+
 # --------------------------------------------------------------------------- fidelity
 
 

@@ -775,6 +775,23 @@ def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -
     ))  # fmt: skip
 
 
+def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    """The vocabulary overlap of every two tokenizer rows per language (``overlap.csv``)."""
+    caption = f"vocabulary overlap (Jaccard of the vocabularies' byte strings) at {run.at}: tokenizers × tokenizers"
+    path = run.run_dir / "overlap.csv"
+    overlap = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    if overlap.empty:
+        return Skipped(caption, "this run has no overlap.csv, or fewer than two tokenizer rows per corpus")
+    overlap["panel"] = [f"{language} ({corpus})" for language, corpus in zip(overlap["language"], overlap["corpus"],
+                                                                             strict=True)]  # fmt: skip
+    plots.overlap_heatmaps(overlap, tokenizer_order(run.results), out_dir / "vocab-overlap-heatmap")
+    top = overlap.sort_values(["jaccard", "panel", "tokenizer_a", "tokenizer_b"], ascending=[False, True, True, True],
+                              kind="stable").iloc[0]  # fmt: skip
+    return Plot("vocab-overlap-heatmap", caption, [f"The largest overlap is {top.tokenizer_a} and {top.tokenizer_b} "
+                                                   f"in {top.panel}: {top.jaccard:.3f} ({top.shared:,} shared of "
+                                                   f"{top['union']:,} entries)."])  # fmt: skip
+
+
 def group_plots(group: str) -> list[Callable[[Run, dict[str, Any], Path], Plot | Skipped]]:
     """The plots of each report section, in order (parity: one per parity metric of the registry)."""
     if group == "parity":
@@ -789,6 +806,7 @@ GROUP_PLOTS: dict[str, list[Callable[[Run, dict[str, Any], Path], Plot | Skipped
     "fertility": [partial(curve_plot, "fertility_isolated"), partial(curve_plot, "fertility_running"),
                   partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
     "morphology": [morphology_plot],
+    "distribution": [overlap_plot],
 }  # fmt: skip
 
 

