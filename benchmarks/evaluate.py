@@ -381,27 +381,41 @@ def overlap_vocabulary(tokenizer: Tokenizer) -> frozenset[bytes]:
     return entries - {b"", *(token.encode("utf-8") for token in DEFAULT_SPECIAL_TOKENS)}
 
 
+#: the level at which the report calls a difference significant (after the Holm–Bonferroni adjustment)
+SIGNIFICANCE_LEVEL = 0.05
+
+
+def permutations_for_family(tests: int, n_resamples: int) -> int:
+    """Random swap patterns each permutation test of a family of ``tests`` draws: at least the config's
+    ``n_resamples``, and enough that the smallest adjusted p-value a test can reach, about
+    tests / (1 + permutations), is at most half the significance level (with 1,000 draws and 112 tests it
+    would be 0.11: no difference could ever be significant)."""
+    return max(n_resamples, math.ceil(2 * tests / SIGNIFICANCE_LEVEL))
+
+
 def paired_rows(results: Sequence[UnitResult], config: Any) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
     at the report vocab size (production rows included), on the same test documents; on a run with a
     ``train_chars`` axis, the trained rows at its largest value.  ``p_value`` is each test's own,
-    ``p_value_holm`` its Holm–Bonferroni adjustment within its family (``HOLM_FAMILY``)."""
+    ``p_value_holm`` its Holm–Bonferroni adjustment within its family (``HOLM_FAMILY``: here every
+    test of the table); each permutation test draws ``permutations_for_family`` swap patterns."""
     settings = bootstrap_settings(config)
     columns = ["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference",
                "ci_low", "ci_high", "p_value", "p_value_holm", "n"]  # fmt: skip
-    rows = []
+    pairs = []
     for corpus in sorted({result.unit.corpus for result in results}):
         chosen = [r for r in report_size_results(results, corpus, config) if "test" in r.counts]
-        for a, b in combinations(chosen, 2):
-            ca, cb = a.counts["test"], b.counts["test"]
-            if ca.ids != cb.ids:
-                continue
-            chars = np.asarray(ca.chars, dtype=float) / 1000
-            comparison = paired_test((np.asarray(ca.tokens, float), chars), (np.asarray(cb.tokens, float), chars),
-                                     **settings)  # fmt: skip
-            rows.append([corpus, "test", PAIRED_METRIC, a.unit.tokenizer, b.unit.tokenizer,
-                         config.report_vocab_size, comparison.difference, comparison.interval.low,
-                         comparison.interval.high, comparison.p_value, math.nan, comparison.n])  # fmt: skip
+        pairs += [(corpus, a, b) for a, b in combinations(chosen, 2) if a.counts["test"].ids == b.counts["test"].ids]
+    permutations = permutations_for_family(len(pairs), settings["n_resamples"])
+    rows = []
+    for corpus, a, b in pairs:
+        ca, cb = a.counts["test"], b.counts["test"]
+        chars = np.asarray(ca.chars, dtype=float) / 1000
+        comparison = paired_test((np.asarray(ca.tokens, float), chars), (np.asarray(cb.tokens, float), chars),
+                                 n_permutations=permutations, **settings)  # fmt: skip
+        rows.append([corpus, "test", PAIRED_METRIC, a.unit.tokenizer, b.unit.tokenizer,
+                     config.report_vocab_size, comparison.difference, comparison.interval.low,
+                     comparison.interval.high, comparison.p_value, math.nan, comparison.n])  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns)
     frame["p_value_holm"] = holm_by_family(frame)
     return frame

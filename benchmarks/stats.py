@@ -297,14 +297,18 @@ def paired_test(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     method: str = DEFAULT_METHOD,
+    n_permutations: int | None = None,
 ) -> PairedComparison:
     """Compare two ratio-of-sums metrics measured on the same items.
 
     ``a`` and ``b`` are (numerators, denominators) per item, item i being the
     same sentence for both.  Returns ratio(A) - ratio(B), its paired bootstrap
     CI (items resampled jointly for A and B) and the two-sided p-value of a
-    paired permutation test (see ``_swap_permutation_p_value``).
+    paired permutation test (see ``_swap_permutation_p_value``) drawing
+    ``n_permutations`` swap patterns (None: ``n_resamples``).
     """
+    if n_permutations is not None and n_permutations < 1:
+        raise BenchmarkError(f"paired test n_permutations must be a positive integer, got {n_permutations}")
     _check_settings(confidence, n_resamples, method)
     num_a, den_a = _as_items("A numerators", a[0]), _as_items("A denominators", a[1])
     num_b, den_b = _as_items("B numerators", b[0]), _as_items("B denominators", b[1])
@@ -319,7 +323,7 @@ def paired_test(
     interval = _bootstrap((num_a, den_a, num_b, den_b), _ratio_difference, observed, confidence=confidence,
                           n_resamples=n_resamples, seed=seed, method=method)  # fmt: skip
 
-    p_value = _swap_permutation_p_value(num_a, den_a, num_b, den_b, observed, n_resamples, seed)
+    p_value = _swap_permutation_p_value(num_a, den_a, num_b, den_b, observed, n_permutations or n_resamples, seed)
     return PairedComparison(observed, interval, p_value, n)
 
 

@@ -268,3 +268,20 @@ def test_holm_families_of_paired_csv():
     adjusted = holm_by_family(paired)
     # family (m, test): 0.01 x 3, 0.02 x 2, 0.04 x 1 -> 0.03, 0.04, 0.04; family (other, test) alone: 0.01
     assert adjusted.tolist() == pytest.approx([0.03, 0.04, 0.04, 0.01])
+
+
+def test_permutations_are_enough_for_the_family(embedded_text):
+    from benchmarks.evaluate import permutations_for_family
+
+    assert permutations_for_family(112, 1000) == 4480 and permutations_for_family(10, 1000) == 1000
+    # a clear difference on real text: the p-value is the smallest the draws allow, 1 / (1 + R), and with
+    # R = permutations_for_family(m) its Holm adjustment in a family of m such tests is below 0.05
+    num, den = bytes_and_chars(embedded_text["kor_Hang"][:300])
+    m = 112
+    draws = permutations_for_family(m, 1000)
+    comparison = S.paired_test((num, den), (num * 1.1, den), n_resamples=200, n_permutations=draws)
+    assert comparison.p_value == pytest.approx(1 / (1 + draws))
+    assert S.holm_adjust([comparison.p_value] * m).max() < 0.05
+    assert S.holm_adjust([S.paired_test((num, den), (num * 1.1, den), n_resamples=1000).p_value] * m).max() > 0.05
+    with pytest.raises(BenchmarkError, match="n_permutations"):
+        S.paired_test((num, den), (num, den), n_permutations=0)
