@@ -246,9 +246,11 @@ def overlap_heatmaps(overlap: pd.DataFrame, tokenizers: list[str], stem: Path) -
     columns = min(2, len(panels))
     lines = math.ceil(len(panels) / columns)
     shown = [t for t in tokenizers if t in set(overlap["tokenizer_a"]) | set(overlap["tokenizer_b"])]
-    side = min(MAX_WIDTH / columns, 1.1 + 0.32 * len(shown))
-    with _figure(side * columns, (side - 0.2) * lines, stem) as figure:
-        axes, _ = _grid(figure, len(panels))
+    side = min(MAX_WIDTH / columns, 1.4 + 0.3 * len(shown))
+    with _figure(side * columns, side * lines, stem) as figure:
+        axes = figure.subplots(lines, columns, squeeze=False)
+        for ax in list(axes.flat)[len(panels):]:
+            ax.set_visible(False)
         for index, (ax, panel) in enumerate(zip(axes.flat, panels, strict=False)):
             cells = overlap[overlap["panel"] == panel]
             present = [t for t in shown if t in set(cells["tokenizer_a"]) | set(cells["tokenizer_b"])]

@@ -785,11 +785,18 @@ def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Ski
     overlap["panel"] = [f"{language} ({corpus})" for language, corpus in zip(overlap["language"], overlap["corpus"],
                                                                              strict=True)]  # fmt: skip
     plots.overlap_heatmaps(overlap, tokenizer_order(run.results), out_dir / "vocab-overlap-heatmap")
-    top = overlap.sort_values(["jaccard", "panel", "tokenizer_a", "tokenizer_b"], ascending=[False, True, True, True],
-                              kind="stable").iloc[0]  # fmt: skip
-    return Plot("vocab-overlap-heatmap", caption, [f"The largest overlap is {top.tokenizer_a} and {top.tokenizer_b} "
-                                                   f"in {top.panel}: {top.jaccard:.3f} ({top.shared:,} shared of "
-                                                   f"{top['union']:,} entries)."])  # fmt: skip
+    order = overlap.sort_values(["jaccard", "panel", "tokenizer_a", "tokenizer_b"],
+                                ascending=[False, True, True, True], kind="stable")  # fmt: skip
+    same = order[order["jaccard"] == 1].drop_duplicates(["tokenizer_a", "tokenizer_b"])
+    identical = ", ".join(f"{row.tokenizer_a} and {row.tokenizer_b}" for row in same.itertuples())
+    sentences = [f"Same vocabulary: {identical}."] if identical else []
+    different = order[order["jaccard"] < 1]
+    if not different.empty:
+        top = different.iloc[0]
+        sentences.append(f"The largest overlap of two different vocabularies is {top.tokenizer_a} and "
+                         f"{top.tokenizer_b} in {top.panel}: {top.jaccard:.3f} ({top.shared:,} shared of "
+                         f"{top['union']:,} entries).")  # fmt: skip
+    return Plot("vocab-overlap-heatmap", caption, sentences)
 
 
 def group_plots(group: str) -> list[Callable[[Run, dict[str, Any], Path], Plot | Skipped]]:
