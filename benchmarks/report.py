@@ -58,7 +58,7 @@ import bpe
 import bpe.render
 from benchmarks import findings, plots, render
 from benchmarks.errors import BenchmarkError
-from benchmarks.evaluate import holm_by_family
+from benchmarks.evaluate import SIGNIFICANCE_LEVEL, holm_by_family
 from benchmarks.examples import EXAMPLE_CHARS, Example, read_examples
 from benchmarks.files import ROW_TYPES, atomic_write_text, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.findings import vocab_label
@@ -1295,11 +1295,13 @@ def paired_section(run: Run) -> list[str]:
              "Tokenizer A minus tokenizer B in tokens per 1,000 characters on the same test documents "
              f"(report vocabulary size), with a paired bootstrap {run.ci_name} and the p-value of a paired "
              "permutation test (`benchmarks/stats.py`). A difference is called significant when its "
-             "Holm–Bonferroni adjusted p-value is below 0.05 (one family per metric and evaluation set: "
-             f"here all {len(paired)} pairs of all corpora). Full table: [paired.csv](paired.csv).", ""]  # fmt: skip
+             f"Holm–Bonferroni adjusted p-value is below {SIGNIFICANCE_LEVEL:g} (one family per metric and "
+             f"evaluation set: here all {len(paired)} pairs of all corpora). "
+             "Full table: [paired.csv](paired.csv).", ""]  # fmt: skip
     for corpus, group in paired.groupby("corpus", sort=True):
-        significant = group[group["p_value_holm"] < 0.05]
-        lines.append(f"- `{corpus}`: {len(significant)} of {len(group)} pairs differ (Holm-adjusted p < 0.05).")
+        significant = group[group["p_value_holm"] < SIGNIFICANCE_LEVEL]
+        lines.append(f"- `{corpus}`: {len(significant)} of {len(group)} pairs differ "
+                     f"(Holm-adjusted p < {SIGNIFICANCE_LEVEL:g}).")
     cells = [
         [md_escape(row.corpus), md_escape(row.tokenizer_a), md_escape(row.tokenizer_b), f"{row.difference:.1f}",
          f"[{row.ci_low:.1f}, {row.ci_high:.1f}]", f"{row.p_value:.3g}", f"{row.p_value_holm:.3g}"]
