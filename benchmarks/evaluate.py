@@ -22,6 +22,8 @@ encoded that way; their rows carry ``eval_set = "reference"`` and the reference 
 
 from __future__ import annotations
 
+import functools
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import combinations
@@ -40,12 +42,14 @@ from benchmarks.metrics import (
     ReferenceWords,
     RunningText,
     TokenizerFacts,
+    has_partial_characters,
+    vocabulary_jaccard,
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
-from benchmarks.stats import metric_intervals, paired_test, seed_item_interval
+from benchmarks.stats import holm_adjust, metric_intervals, paired_test, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
-from bpe.base import Encoding, Tokenizer
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer
 
 if TYPE_CHECKING:
     from benchmarks.config import ExperimentConfig
@@ -85,6 +89,8 @@ def metric_results(metrics: Sequence[Metric], data: Any) -> list[MetricResult]:
             computed[metric.compute] = metric.compute(data)
         output = computed[metric.compute]
         result = output[metric.name] if isinstance(output, Mapping) else output
+        if result is None:  # undefined for this tokenizer (e.g. tokens inside a character of a char tokenizer)
+            continue
         if result.name != metric.name:
             raise BenchmarkError(f"internal error: the function of metric {metric.name!r} returned {result.name!r}")
         results.append(result)
@@ -180,6 +186,8 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             result.joined[paired] = counted[text]
     encode_word = _WordCache(tokenizer)
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
+    partial_characters = functools.cache(
+        lambda: has_partial_characters(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size)))
     for measured in metric_results(needing[Needs.TOKENIZER], facts):
         yield TRAIN_ROLE, "", measured
     for role in roles:
@@ -193,7 +201,8 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
         if role == roles[0]:
             total_bytes = sum(len(text.encode("utf-8")) for text in texts)
             result.costs["encode_mb_per_s"] = total_bytes / 1e6 / seconds if seconds > 0 else float("nan")
-        running = RunningText(texts, encodings, facts.unk_id, facts.vocab_size)
+        running = RunningText(texts, encodings, facts.unk_id, facts.vocab_size, tokenizer.decode,
+                              tokenizer.encode_with_spans, partial_characters)
         for measured in metric_results(needing[Needs.RUNNING_TEXT], running):
             yield role, "", measured
         if needing[Needs.ISOLATED_WORDS]:
@@ -339,27 +348,87 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
     return rows
 
 
+#: the columns that declare a family of paired tests for the Holm–Bonferroni adjustment: one family per
+#: metric and evaluation set, across tokenizer pairs and corpora (languages)
+HOLM_FAMILY = ("metric", "eval_set")
+
+
+def report_size_results(results: Sequence[UnitResult], corpus: str, config: ExperimentConfig) -> list[UnitResult]:
+    """The tokenizer rows of ``corpus`` that the paired tables compare, sorted by label: the trained rows
+    at the report vocab size (on a run with a ``train_chars`` axis, at its largest value) and every
+    production row."""
+    chosen = [r for r in results if r.unit.corpus == corpus and r.unit.vocab_size in (None, config.report_vocab_size)
+              and r.unit.train_chars in (None, max(config.train_chars or [0]))]  # fmt: skip
+    return sorted(chosen, key=lambda r: r.unit.tokenizer)
+
+
+def overlap_rows(results: Sequence[UnitResult], vocabulary: Callable[[Unit], frozenset[bytes]],
+                 config: ExperimentConfig) -> pd.DataFrame:  # fmt: skip
+    """``overlap.csv``: the vocabulary overlap (``metrics.vocabulary_jaccard``) of every two tokenizer rows
+    of a corpus (``report_size_results``), with the sizes behind it; ``vocabulary`` gives a unit's
+    vocabulary bytes (``overlap_vocabulary``)."""
+    columns = ["corpus", "language", "tokenizer_a", "tokenizer_b", "vocab_size", "jaccard", "shared", "union"]
+    rows = []
+    for corpus in sorted({result.unit.corpus for result in results}):
+        chosen = report_size_results(results, corpus, config)
+        for a, b in combinations(chosen, 2):
+            first, second = vocabulary(a.unit), vocabulary(b.unit)
+            rows.append([corpus, a.unit.language, a.unit.tokenizer, b.unit.tokenizer, config.report_vocab_size,
+                         vocabulary_jaccard(first, second), len(first & second), len(first | second)])  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
+def overlap_vocabulary(tokenizer: Tokenizer) -> frozenset[bytes]:
+    """The vocabulary ``metrics.vocabulary_jaccard`` compares: every entry's bytes, without empty entries
+    and the special tokens of the trained families."""
+    entries, _ = vocabulary_bytes(tokenizer)
+    return entries - {b"", *(token.encode("utf-8") for token in DEFAULT_SPECIAL_TOKENS)}
+
+
+#: the level at which the report calls a difference significant (after the Holm–Bonferroni adjustment)
+SIGNIFICANCE_LEVEL = 0.05
+
+
+def permutations_for_family(tests: int, n_resamples: int) -> int:
+    """Random swap patterns each permutation test of a family of ``tests`` draws: at least the config's
+    ``n_resamples``, and enough that the smallest adjusted p-value a test can reach, about
+    tests / (1 + permutations), is at most half the significance level (with 1,000 draws and 112 tests it
+    would be 0.11: no difference could ever be significant)."""
+    return max(n_resamples, math.ceil(2 * tests / SIGNIFICANCE_LEVEL))
+
+
 def paired_rows(results: Sequence[UnitResult], config: ExperimentConfig) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
     at the report vocab size (production rows included), on the same test documents; on a run with a
-    ``train_chars`` axis, the trained rows at its largest value."""
+    ``train_chars`` axis, the trained rows at its largest value.  ``p_value`` is each test's own,
+    ``p_value_holm`` its Holm–Bonferroni adjustment within its family (``HOLM_FAMILY``: here every
+    test of the table); each permutation test draws ``permutations_for_family`` swap patterns."""
     settings = bootstrap_settings(config)
     columns = ["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference",
-               "ci_low", "ci_high", "p_value", "n"]  # fmt: skip
-    rows = []
+               "ci_low", "ci_high", "p_value", "p_value_holm", "n"]  # fmt: skip
+    pairs = []
     for corpus in sorted({result.unit.corpus for result in results}):
-        chosen = [r for r in results if r.unit.corpus == corpus and "test" in r.counts
-                  and r.unit.vocab_size in (None, config.report_vocab_size)
-                  and r.unit.train_chars in (None, max(config.train_chars or [0]))]  # fmt: skip
-        chosen.sort(key=lambda r: r.unit.tokenizer)
-        for a, b in combinations(chosen, 2):
-            ca, cb = a.counts["test"], b.counts["test"]
-            if ca.ids != cb.ids:
-                continue
-            chars = np.asarray(ca.chars, dtype=float) / 1000
-            comparison = paired_test((np.asarray(ca.tokens, float), chars), (np.asarray(cb.tokens, float), chars),
-                                     **settings)  # fmt: skip
-            rows.append([corpus, "test", PAIRED_METRIC, a.unit.tokenizer, b.unit.tokenizer,
-                         config.report_vocab_size, comparison.difference, comparison.interval.low,
-                         comparison.interval.high, comparison.p_value, comparison.n])  # fmt: skip
-    return pd.DataFrame(rows, columns=columns)
+        chosen = [r for r in report_size_results(results, corpus, config) if "test" in r.counts]
+        pairs += [(corpus, a, b) for a, b in combinations(chosen, 2) if a.counts["test"].ids == b.counts["test"].ids]
+    permutations = permutations_for_family(len(pairs), settings["n_resamples"])
+    rows = []
+    for corpus, a, b in pairs:
+        ca, cb = a.counts["test"], b.counts["test"]
+        chars = np.asarray(ca.chars, dtype=float) / 1000
+        comparison = paired_test((np.asarray(ca.tokens, float), chars), (np.asarray(cb.tokens, float), chars),
+                                 n_permutations=permutations, **settings)  # fmt: skip
+        rows.append([corpus, "test", PAIRED_METRIC, a.unit.tokenizer, b.unit.tokenizer,
+                     config.report_vocab_size, comparison.difference, comparison.interval.low,
+                     comparison.interval.high, comparison.p_value, math.nan, comparison.n])  # fmt: skip
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["p_value_holm"] = holm_by_family(frame)
+    return frame
+
+
+def holm_by_family(paired: pd.DataFrame) -> pd.Series:
+    """The Holm–Bonferroni adjusted p-value of every row of a ``paired.csv`` table within its family
+    (``HOLM_FAMILY``), aligned with its index."""
+    adjusted = pd.Series(math.nan, index=paired.index, dtype=float)
+    for _, family in paired.groupby(list(HOLM_FAMILY), sort=False):
+        adjusted[family.index] = holm_adjust(family["p_value"].to_numpy(dtype=float))
+    return adjusted

@@ -43,7 +43,8 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,9 +107,29 @@ class RunningText:
     encodings: Sequence[Encoding]
     unk_id: int | None = None  # None: the tokenizer cannot produce <unk>
     vocab_size: int | None = None  # needed by the token-distribution metrics only
+    #: the tokenizer's decoder (ids -> text), for the round-trip metrics; None: they are not computed
+    decode: Callable[[Sequence[int]], str] | None = None
+    #: the tokenizer's encoder, for the split of a number written alone; None: that metric is not computed
+    encode: Callable[[str], Encoding] | None = None
+    #: whether some vocabulary entry is not whole UTF-8 characters (a byte-level or byte-fallback token),
+    #: asked only by the metric that needs it: only then can a token end inside a character; None: not
+    #: known, that metric is not computed
+    partial_characters: Callable[[], bool] | None = None
 
     def __post_init__(self) -> None:
         _check_aligned("running text: texts and encodings", self.texts, self.encodings)
+
+    @functools.cached_property
+    def decoded(self) -> list[str]:
+        """Per text, ``decode(encode(text))``."""
+        if self.decode is None:
+            raise BenchmarkError("running text: no decoder given (round-trip metrics need the tokenizer's decode)")
+        return [self.decode(encoding.ids) for encoding in self.encodings]
+
+    @functools.cached_property
+    def numbers(self) -> list[list[_Number]]:
+        """Per text, its numbers (``_numbers``), computed once for the metrics that share them."""
+        return [_numbers(t, e) for t, e in zip(self.texts, self.encodings, strict=True)]
 
     @functools.cached_property
     def tokens_per_word(self) -> list[np.ndarray]:
@@ -741,6 +762,311 @@ def vocab_utilisation(text: RunningText) -> MetricResult:
     return MetricResult("vocab_utilisation", float(np.count_nonzero(counts)) / vocab_size, int(counts.sum()))
 
 
+def shannon_efficiency(text: RunningText) -> MetricResult:
+    """Shannon efficiency of the unigram token distribution: ``renyi_efficiency`` at α = 1.
+
+    Formula: H(p) / log2 |V| with H(p) = -Σ_t p_t log2 p_t, p_t = count(t) / #tokens over all test
+    tokens, |V| the tokenizer's vocabulary size.
+    Aggregation: one distribution over the whole test set (``n`` = tokens); no CI.
+    Source: Zouhar et al. 2023 (``tokenization-scorer``'s ``shannon_efficiency``).
+    Differences: ``tokenization-scorer`` divides by log2 of the number of token types observed in the
+    text; we divide by the full vocabulary size, as ``renyi_efficiency`` does.
+    """
+    result = renyi_efficiency(text, alpha=1.0)
+    return MetricResult("shannon_efficiency", result.value, result.n)
+
+
+def token_gini(text: RunningText) -> MetricResult:
+    """Gini coefficient of the frequencies of the token types used on the test set.
+
+    Formula: with the counts x_1 <= ... <= x_m of the m distinct ids emitted,
+    G = Σ_i (2i - m - 1) x_i / (m Σ_i x_i): 0 when every used type occurs equally often, towards 1 when a
+    few types take all occurrences.  Ids never emitted are left out (``vocab_utilisation`` counts them).
+    Aggregation: one distribution over the whole test set (``n`` = tokens); no CI.
+    Source: the Gini coefficient of token frequencies as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals).
+    """
+    counts, _ = _id_counts("token_gini", text)
+    used = np.sort(counts[counts > 0]).astype(np.float64)
+    m = len(used)
+    ranks = np.arange(1, m + 1, dtype=np.float64)
+    gini = float(np.sum((2 * ranks - m - 1) * used) / (m * used.sum()))
+    return MetricResult("token_gini", gini, int(counts.sum()))
+
+
+def bigram_entropy(text: RunningText) -> MetricResult:
+    """Shannon entropy, in bits, of the distribution of adjacent token pairs.
+
+    Formula: H = -Σ_(a,b) q_ab log2 q_ab, q_ab = count of token a directly followed by token b / #pairs,
+    pairs taken within each text (a text of k tokens gives k - 1 pairs; none crosses from one text to
+    the next).  Aggregation: one distribution over the whole test set (``n`` = pairs); no CI; NaN when
+    no text has two tokens.
+    Source: the bigram entropy of the token stream (TokEval; TokEntropyDrift's pairwise entropy).
+    Differences: the joint entropy of the pair, not the conditional entropy of the next token given the
+    previous one (which is this minus the unigram entropy of the first tokens).
+    """
+    firsts, seconds = [], []
+    for encoding in text.encodings:
+        ids = np.asarray(encoding.ids, dtype=np.int64)
+        firsts.append(ids[:-1])
+        seconds.append(ids[1:])
+    if not text.encodings:
+        raise BenchmarkError("metric bigram_entropy: nothing to aggregate (no texts)")
+    first, second = np.concatenate(firsts), np.concatenate(seconds)
+    if len(first) == 0:
+        return MetricResult("bigram_entropy", math.nan, 0)
+    if min(first.min(), second.min()) < 0:
+        raise BenchmarkError(f"metric bigram_entropy: negative token id {min(first.min(), second.min())}")
+    _, counts = np.unique(first * (int(second.max()) + 1) + second, return_counts=True)  # one key per pair
+    q = counts / counts.sum()
+    return MetricResult("bigram_entropy", float(-np.sum(q * np.log2(q))), len(first))
+
+
+def type_token_ratio(text: RunningText) -> MetricResult:
+    """Type–token ratio of the tokens: distinct ids emitted / tokens, over the whole test set.
+
+    Aggregation: one set over the whole test set (``n`` = tokens); no CI (the number of types grows
+    more slowly than the number of tokens, so it is comparable only on the same text).
+    Source: TTR as TokEval reports it.
+    """
+    counts, _ = _id_counts("type_token_ratio", text)
+    return MetricResult("type_token_ratio", float(np.count_nonzero(counts)) / float(counts.sum()), int(counts.sum()))
+
+
+def vocabulary_jaccard(a: frozenset[bytes], b: frozenset[bytes]) -> float:
+    """Vocabulary overlap of two tokenizers: the Jaccard index of their vocabularies as byte strings.
+
+    Formula: |A ∩ B| / |A ∪ B|, A and B the sets of the text bytes of every vocabulary entry
+    (``Tokenizer.id_to_bytes``: markers removed, so ``Ġworld``, ``▁world`` and `` world`` are the same
+    entry ``b" world"``), without empty entries (a bare ``</w>``, control ids) and without the special
+    tokens every trained family reserves (``<pad> <unk> <s> </s>``).  One value per pair of tokenizer
+    rows (``overlap.csv``); NaN when both sets are empty.
+    Source: vocabulary overlap as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals).
+    Differences: a cross-row table of its own, not a row of ``results.*``: it is a property of two
+    vocabularies, not of a text.
+    """
+    union = len(a | b)
+    return len(a & b) / union if union else math.nan
+
+
+# --------------------------------------------------------------------------- fidelity
+
+
+def roundtrip_failure_rate(text: RunningText) -> MetricResult:
+    """Share of texts that do not come back from the tokenizer: ``decode(encode(x)) != x``.
+
+    Formula: Σ_i 1[decode(encode(x_i)) != x_i] / #texts, texts compared as Python strings (code point
+    by code point, no normalization).  Aggregation: ratio of sums over texts.
+    Source: the round-trip (losslessness) check of sentencepiece and HF ``tokenizers`` issue trackers;
+    lossless tokenization as Kudo & Richardson 2018 (SentencePiece) define it.
+    """
+    return ratio_of_sums("roundtrip_failure_rate",
+                         [float(decoded != original) for original, decoded in zip(text.texts, text.decoded,
+                                                                                   strict=True)],
+                         np.ones(len(text.texts)))  # fmt: skip
+
+
+def longest_common_subsequence(a: str, b: str) -> int:
+    """Length of a longest common subsequence of ``a`` and ``b`` (bit-parallel, Hyyrö 2004)."""
+    masks: dict[str, int] = {}
+    for position, character in enumerate(a):
+        masks[character] = masks.get(character, 0) | (1 << position)
+    width = (1 << len(a)) - 1
+    row = width
+    for character in b:
+        matched = row & masks.get(character, 0)
+        row = ((row + matched) | (row - matched)) & width
+    return len(a) - row.bit_count()
+
+
+def chars_lost_rate(text: RunningText) -> MetricResult:
+    """Characters of the text that do not survive the round trip, per character.
+
+    Formula: Σ_i (len(x_i) - LCS(x_i, decode(encode(x_i)))) / Σ_i len(x_i), LCS the length of a longest
+    common subsequence of code points: a character replaced by ``<unk>`` (or by its normalized form) is
+    lost, the characters ``<unk>`` decodes to are not counted as recovered unless they match.
+    Aggregation: ratio of sums over texts.
+    Source: tokbench's measure of the loss behind ``roundtrip_failure_rate`` (sentencepiece's
+    ``character_coverage`` drops rare characters silently, google/sentencepiece#175).
+    """
+    lost = [len(original) - (len(original) if decoded == original else longest_common_subsequence(original, decoded))
+            for original, decoded in zip(text.texts, text.decoded, strict=True)]  # fmt: skip
+    return ratio_of_sums("chars_lost_rate", lost, [len(original) for original in text.texts])
+
+
+def partial_char_token_share(text: RunningText) -> MetricResult | None:
+    """Share of tokens that end inside a UTF-8 character (byte-level and byte-fallback tokenizers).
+
+    Formula: Σ_i #{tokens of i whose span end is not a character boundary of x_i} / Σ_i #tokens(i);
+    a character boundary is a byte offset where a character starts (or the text's end).
+    Aggregation: ratio of sums over texts.  Computed only for a tokenizer whose vocabulary holds an
+    entry that is not whole UTF-8 characters (``partial_characters``); others have no row.
+    Source: the share of tokens that are not valid UTF-8 on their own, a cost of byte-level BPE
+    (Radford et al. 2019) that TokEval and Land & Bartolo 2024 discuss.
+    """
+    if text.partial_characters is None or not text.partial_characters():
+        return None
+    inside, totals = [], []
+    for original, encoding in zip(text.texts, text.encodings, strict=True):
+        boundaries = _utf8_offsets(original)
+        ends = np.fromiter((end for _, end in encoding.spans), dtype=np.int64, count=len(encoding))
+        at_boundary = boundaries[np.searchsorted(boundaries, ends).clip(max=len(boundaries) - 1)] == ends
+        inside.append(int(np.count_nonzero(~at_boundary)))
+        totals.append(len(encoding))
+    return ratio_of_sums("partial_char_token_share", inside, totals)
+
+
+def has_partial_characters(entries: Iterable[bytes]) -> bool:
+    """Whether some vocabulary entry (its bytes) is not a sequence of whole UTF-8 characters."""
+    for entry in entries:
+        try:
+            entry.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- numbers and punctuation
+
+_DIGITS = re.compile(r"[0-9]+")  # a number: a maximal run of ASCII digits
+
+
+@dataclass(frozen=True)
+class _Number:
+    """A number of a text: its digits and the digit counts of its chunks (the parts of it each content
+    token covers, in order)."""
+
+    digits: str
+    chunks: tuple[int, ...]
+    tokens: int  # content tokens overlapping it
+
+
+def _chunks(start: int, end: int, spans: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """The byte lengths of the parts of ``[start, end)`` each span overlaps, in span order."""
+    return tuple(min(e, end) - max(s, start) for s, e in spans if s < end and e > start)
+
+
+def _numbers(text: str, encoding: Encoding) -> list[_Number]:
+    """Every number of ``text`` (``_DIGITS``) with its chunks in ``encoding`` (digits are one byte, so
+    byte and character offsets agree inside a number; only the number's start offset is converted)."""
+    found = list(_DIGITS.finditer(text))
+    if not found:
+        return []
+    offsets = _utf8_offsets(text)
+    spans = _content_spans(encoding)
+    numbers = []
+    for match in found:
+        start, end = int(offsets[match.start()]), int(offsets[match.end()])
+        chunks = _chunks(start, end, spans)
+        numbers.append(_Number(match.group(), chunks, len(chunks)))
+    return numbers
+
+
+#: a number's digits from which ``digit_chunk_share`` scores it (shorter ones cannot have a longer chunk)
+LONG_NUMBER_DIGITS = 4
+
+
+def digit_chunk_share(text: RunningText) -> MetricResult:
+    """Share of numbers of 4 or more digits whose every chunk holds at most 3 digits.
+
+    A *number* is a maximal run of ASCII digits ``[0-9]+`` (so ``1,000`` is the numbers ``1`` and
+    ``000``); its *chunks* are the parts of it the content tokens of the running-text encoding cover
+    (a token ``" 2019"`` or ``"19."`` contributes only its digits).  Grouping by at most three digits
+    is what cl100k's pre-tokenizer enforces (``\\p{N}{1,3}``); one digit per token (Llama 2) also passes.
+    Formula: Σ_i #{numbers of i with ≥ 4 digits, every chunk ≤ 3 digits} / Σ_i #{numbers of i with ≥ 4
+    digits}.  Aggregation: ratio of sums over texts (NaN when the set has no such number).
+    Source: digit grouping as studied by Singh & Strouse 2024 ("Tokenization counts: the impact of
+    tokenization on arithmetic in frontier LLMs").
+    """
+    return ratio_of_sums(
+        "digit_chunk_share",
+        [sum(1 for n in numbers if len(n.digits) >= LONG_NUMBER_DIGITS and max(n.chunks) <= 3)
+         for numbers in text.numbers],
+        [sum(1 for n in numbers if len(n.digits) >= LONG_NUMBER_DIGITS) for numbers in text.numbers],
+    )  # fmt: skip
+
+
+def tokens_per_digit(text: RunningText) -> MetricResult:
+    """Content tokens per digit of the numbers of the text.
+
+    Formula: Σ_i Σ_{numbers n of i} #{content tokens overlapping n} / Σ_i Σ_n #digits(n), numbers as
+    in ``digit_chunk_share`` (a token covering a number and what follows counts once for the number).
+    Aggregation: ratio of sums over texts (NaN without numbers).  1 = one token per digit.
+    Source: digit tokenization as compared by Singh & Strouse 2024.
+    """
+    return ratio_of_sums("tokens_per_digit", [sum(n.tokens for n in numbers) for numbers in text.numbers],
+                         [sum(len(n.digits) for n in numbers) for numbers in text.numbers])  # fmt: skip
+
+
+def number_context_split_share(text: RunningText) -> MetricResult | None:
+    """Share of numbers whose split in running text differs from their split when written alone.
+
+    For every number of 2 or more digits (``digit_chunk_share``'s numbers; one digit cannot be split),
+    its chunks in the running-text encoding are compared with its chunks in ``encode(digits)``, the
+    number encoded as a text of its own (no left context, no leading space).  The split *depends on
+    its left context* when they differ (``" 2019"`` merging the space into ``" 20" "19"`` while
+    ``"2019"`` alone is one token).
+    Formula: Σ_i #{numbers of i with ≥ 2 digits and different chunks} / Σ_i #{numbers of i with ≥ 2
+    digits}.  Aggregation: ratio of sums over texts (NaN without such numbers).  Not computed without
+    the tokenizer's encoder (``encode`` None).
+    Source: the context dependence of number tokenization (Singh & Strouse 2024: left-to-right vs
+    right-to-left grouping).
+    """
+    if text.encode is None:
+        return None
+    alone: dict[str, tuple[int, ...]] = {}
+    differ, counted = [], []
+    for numbers in text.numbers:
+        long = [n for n in numbers if len(n.digits) >= 2]
+        for number in long:
+            if number.digits not in alone:
+                alone[number.digits] = _chunks(0, len(number.digits), _content_spans(text.encode(number.digits)))
+        differ.append(sum(1 for n in long if n.chunks != alone[n.digits]))
+        counted.append(len(long))
+    return ratio_of_sums("number_context_split_share", differ, counted)
+
+
+def _is_punctuation(character: str) -> bool:
+    return unicodedata.category(character).startswith("P")
+
+
+def _is_word_character(character: str) -> bool:
+    return unicodedata.category(character)[0] in "LNM"
+
+
+def punctuation_attached_share(text: RunningText) -> MetricResult:
+    """Share of punctuation characters that share a token with a letter or digit.
+
+    A punctuation character (Unicode general category P*) is *attached* when some content token whose
+    span overlaps it also overlaps a letter, digit or combining mark (categories L*, N*, M*): ``"end."``
+    or ``"(UTC"`` as one token, not ``"."`` or ``" ("``.  Spaces and symbols (S*) are neither.
+    Formula: Σ_i #{attached punctuation characters of i} / Σ_i #{punctuation characters of i}.
+    Aggregation: ratio of sums over texts (NaN without punctuation).
+    Source: punctuation handling as a pre-tokenization choice (GPT-2's pattern keeps punctuation apart
+    from letters, sentencepiece does not; Radford et al. 2019, Kudo & Richardson 2018).
+    """
+    attached, totals = [], []
+    for original, encoding in zip(text.texts, text.encodings, strict=True):
+        punctuation = np.fromiter((_is_punctuation(c) for c in original), dtype=bool, count=len(original))
+        if not punctuation.any():
+            attached.append(0)
+            totals.append(0)
+            continue
+        word = np.fromiter((_is_word_character(c) for c in original), dtype=bool, count=len(original))
+        offsets = _utf8_offsets(original)
+        spans = np.array(_content_spans(encoding), dtype=np.int64).reshape(-1, 2)
+        first = np.searchsorted(offsets, spans[:, 0], side="right") - 1  # the character holding the first byte
+        last = np.searchsorted(offsets, spans[:, 1] - 1, side="right") - 1  # ... and the last byte
+        words_before = np.concatenate(([0], np.cumsum(word)))
+        with_word = words_before[last + 1] - words_before[first] > 0
+        cover = np.zeros(len(original) + 1, dtype=np.int64)  # characters covered by a token holding a word char
+        np.add.at(cover, first[with_word], 1)
+        np.add.at(cover, last[with_word] + 1, -1)
+        covered = np.cumsum(cover)[:-1] > 0
+        attached.append(int(np.count_nonzero(punctuation & covered)))
+        totals.append(int(np.count_nonzero(punctuation)))
+    return ratio_of_sums("punctuation_attached_share", attached, totals)
+
+
 # --------------------------------------------------------------------------- cost
 
 
@@ -763,6 +1089,8 @@ GROUPS: dict[str, str] = {
     "morphology": "Morpheme-boundary alignment",
     "parity": "Cross-lingual parity (premium vs English)",
     "distribution": "Token distribution",
+    "fidelity": "Fidelity (what comes back from the tokenizer)",
+    "numbers": "Numbers and punctuation",
     "cost": "Cost",
 }
 
@@ -824,7 +1152,23 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
            "per-sentence ratios, mean over the FLORES dev sentences both hold of tokens(language) / tokens(English)"),
     Metric("renyi_efficiency", "Rényi efficiency (α=2.5)", "distribution", HIGHER, "{:.3f}", _TEXT,
            renyi_efficiency),
+    Metric("shannon_efficiency", "Shannon efficiency", "distribution", HIGHER, "{:.3f}", _TEXT, shannon_efficiency),
     Metric("vocab_utilisation", "vocabulary used", "distribution", HIGHER, "{:.3f}", _TEXT, vocab_utilisation),
+    Metric("token_gini", "Gini of token frequencies", "distribution", DESCRIPTIVE, "{:.3f}", _TEXT, token_gini),
+    Metric("bigram_entropy", "bigram entropy (bits)", "distribution", DESCRIPTIVE, "{:.2f}", _TEXT, bigram_entropy),
+    Metric("type_token_ratio", "type-token ratio", "distribution", DESCRIPTIVE, "{:.4f}", _TEXT, type_token_ratio),
+    Metric("roundtrip_failure_rate", "texts not round-tripped", "fidelity", LOWER, "{:.3f}", _TEXT,
+           roundtrip_failure_rate),
+    Metric("chars_lost_rate", "characters lost", "fidelity", LOWER, "{:.4f}", _TEXT, chars_lost_rate),
+    Metric("partial_char_token_share", "tokens ending inside a character", "fidelity", DESCRIPTIVE, "{:.3f}",
+           _TEXT, partial_char_token_share),
+    Metric("digit_chunk_share", "numbers in chunks of ≤ 3 digits", "numbers", DESCRIPTIVE, "{:.3f}", _TEXT,
+           digit_chunk_share),
+    Metric("tokens_per_digit", "tokens / digit", "numbers", DESCRIPTIVE, "{:.3f}", _TEXT, tokens_per_digit),
+    Metric("number_context_split_share", "numbers split differently alone", "numbers", LOWER, "{:.3f}", _TEXT,
+           number_context_split_share),
+    Metric("punctuation_attached_share", "punctuation attached to words", "numbers", DESCRIPTIVE, "{:.3f}", _TEXT,
+           punctuation_attached_share),
     Metric("vocab_size_reached", "vocab size reached", "cost", DESCRIPTIVE, "{:.0f}", Needs.TOKENIZER,
            vocab_size_reached),
     Metric("train_seconds", "training time (s)", "cost", LOWER, "{:.2f}", Needs.MEASUREMENT, None,

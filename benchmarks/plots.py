@@ -238,6 +238,38 @@ def heatmap(cells: pd.DataFrame, info: Metric, tokenizers: list[str], stem: Path
         ax.tick_params(axis="y", labelrotation=0)
 
 
+def overlap_heatmaps(overlap: pd.DataFrame, tokenizers: list[str], stem: Path) -> None:
+    """One tokenizer x tokenizer heatmap of the vocabulary overlap (Jaccard) per ``panel`` (language and
+    corpus), symmetric, the diagonal 1; ``overlap``: rows of ``overlap.csv`` with a ``panel`` column;
+    ``tokenizers``: the axis order."""
+    panels = sorted(overlap["panel"].unique())
+    columns = min(2, len(panels))
+    lines = math.ceil(len(panels) / columns)
+    shown = [t for t in tokenizers if t in set(overlap["tokenizer_a"]) | set(overlap["tokenizer_b"])]
+    side = min(MAX_WIDTH / columns, 1.4 + 0.3 * len(shown))
+    with _figure(side * columns, side * lines, stem) as figure:
+        axes = figure.subplots(lines, columns, squeeze=False)
+        for ax in list(axes.flat)[len(panels):]:
+            ax.set_visible(False)
+        for index, (ax, panel) in enumerate(zip(axes.flat, panels, strict=False)):
+            cells = overlap[overlap["panel"] == panel]
+            present = [t for t in shown if t in set(cells["tokenizer_a"]) | set(cells["tokenizer_b"])]
+            grid = pd.DataFrame(np.eye(len(present)), index=present, columns=present)
+            for row in cells.itertuples():
+                grid.loc[row.tokenizer_a, row.tokenizer_b] = grid.loc[row.tokenizer_b, row.tokenizer_a] = row.jaccard
+            labels = grid.map(lambda value: f"{value:.2f}".lstrip("0") if value < 1 else "1")
+            sns.heatmap(grid.astype("float64"), annot=labels.to_numpy(), fmt="", cmap="rocket_r", vmin=0, vmax=1,
+                        linewidths=0.5, annot_kws={"fontsize": FONT_SIZE - 2}, cbar=index == len(panels) - 1,
+                        cbar_kws={"label": "vocabulary overlap (Jaccard)"}, square=True, ax=ax)  # fmt: skip
+            ax.set_title(panel)
+            ax.set_xlabel("")
+            ax.set_ylabel("")
+            ax.tick_params(axis="x", labelrotation=45)
+            for label in ax.get_xticklabels():
+                label.set_horizontalalignment("right")
+            ax.tick_params(axis="y", labelrotation=0)
+
+
 F1_CONTOURS = (0.2, 0.4, 0.6, 0.8)
 
 

@@ -53,7 +53,15 @@ from tqdm import tqdm
 import bpe
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError, warn
-from benchmarks.evaluate import TRAIN_ROLE, cross_unit_rows, evaluate_over_seeds, evaluate_tokenizer, paired_rows
+from benchmarks.evaluate import (
+    TRAIN_ROLE,
+    cross_unit_rows,
+    evaluate_over_seeds,
+    evaluate_tokenizer,
+    overlap_rows,
+    overlap_vocabulary,
+    paired_rows,
+)
 from benchmarks.examples import write_examples
 from benchmarks.files import (
     atomic_write_text,
@@ -434,6 +442,8 @@ def run_experiment(
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
+            overlap = overlap_rows(results, functools.cache(run_vocabulary(context)), config)
+            atomic_write_text(out_dir / "overlap.csv", overlap.to_csv(index=False))
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
             if on_report is not None:
@@ -441,6 +451,22 @@ def run_experiment(
         return out_dir
     finally:
         analyzing.close()
+
+
+def run_vocabulary(context: RunContext) -> Callable[[Unit], frozenset[bytes]]:
+    """A unit's vocabulary for ``overlap.csv``: a production row's loaded once by its label, a trained
+    row's read back from the run's tokenizer file."""
+    production: dict[str, frozenset[bytes]] = {}
+
+    def vocabulary(unit: Unit) -> frozenset[bytes]:
+        if unit.row_type == "production":
+            if unit.tokenizer not in production:
+                production[unit.tokenizer] = overlap_vocabulary(context.pretrained[unit.tokenizer].load())
+            return production[unit.tokenizer]
+        path = trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size, unit.train_chars)
+        return overlap_vocabulary(bpe.load(path))
+
+    return vocabulary
 
 
 def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:

@@ -22,6 +22,10 @@ keeping an item's numerator and denominator together:
   distributional assumption; Wilcoxon's signed-rank test would test
   per-sentence ratios (a mean-of-ratios quantity) instead.
 
+* ``holm_adjust`` — Holm–Bonferroni adjusted p-values of a family of tests (Holm 1979), so that
+  a difference is called significant at level α only when its adjusted p-value is below α; the
+  family-wise error rate (any false "significant" in the family) is then at most α.
+
 Both are deterministic for a given ``seed`` (``np.random.default_rng(seed)``).
 Degenerate data (fewer than 2 items, or every resample giving the same value)
 is handled without warnings: the interval is NaN or collapses to the point.
@@ -293,14 +297,18 @@ def paired_test(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     method: str = DEFAULT_METHOD,
+    n_permutations: int | None = None,
 ) -> PairedComparison:
     """Compare two ratio-of-sums metrics measured on the same items.
 
     ``a`` and ``b`` are (numerators, denominators) per item, item i being the
     same sentence for both.  Returns ratio(A) - ratio(B), its paired bootstrap
     CI (items resampled jointly for A and B) and the two-sided p-value of a
-    paired permutation test (see ``_swap_permutation_p_value``).
+    paired permutation test (see ``_swap_permutation_p_value``) drawing
+    ``n_permutations`` swap patterns (None: ``n_resamples``).
     """
+    if n_permutations is not None and n_permutations < 1:
+        raise BenchmarkError(f"paired test n_permutations must be a positive integer, got {n_permutations}")
     _check_settings(confidence, n_resamples, method)
     num_a, den_a = _as_items("A numerators", a[0]), _as_items("A denominators", a[1])
     num_b, den_b = _as_items("B numerators", b[0]), _as_items("B denominators", b[1])
@@ -315,7 +323,7 @@ def paired_test(
     interval = _bootstrap((num_a, den_a, num_b, den_b), _ratio_difference, observed, confidence=confidence,
                           n_resamples=n_resamples, seed=seed, method=method)  # fmt: skip
 
-    p_value = _swap_permutation_p_value(num_a, den_a, num_b, den_b, observed, n_resamples, seed)
+    p_value = _swap_permutation_p_value(num_a, den_a, num_b, den_b, observed, n_permutations or n_resamples, seed)
     return PairedComparison(observed, interval, p_value, n)
 
 
@@ -352,3 +360,30 @@ def _swap_permutation_p_value(num_a: np.ndarray, den_a: np.ndarray, num_b: np.nd
         extreme += int(np.count_nonzero(np.abs(null) >= abs(observed) - tolerance))
     return extreme / draws if exact else (1 + extreme) / (1 + n_resamples)
 
+
+
+def holm_adjust(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values (Holm 1979, "A Simple Sequentially Rejective Multiple Test
+    Procedure"), in the order given.
+
+    With the m finite p-values sorted ascending, p_(1) <= ... <= p_(m), the adjusted value of the i-th is
+    ``min(1, max_{j <= i} (m - j + 1) p_(j))``: rejecting every hypothesis whose adjusted p-value is below
+    α is Holm's step-down procedure at level α.  NaN p-values (an undefined comparison) stay NaN and are
+    not counted in m.  Ties get the same adjusted value (the running maximum makes the order among them
+    irrelevant).
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1:
+        raise BenchmarkError(f"holm_adjust: expected one p-value per test (1-D), got shape {p.shape}")
+    finite = np.isfinite(p)
+    if np.any((p[finite] < 0) | (p[finite] > 1)):
+        raise BenchmarkError(f"holm_adjust: p-values must lie in [0, 1], got {p[finite].min()}..{p[finite].max()}")
+    adjusted = np.full(len(p), math.nan)
+    positions = np.flatnonzero(finite)
+    m = len(positions)
+    if m == 0:
+        return adjusted
+    order = positions[np.argsort(p[positions], kind="stable")]
+    scaled = (m - np.arange(m)) * p[order]
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return adjusted

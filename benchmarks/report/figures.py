@@ -139,6 +139,29 @@ def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -
     ))  # fmt: skip
 
 
+def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    """The vocabulary overlap of every two tokenizer rows per language (``overlap.csv``)."""
+    caption = f"vocabulary overlap (Jaccard of the vocabularies' byte strings) at {run.at}: tokenizers × tokenizers"
+    if run.overlap is None or run.overlap.empty:
+        return Skipped(caption, "this run has no overlap.csv, or fewer than two tokenizer rows per corpus")
+    overlap = run.overlap.copy()
+    overlap["panel"] = [f"{language} ({corpus})" for language, corpus in zip(overlap["language"], overlap["corpus"],
+                                                                             strict=True)]  # fmt: skip
+    plots.overlap_heatmaps(overlap, tokenizer_order(run.results), out_dir / "vocab-overlap-heatmap")
+    order = overlap.sort_values(["jaccard", "panel", "tokenizer_a", "tokenizer_b"],
+                                ascending=[False, True, True, True], kind="stable")  # fmt: skip
+    same = order[order["jaccard"] == 1].drop_duplicates(["tokenizer_a", "tokenizer_b"])
+    identical = ", ".join(f"{row.tokenizer_a} and {row.tokenizer_b}" for row in same.itertuples())
+    sentences = [f"Same vocabulary: {identical}."] if identical else []
+    different = order[order["jaccard"] < 1]
+    if not different.empty:
+        top = different.iloc[0]
+        sentences.append(f"The largest overlap of two different vocabularies is {top.tokenizer_a} and "
+                         f"{top.tokenizer_b} in {top.panel}: {top.jaccard:.3f} ({top.shared:,} shared of "
+                         f"{top['union']:,} entries).")  # fmt: skip
+    return Plot("vocab-overlap-heatmap", caption, sentences)
+
+
 def group_plots(group: str) -> list[Draw]:
     """The plots of each report section, in order (parity: one per parity metric of the registry)."""
     if group == "parity":
@@ -153,6 +176,7 @@ GROUP_PLOTS: dict[str, list[Draw]] = {
     "fertility": [partial(curve_plot, "fertility_isolated"), partial(curve_plot, "fertility_running"),
                   partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
     "morphology": [morphology_plot],
+    "distribution": [overlap_plot],
 }  # fmt: skip
 
 

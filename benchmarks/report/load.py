@@ -1,8 +1,8 @@
 """Reading a run directory for its report: everything the report shows is read here, once, into one
 ``Run``; sections and figures never open a file of the run themselves.
 
-What is read: ``results.parquet`` (or ``results.csv``), ``manifest.json``, ``costs.csv`` and
-``paired.csv`` when present, ``examples.json`` when present, and, only when the "How the tokenizers
+What is read: ``results.parquet`` (or ``results.csv``), ``manifest.json``, ``costs.csv``,
+``paired.csv`` and ``overlap.csv`` when present, ``examples.json`` when present, and, only when the "How the tokenizers
 split" section asks for them (``Run.tokenizers``), the tokenizers of the run: trained ones from
 ``RUN_DIR/tokenizers/``, published ones re-loaded from the manifest.
 """
@@ -26,7 +26,7 @@ from benchmarks.findings import vocab_label
 from benchmarks.pretrained import PretrainedRow
 
 MATCHES = ("requested", "reached")
-COSTS_FILE, PAIRED_FILE = "costs.csv", "paired.csv"
+COSTS_FILE, PAIRED_FILE, OVERLAP_FILE = "costs.csv", "paired.csv", "overlap.csv"
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class Run:
     all_results: pd.DataFrame | None = None
     costs: pd.DataFrame | None = None  # costs.csv (None when absent)
     paired: pd.DataFrame | None = None  # paired.csv (None when absent)
+    overlap: pd.DataFrame | None = None  # overlap.csv (None when absent)
     #: examples.json: its document and examples (None when absent)
     examples: tuple[dict[str, Any], list[Example]] | None = field(default=None, repr=False)
 
@@ -108,7 +109,8 @@ def load_run(run_dir: Path) -> Run:
         raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
     return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
                all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
-               paired=_read_csv(run_dir / PAIRED_FILE), examples=read_examples(run_dir))  # fmt: skip
+               paired=_read_csv(run_dir / PAIRED_FILE), overlap=_read_csv(run_dir / OVERLAP_FILE),
+               examples=read_examples(run_dir))  # fmt: skip
 
 
 def _read_csv(path: Path) -> pd.DataFrame | None:

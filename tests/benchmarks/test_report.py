@@ -601,11 +601,12 @@ def test_cost_and_paired_tables(built, tmp_path):
         ["flores", "cl100k", "0.00", "3.14"],
         ["flores", "cl100k-prefix", "1.00", "2.00"],
     ]
-    assert "- `flores`: 1 of 2 pairs differ at p < 0.05." in text
+    # a paired.csv written before it held p_value_holm: the report adjusts its p-values itself (2 tests)
+    assert "- `flores`: 1 of 2 pairs differ (Holm-adjusted p < 0.05)." in text
     assert pipe_rows(text, "<summary>all pairs</summary>") == [
-        ["corpus", "A", "B", "A − B", "CI", "p"],
-        ["flores", "char", "cl100k", "812.3", "[800.0, 825.0]", "0.000999"],
-        ["flores", "cl100k-prefix", "cl100k", "-0.0", "[-1.2, 1.1]", "0.5"],
+        ["corpus", "A", "B", "A − B", "CI", "p", "p (Holm)"],
+        ["flores", "char", "cl100k", "812.3", "[800.0, 825.0]", "0.000999", "0.002"],
+        ["flores", "cl100k-prefix", "cl100k", "-0.0", "[-1.2, 1.1]", "0.5", "0.5"],
     ]
     assert text.split("<summary>all pairs</summary>", 1)[1].endswith("|\n\n</details>\n")
 
@@ -908,7 +909,7 @@ def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
     the committed report can be reproduced, and it was written by the current code."""
     run_dir = tmp_path / "quick"
     run_dir.mkdir()
-    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv"):
+    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv", "overlap.csv"):
         shutil.copy(QUICK_REPORT / name, run_dir / name)
     report.write_report(run_dir)
     written = (run_dir / "report.md").read_text(encoding="utf-8")

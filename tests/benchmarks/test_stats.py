@@ -209,3 +209,79 @@ def test_seed_item_interval_covers_items_and_seeds(embedded_text):
     assert math.isnan(S.seed_item_interval(num[None, :1], den[None, :1]).low)  # one item: undefined
     with pytest.raises(BenchmarkError, match="seed x item arrays"):
         S.seed_item_interval(num, den)
+
+
+# --------------------------------------------------------------------------- Holm–Bonferroni
+
+
+def holm_rejections(p_values: np.ndarray, alpha: float) -> set[int]:
+    """Holm's step-down procedure at level alpha, as Holm 1979 states it: reject the hypotheses in ascending
+    order of p while p_(i) <= alpha / (m - i + 1), and stop at the first that fails."""
+    rejected = set()
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    for rank, index in enumerate(order, start=1):
+        if p_values[index] > alpha / (len(p_values) - rank + 1):
+            break
+        rejected.add(index)
+    return rejected
+
+
+def test_holm_adjusted_p_values_by_hand():
+    # sorted: 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> running max 0.06
+    adjusted = S.holm_adjust([0.01, 0.04, 0.03, 0.005])
+    assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert S.holm_adjust([0.5, 0.9]).tolist() == [1.0, 1.0]  # capped at 1
+    nan_kept = S.holm_adjust([0.01, math.nan, 0.02])  # an undefined comparison is not counted in m
+    assert math.isnan(nan_kept[1]) and nan_kept[[0, 2]] == pytest.approx([0.02, 0.02])
+    assert S.holm_adjust([]).size == 0
+    with pytest.raises(BenchmarkError, match=r"must lie in \[0, 1\]"):
+        S.holm_adjust([0.2, 1.5])
+
+
+def test_holm_equals_the_step_down_procedure_on_paired_tests_of_real_text(embedded_text):
+    # p-values of real paired tests (bytes per character of Turkish documents against the same counts with
+    # noise of growing size added: some differences real, some not), random p-values and ties
+    num, den = bytes_and_chars(embedded_text["tur_Latn"][:400])
+    rng = np.random.default_rng(0)
+    p_values = []
+    for trial in range(12):
+        shifted = num + rng.normal(0, 1 + trial, len(num)) * (trial % 3)
+        p_values.append(S.paired_test((num, den), (np.clip(shifted, 0, None), den), n_resamples=300,
+                                      seed=trial).p_value)  # fmt: skip
+    real = np.array(p_values)
+    for p in (real, rng.uniform(0, 0.2, 40), np.array([0.01, 0.01, 0.02, 0.2])):
+        adjusted = S.holm_adjust(p)
+        for alpha in (0.001, 0.01, 0.02, 0.05, 0.1, 0.2):
+            assert {i for i, a in enumerate(adjusted) if a <= alpha} == holm_rejections(p, alpha)
+        # Holm lies between Benjamini-Hochberg (scipy) and Bonferroni
+        assert np.all(adjusted >= scipy_stats.false_discovery_control(p, method="bh") - 1e-12)
+        assert np.all(adjusted <= np.minimum(1, len(p) * p) + 1e-12)
+
+
+def test_holm_families_of_paired_csv():
+    import pandas as pd
+
+    from benchmarks.evaluate import holm_by_family
+
+    paired = pd.DataFrame({"metric": ["m", "m", "m", "other"], "eval_set": ["test"] * 4,
+                           "p_value": [0.01, 0.04, 0.02, 0.01]})  # fmt: skip
+    adjusted = holm_by_family(paired)
+    # family (m, test): 0.01 x 3, 0.02 x 2, 0.04 x 1 -> 0.03, 0.04, 0.04; family (other, test) alone: 0.01
+    assert adjusted.tolist() == pytest.approx([0.03, 0.04, 0.04, 0.01])
+
+
+def test_permutations_are_enough_for_the_family(embedded_text):
+    from benchmarks.evaluate import permutations_for_family
+
+    assert permutations_for_family(112, 1000) == 4480 and permutations_for_family(10, 1000) == 1000
+    # a clear difference on real text: the p-value is the smallest the draws allow, 1 / (1 + R), and with
+    # R = permutations_for_family(m) its Holm adjustment in a family of m such tests is below 0.05
+    num, den = bytes_and_chars(embedded_text["kor_Hang"][:300])
+    m = 112
+    draws = permutations_for_family(m, 1000)
+    comparison = S.paired_test((num, den), (num * 1.1, den), n_resamples=200, n_permutations=draws)
+    assert comparison.p_value == pytest.approx(1 / (1 + draws))
+    assert S.holm_adjust([comparison.p_value] * m).max() < 0.05
+    assert S.holm_adjust([S.paired_test((num, den), (num * 1.1, den), n_resamples=1000).p_value] * m).max() > 0.05
+    with pytest.raises(BenchmarkError, match="n_permutations"):
+        S.paired_test((num, den), (num, den), n_permutations=0)
