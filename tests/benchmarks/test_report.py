@@ -33,8 +33,23 @@ from benchmarks import findings, report
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULT_COLUMNS
-from benchmarks.metrics import METRICS
+from benchmarks.metrics import GROUPS, METRICS
+from benchmarks.findings import vocab_label
 from benchmarks.render import md_escape
+from benchmarks.report import Table
+from benchmarks.report.document import (
+    Block,
+    BulletList,
+    Code,
+    Figure,
+    Heading,
+    Paragraph,
+    Quote,
+    SkippedFigure,
+    TableBlock,
+    plain_text,
+)
+from benchmarks.report.tables import BASELINE_MARK, REACHED_MARK, UNK_MARK
 from tests.conftest import SAMPLE_DATA_ROOT
 
 LINES = 100  # FLORES lines per language (all of the sample's)
@@ -182,10 +197,85 @@ def results(flores_sample, sample_data_root) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def built(results, tmp_path_factory) -> Path:
+def built_report(results, tmp_path_factory) -> tuple[Path, list[Block]]:
+    """The report of the table above, and the document blocks ``write_report`` rendered it from."""
     run_dir = write_run(tmp_path_factory.mktemp("run") / "run", results)
-    report.write_report(run_dir, jobs=2)
-    return run_dir
+    return run_dir, write_report_keeping_blocks(run_dir, jobs=2)
+
+
+@pytest.fixture(scope="module")
+def built(built_report) -> Path:
+    return built_report[0]
+
+
+@pytest.fixture(scope="module")
+def blocks(built_report) -> list[Block]:
+    return built_report[1]
+
+
+def write_report_keeping_blocks(run_dir: Path, **options) -> list[Block]:
+    """``report.write_report(run_dir)``; returns the blocks its report.md and report.html were printed from."""
+    kept: list[list[Block]] = []
+    original = report.document
+
+    def keep(context):
+        kept.append(original(context))
+        return kept[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(report, "document", keep)
+        report.write_report(run_dir, **options)
+    assert len(kept) == 1
+    return kept[0]
+
+
+def tables_of(blocks: list[Block]) -> dict[str, Table]:
+    """The report's metric tables by slug, in document order."""
+    return {block.table.slug: block.table for block in blocks if isinstance(block, TableBlock)}
+
+
+def figure_of(blocks: list[Block], stem: str) -> Figure:
+    (figure,) = [block for block in blocks if isinstance(block, Figure) and block.stem == stem]
+    return figure
+
+
+def named(note: str, names) -> list[str]:
+    """The names (tokenizer labels or kinds) that ``note`` mentions as a whole word, sorted."""
+    return sorted(name for name in set(names) if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", note))
+
+
+def marker_notes(table: Table, marker: str) -> list[str]:
+    return [note for note in table.notes if note.startswith(marker)]
+
+
+def rows_flagged(table: Table, flag: str) -> list[str]:
+    return sorted(set(table.cells.loc[table.cells["not_ranked"] == flag, "tokenizer"]))
+
+
+def shifted_rows(table: Table, report_size: int) -> dict[str, int]:
+    """Trained rows shown at another requested size than the report size -> that size."""
+    cells = table.cells[table.cells["vocab_size"].notna() & (table.cells["vocab_size"] != report_size)]
+    return {row.tokenizer: int(row.vocab_size) for row in cells.itertuples()}
+
+
+def assert_notes_name_their_rows(table: Table, report_size: int) -> None:
+    """Each marker has one note exactly when a cell carries it, and a note is about exactly the rows it names:
+    the ‡ note names the rows marked ‡, the § note the kinds marked §, a substitution note the row it moved."""
+    cells = table.cells
+    for marker, flag, column in ((UNK_MARK, "unk", "tokenizer"), (BASELINE_MARK, "baseline", "kind")):
+        flagged = sorted(set(cells.loc[cells["not_ranked"] == flag, column]))
+        notes = marker_notes(table, marker)
+        assert len(notes) == (1 if flagged else 0), (table.slug, marker, notes)
+        if flagged:
+            assert named(notes[0], cells[column]) == flagged, (table.slug, notes[0])
+    assert len(marker_notes(table, REACHED_MARK)) == int((cells["reached_mark"] != "").any()), table.slug
+    plain = [note for note in table.notes if not note.startswith((UNK_MARK, BASELINE_MARK, REACHED_MARK))]
+    moved = shifted_rows(table, report_size)
+    about = [note for note in plain if named(note, cells["tokenizer"])]
+    assert sorted(row for note in about for row in named(note, cells["tokenizer"])) == sorted(moved), table.slug
+    for note in about:
+        (row,) = named(note, cells["tokenizer"])
+        assert vocab_label(moved[row]) in note and vocab_label(report_size) in note, (table.slug, note)
 
 
 def snapshot(results: pd.DataFrame, metric: str, reference: str = "") -> pd.DataFrame:
@@ -228,7 +318,7 @@ def alphabet(flores_lines: dict[str, list[str]], language: str) -> int:
 
 
 @pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "boundary_recall", "boundary_f1"])
-def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, results, flores_sample, metric):
+def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, blocks, results, flores_sample, metric):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS[metric]
     morphology = info.group == "morphology"
@@ -247,46 +337,77 @@ def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, resul
             reached = f"{alphabet(flores_sample, language):,}" if cell["tokenizer"] == "char" else ""
             assert table[cell["tokenizer"]][column] == expected_cell(info, cell, is_best, marker, reached)
         assert sum("**" in row[column] for row in table.values()) >= 1
-    if morphology:
-        assert "§ not ranked: a baseline on boundary metrics (char splits at every character)." in text
+    for table in tables_of(blocks).values():
+        if metric in set(table.cells["metric"]):
+            assert rows_flagged(table, "baseline") == (["char"] if morphology else [])
+            assert_notes_name_their_rows(table, REPORT_SIZE)  # the § note names char, and only char
 
 
-def test_report_states_run_facts_markers_and_substitution(built):
+def test_report_states_run_facts_markers_and_substitution(built, blocks, results):
     text = (built / "report.md").read_text(encoding="utf-8")
-    assert text.startswith("# tokbench report: report-test\n")
-    assert "- git revision: `" + "0" * 40 + "`" in text
-    assert "report vocabulary size: 4,096, each trained tokenizer at its closest requested size" in text
-    assert "Markers: †n the vocabulary size the tokenizer reached" in text
-    assert "char was not run at 4,096: shown at 8k, the closest size it was run at._" in text
-    assert "_Note: †n: the tokenizer reached n ids, not the size requested" in text
-    assert "a character tokenizer's vocabulary is its alphabet" in text
-    assert "Vocabulary sizes not reached" not in text  # the rank prefixes have exactly their size; char is exempt
+    assert isinstance(blocks[0], Heading) and blocks[0].level == 1
+    assert plain_text(blocks[0].content).endswith(MANIFEST["config"]["name"])
+    assert text.startswith(f"# {plain_text(blocks[0].content)}\n")
+    (facts,) = [block for block in blocks if isinstance(block, BulletList)][:1]
+    assert Code("0" * 40) in [part for item in facts.items if isinstance(item, tuple) for part in item]  # the git revision, as code
+    assert any(vocab_label(REPORT_SIZE) in plain_text(item) for item in facts.items)  # the report size
+    # the reading guide explains every marker a table can carry
+    guide = next(plain_text(block.content) for block in blocks if isinstance(block, Paragraph)
+                 and REACHED_MARK in plain_text(block.content))  # fmt: skip
+    assert UNK_MARK in guide and BASELINE_MARK in guide
+    tables = tables_of(blocks)
+    for table in tables.values():
+        assert_notes_name_their_rows(table, REPORT_SIZE)
+        # char (8,000) stands in for the report size in every table that has it; nothing else is moved
+        assert shifted_rows(table, REPORT_SIZE) == ({"char": CHAR_SIZE} if "char" in table.tokenizers else {})
+    reached_note = marker_notes(tables["bytes_per_token"], REACHED_MARK)[0]
+    assert "alphabet" in reached_note  # char is the marked row: its vocabulary is its alphabet
+    assert "alphabet" not in " ".join(marker_notes(tables["parity_vs_eng--monolingual"], REACHED_MARK))
+    assert not [block for block in blocks if isinstance(block, Quote)]  # no size warning: every size was reached
     assert "total_seconds" not in text  # timings vary between identical runs
-    assert "Groups without rows in this run: oov," in text
+    # a group without rows is named once (in one line of absent groups), without a section of skipped plots
+    present = {METRICS[metric].group for metric in set(results["metric"])}
+    sections = [plain_text(block.content) for block in blocks if isinstance(block, Heading) and block.level == 2]
+    assert [name for name in sections if name in GROUPS.values()] == [GROUPS[g] for g in GROUPS if g in present]
+    absent = [plain_text(block.content) for block in blocks if isinstance(block, Paragraph)
+              and plain_text(block.content).startswith("Groups without rows")]  # fmt: skip
+    assert len(absent) == 1 and absent[0].split(": ", 1)[1].rstrip(".").split(", ") == [
+        group for group in GROUPS if group not in present]  # fmt: skip
+    skipped = [block for block in blocks if isinstance(block, SkippedFigure)]
+    assert not [block for block in skipped if any(METRICS[m].label in block.caption for m in METRICS
+                                                  if METRICS[m].group not in present)]  # fmt: skip
     # text is escaped for markdown: a bare <unk> would be swallowed as an HTML tag
-    assert "more than 10% of its tokens are \\<unk> (never ranked)" in text
-    # a group without rows is named once, without a section of skipped plots
-    assert "_Plot skipped (words with" not in text and "## Unknown and out-of-vocabulary words" not in text
+    assert "\\<unk>" in text and not re.search(r"(?<!\\)<unk>", text.replace("`<unk>`", ""))
     # morphology: one table per (corpus, reference), tokenizers x metrics, P, R and F1 side by side
-    table = parse_table(text, morph_heading("tur_Latn"))
-    assert list(table["cl100k"]) == ["boundary precision", "boundary recall", "boundary F1"]
+    morphology = [table for table in tables.values() if table.group == "morphology"]
+    assert sorted(table.slug for table in morphology) == [f"morphology--morphscore--{language}"
+                                                          for language in ("eng_Latn", "tur_Latn")]  # fmt: skip
+    for table in morphology:
+        assert table.columns == ["boundary_precision", "boundary_recall", "boundary_f1"]
+        assert table.column_labels == [METRICS[metric].label for metric in table.columns]
+        assert table.tokenizers == ["char", "cl100k-prefix", "cl100k"]
     words = len(morphscore_items(SAMPLE_DATA_ROOT, "tur_Latn"))
-    assert f"*Morpheme-boundary alignment on the {words} words of the gold: MorphScore v1" in text
+    assert f" {words:,} words" in tables["morphology--morphscore--tur_Latn"].caption
+    assert parse_table(text, morph_heading("tur_Latn"))["cl100k"].keys() == {"boundary precision", "boundary recall",
+                                                                            "boundary F1"}  # fmt: skip
 
 
 def test_eval_sets_are_separate_tables(built, results, tmp_path):
     """Rows of two evaluation sets (UD test text and FLORES) never share a table."""
     both = pd.concat([results, results[results["metric"] == "bytes_per_token"].assign(eval_set="test")])
     run_dir = write_run(tmp_path / "two-sets", both)
-    text = report.write_report(run_dir).read_text(encoding="utf-8")
-    assert "### bytes / token (`bytes_per_token`) on `test`" in text
-    assert "### bytes / token (`bytes_per_token`) on `eval`" in text
-    assert text.index("on `test`") < text.index("on `eval`")
+    tables = [table for table in tables_of(write_report_keeping_blocks(run_dir)).values()
+              if set(table.cells["metric"]) == {"bytes_per_token"}]  # fmt: skip
+    assert [table.slug for table in tables] == ["bytes_per_token--test", "bytes_per_token--eval"]  # test text first
+    for table, eval_set in zip(tables, ("test", "eval"), strict=True):
+        assert set(table.cells["eval_set"]) == {eval_set}
+        assert len(table.cells) == len(snapshot(results, "bytes_per_token"))
+        assert f"`{eval_set}`" in table.heading  # the headings tell the two apart
     assert {p.name for p in (run_dir / "tables").glob("bytes_per_token*.tex")} == {
         "bytes_per_token--test.tex", "bytes_per_token--eval.tex"}  # fmt: skip
 
 
-def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, results):
+def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, blocks, results):
     tex = (built / "tables" / "bytes_per_token.tex").read_text(encoding="utf-8")
     assert tex.count(r"\toprule") == tex.count(r"\bottomrule") >= 1
     assert r"\begin{table*}" in tex and r"\providecommand{\tokbenchfit}" in tex
@@ -298,7 +419,8 @@ def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, 
     caption = re.search(r"\\caption\{(.+)\}\n", tex).group(1)
     markdown_caption = section_of(text, "bytes / token (`bytes_per_token`)").split("\n\n")[0].strip().strip("*")
     assert caption == report.latex_text(markdown_caption.replace("\\<", "<"))
-    assert "char was not run at 4,096: shown at 8k" in tex  # the substitution note is in the .tex too
+    notes = tables_of(blocks)["bytes_per_token"].notes
+    assert notes and all(report.latex_text(note) in tex for note in notes)  # the substitution note among them
     morph = (built / "tables" / "morphology--morphscore--tur_Latn.tex").read_text(encoding="utf-8")
     assert r"\label{tab:morphology--morphscore--tur_Latn}" in morph
     assert r"\S{}" in morph  # the baseline marker
@@ -330,7 +452,7 @@ def png_chunk_types(data: bytes) -> list[bytes]:
     return types
 
 
-def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
+def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built, blocks, results):
     text = (built / "report.md").read_text(encoding="utf-8")
     linked = re.findall(r"!\[[^\]]*\]\(plots/([^)]+)\.png\)", text)
     assert sorted(linked) == sorted(
@@ -357,7 +479,14 @@ def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
         svg = (built / "plots" / f"{stem}.svg").read_text(encoding="utf-8")
         assert "<dc:date>" not in svg
         assert float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1)) <= 7 * 72 + 0.01
-    assert "_Plot skipped (fertility (isolated words) against the vocabulary size reached" in text
+    # a plot whose metric has no rows (fertility_isolated among them) is skipped, and report.md says so where it
+    # would be; a skip names the metric it lacks
+    skipped = [block for block in blocks if isinstance(block, SkippedFigure)]
+    lacking = {name for block in skipped for name in re.findall(r"`(\w+)`", block.reason) if name in METRICS}
+    assert "fertility_isolated" in lacking and not lacking & set(results["metric"])
+    assert all(set(re.findall(r"`(\w+)`", block.reason)) & lacking for block in skipped)
+    for block in skipped:
+        assert f"_Plot skipped ({md_escape(block.caption)}): " in text
 
 
 def test_plots_drawn_on_worker_processes_are_the_plots_drawn_in_process(built, results, tmp_path):
@@ -375,19 +504,23 @@ def findings_under(text: str, plot: str) -> str:
     return after[2]  # caption paragraph, then the findings paragraph
 
 
-def test_findings_quote_the_table_numbers(built, results):
+QUOTED = r"(\d+\.\d+) \(([\w-]+), ([^)]+)\)"  # how a finding quotes a cell: "<number> (<tokenizer>, <row>)"
+
+
+def test_findings_quote_the_table_numbers(built, blocks, results):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS["fertility_running"]
     cells = snapshot(results, "fertility_running")
     low = cells.sort_values(["value", "tokenizer"]).iloc[0]
     high = cells.sort_values(["value", "tokenizer"]).iloc[-1]
-    sentence = findings_under(text, "fertility_running-heatmap.png")
-    assert (
-        f"fertility (running text) ranges from {info.fmt.format(low['value'])} ({low['tokenizer']}, "
-        f"{low['language']}) to {info.fmt.format(high['value'])} ({high['tokenizer']}, {high['language']})"
-    ) in sentence
+    heatmap = figure_of(blocks, "fertility_running-heatmap")
+    assert md_escape(" ".join(heatmap.sentences)) == findings_under(text, "fertility_running-heatmap.png")
+    # the range finding quotes exactly the lowest and the highest cell, in that order
+    quoted = [re.findall(QUOTED, sentence) for sentence in heatmap.sentences]
+    expected = [(info.fmt.format(cell["value"]), cell["tokenizer"], cell["language"]) for cell in (low, high)]
+    assert expected in quoted
     # every "<number> (<tokenizer>, <language>)" quoted under any plot is the printed table cell
-    quoted = re.findall(r"(\d+\.\d+) \(([\w-]+), ([^)]+)\)", text)
+    quoted = re.findall(QUOTED, text)
     assert len(quoted) >= 6
     for number, tokenizer, row in quoted:
         assert table_cell_for(text, tokenizer, row.split(" · ")[0], number).startswith(number)
@@ -395,10 +528,15 @@ def test_findings_quote_the_table_numbers(built, results):
     bytes_cells = snapshot(results, "bytes_per_token")
     leaders = bytes_cells.loc[bytes_cells.groupby("language")["value"].idxmax(), "tokenizer"].value_counts()
     leader = leaders.index[0]
-    name = f"{leader} (production, own vocabulary)" if leader == "cl100k" else leader
-    assert findings_under(text, "bytes_per_token-vs-vocab.png").startswith(
-        f"At 4,096, {name} has the highest bytes / token in {leaders.iloc[0]} of 4 languages; "
-    )
+    first = figure_of(blocks, "bytes_per_token-vs-vocab").sentences[0]
+    assert vocab_label(REPORT_SIZE) in first and info_label("bytes_per_token") in first
+    assert named(first, bytes_cells["tokenizer"]) == [leader]  # the leader, and no other tokenizer
+    assert re.findall(r"(\d+) of (\d+) languages", first)[0] == (str(leaders.iloc[0]), str(bytes_cells["language"].nunique()))
+    assert ("production" in first) == (leader == "cl100k")  # a production row is named as such
+
+
+def info_label(metric: str) -> str:
+    return METRICS[metric].label
 
 
 def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str:
@@ -419,13 +557,19 @@ def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str
     return ""
 
 
-def test_language_gap_finding_is_computed_from_the_cells(built, results):
-    text = (built / "report.md").read_text(encoding="utf-8")
+def test_language_gap_finding_is_computed_from_the_cells(blocks, results):
     cells = snapshot(results, "fertility_running")
     ratios = cells.groupby("tokenizer")["value"].agg(lambda v: v.max() / v.min()).sort_values(ascending=False)
-    widest = ratios.index[0]
-    expected = f"gap between languages is widest for {widest}: its fertility (running text) is {ratios.iloc[0]:.2f}×"
-    assert expected in findings_under(text, "fertility_running-vs-vocab.png")
+    widest, narrowest = ratios.index[0], ratios.index[-1]
+    info = METRICS["fertility_running"]
+    (gap,) = [s for s in figure_of(blocks, "fertility_running-vs-vocab").sentences if re.search(r"\d×", s)]
+    # the ratios quoted are the widest and the narrowest tokenizer's, computed from the cells, in that order
+    assert re.findall(r"(\d+\.\d+)×", gap) == [f"{ratios.iloc[0]:.2f}", f"{ratios.iloc[-1]:.2f}"]
+    assert gap.index(widest + ":") < gap.index(narrowest + " (")
+    # with the two cells behind the widest ratio, as printed in the table
+    rows = cells[cells["tokenizer"] == widest].sort_values("value")
+    printed = [info.fmt.format(value) for value in (rows["value"].iloc[-1], rows["value"].iloc[0])]
+    assert re.findall(r"\((\d+\.\d+)\)", gap)[:2] == printed
 
 
 @pytest.mark.parametrize("metric", ["parity_vs_eng", "parity_joined_vs_eng"])
