@@ -33,8 +33,8 @@ from benchmarks import findings, report
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULT_COLUMNS
-from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.findings import vocab_label
+from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.render import md_escape
 from benchmarks.report import Table
 from benchmarks.report.document import (
@@ -252,10 +252,10 @@ def rows_flagged(table: Table, flag: str) -> list[str]:
     return sorted(set(table.cells.loc[table.cells["not_ranked"] == flag, "tokenizer"]))
 
 
-def shifted_rows(table: Table, report_size: int) -> dict[str, int]:
-    """Trained rows shown at another requested size than the report size -> that size."""
+def shifted_rows(table: Table, report_size: int) -> list[tuple[str, int]]:
+    """(tokenizer, requested size) of the trained cells shown at another size than the report size."""
     cells = table.cells[table.cells["vocab_size"].notna() & (table.cells["vocab_size"] != report_size)]
-    return {row.tokenizer: int(row.vocab_size) for row in cells.itertuples()}
+    return sorted({(row.tokenizer, int(row.vocab_size)) for row in cells.itertuples()})
 
 
 def assert_notes_name_their_rows(table: Table, report_size: int) -> None:
@@ -271,11 +271,15 @@ def assert_notes_name_their_rows(table: Table, report_size: int) -> None:
     assert len(marker_notes(table, REACHED_MARK)) == int((cells["reached_mark"] != "").any()), table.slug
     plain = [note for note in table.notes if not note.startswith((UNK_MARK, BASELINE_MARK, REACHED_MARK))]
     moved = shifted_rows(table, report_size)
-    about = [note for note in plain if named(note, cells["tokenizer"])]
-    assert sorted(row for note in about for row in named(note, cells["tokenizer"])) == sorted(moved), table.slug
-    for note in about:
-        (row,) = named(note, cells["tokenizer"])
-        assert vocab_label(moved[row]) in note and vocab_label(report_size) in note, (table.slug, note)
+    about = []
+    for note in plain:
+        rows = named(note, cells["tokenizer"])
+        if rows:
+            (row,) = rows  # one note per moved row and size
+            sizes = [size for name, size in moved if name == row and vocab_label(size) in note]
+            assert len(sizes) == 1 and vocab_label(report_size) in note, (table.slug, note)
+            about.append((row, sizes[0]))
+    assert sorted(about) == moved, table.slug
 
 
 def snapshot(results: pd.DataFrame, metric: str, reference: str = "") -> pd.DataFrame:
@@ -349,7 +353,8 @@ def test_report_states_run_facts_markers_and_substitution(built, blocks, results
     assert plain_text(blocks[0].content).endswith(MANIFEST["config"]["name"])
     assert text.startswith(f"# {plain_text(blocks[0].content)}\n")
     (facts,) = [block for block in blocks if isinstance(block, BulletList)][:1]
-    assert Code("0" * 40) in [part for item in facts.items if isinstance(item, tuple) for part in item]  # the git revision, as code
+    # the git revision, as code
+    assert Code("0" * 40) in [part for item in facts.items if isinstance(item, tuple) for part in item]
     assert any(vocab_label(REPORT_SIZE) in plain_text(item) for item in facts.items)  # the report size
     # the reading guide explains every marker a table can carry
     guide = next(plain_text(block.content) for block in blocks if isinstance(block, Paragraph)
@@ -359,7 +364,7 @@ def test_report_states_run_facts_markers_and_substitution(built, blocks, results
     for table in tables.values():
         assert_notes_name_their_rows(table, REPORT_SIZE)
         # char (8,000) stands in for the report size in every table that has it; nothing else is moved
-        assert shifted_rows(table, REPORT_SIZE) == ({"char": CHAR_SIZE} if "char" in table.tokenizers else {})
+        assert shifted_rows(table, REPORT_SIZE) == ([("char", CHAR_SIZE)] if "char" in table.tokenizers else [])
     reached_note = marker_notes(tables["bytes_per_token"], REACHED_MARK)[0]
     assert "alphabet" in reached_note  # char is the marked row: its vocabulary is its alphabet
     assert "alphabet" not in " ".join(marker_notes(tables["parity_vs_eng--monolingual"], REACHED_MARK))
@@ -531,7 +536,8 @@ def test_findings_quote_the_table_numbers(built, blocks, results):
     first = figure_of(blocks, "bytes_per_token-vs-vocab").sentences[0]
     assert vocab_label(REPORT_SIZE) in first and info_label("bytes_per_token") in first
     assert named(first, bytes_cells["tokenizer"]) == [leader]  # the leader, and no other tokenizer
-    assert re.findall(r"(\d+) of (\d+) languages", first)[0] == (str(leaders.iloc[0]), str(bytes_cells["language"].nunique()))
+    languages = str(bytes_cells["language"].nunique())
+    assert re.findall(r"(\d+) of (\d+) languages", first)[0] == (str(leaders.iloc[0]), languages)
     assert ("production" in first) == (leader == "cl100k")  # a production row is named as such
 
 
@@ -573,7 +579,7 @@ def test_language_gap_finding_is_computed_from_the_cells(blocks, results):
 
 
 @pytest.mark.parametrize("metric", ["parity_vs_eng", "parity_joined_vs_eng"])
-def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, results, metric):
+def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, blocks, results, metric):
     """Each parity definition gets two tables: the premium of one shared tokenizer across languages
     (Petrov et al.'s sense) and the ratio of separately trained monolingual tokenizers, never mixed."""
     text = (built / "report.md").read_text(encoding="utf-8")
@@ -583,20 +589,23 @@ def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built
     shared, monolingual = parse_table(text, shared_heading), parse_table(text, monolingual_heading)
     assert list(shared) == ["cl100k"] and list(monolingual) == ["char", "cl100k-prefix"]
     assert list(shared["cl100k"]) == ["kor_Hang", "rus_Cyrl", "tur_Latn"]  # English against itself is left out
-    for heading in (shared_heading, monolingual_heading):
-        section = section_of(text, heading)
-        assert f"Definition: {md_escape(info.definition)}." in section
-        # the pairing is stated: by key, with the number of pairs behind each value
-        assert ("by the key their corpus spec declares (parallel set `flores-200`, English from `flores-eng`), never "
-                f"by position: {LINES} sentences for every language") in section  # fmt: skip
-    assert "not ranked" in section_of(text, monolingual_heading)
+    tables = tables_of(blocks)
+    for kind in ("shared", "monolingual"):
+        table = tables[f"{metric}--{kind}"]
+        assert info.definition in table.caption  # the registry's definition is quoted
+        # the pairing is stated: the parallel set and English's corpus the manifest names, and the number of pairs
+        (pairing,) = [note for note in table.notes if "`flores-200`" in note]
+        assert "`flores-eng`" in pairing and re.findall(r"\b(\d+) sentences\b", pairing) == [str(LINES)]
+        assert set(table.cells["n"]) == {LINES}
+        assert_notes_name_their_rows(table, REPORT_SIZE)
+        assert not table.cells["best"].any()  # monolingual: not ranked; shared: one tokenizer, nothing to compare
     assert not any("**" in cell for row in monolingual.values() for cell in row.values())
     # one shared tokenizer: nothing to compare, nothing bold
     assert not any("**" in cell for cell in shared["cl100k"].values())
     # the char rows reached their alphabet, English's char its own: both sizes beside the cell
     char = monolingual["char"]["kor_Hang"]
     assert char.endswith(f"†{alphabet_count(results, 'kor_Hang'):,}:{alphabet_count(results, 'eng_Latn'):,}")
-    assert "†a:b: the vocabulary sizes reached by this language's tokenizer (a) and by English's (b)" in text
+    assert len(marker_notes(tables[f"{metric}--monolingual"], f"{REACHED_MARK}a:b")) == 1  # explains the pair
 
 
 def alphabet_count(results: pd.DataFrame, language: str) -> int:
@@ -693,14 +702,23 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
 
 def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
     run_dir = write_run(tmp_path / "production", results[results["row_type"] == "production"])
-    text = report.write_report(run_dir).read_text(encoding="utf-8")
-    assert "_Plot skipped (bytes / token against the vocabulary size reached, per language and evaluation set): this " \
-           "run has no `bytes_per_token` rows with a vocabulary size._" in text  # fmt: skip
-    assert "![fertility (running text) at 4,096: tokenizers × languages](plots/fertility_running-heatmap.png)" in text
+    blocks = write_report_keeping_blocks(run_dir)
+    text = (run_dir / report.REPORT_FILE).read_text(encoding="utf-8")
+    # no trained rows: every curve against the vocabulary size is skipped, naming its metric; the heatmap stays
+    curves = [block for block in blocks if isinstance(block, SkippedFigure) and "vocabulary size" in block.caption]
+    assert any("`bytes_per_token`" in block.reason for block in curves)
+    assert not [block for block in blocks if isinstance(block, Figure) and block.stem.endswith("-vs-vocab")]
+    heatmap = figure_of(blocks, "fertility_running-heatmap")
+    assert f"](plots/{heatmap.stem}.png)" in text
     # a single tokenizer is compared with nothing: never bold, and no finding ranks it
     assert parse_table(text, "bytes / token (`bytes_per_token`)")["cl100k"]["eng_Latn"].startswith("4.")
-    assert "has the highest" not in text and "widest for" not in text
-    assert "not run at" not in text  # production rows are never substituted
+    sentences = [s for block in blocks if isinstance(block, Figure) for s in block.sentences]
+    assert sentences and not [s for s in sentences if re.search(r"\d+ of \d+ languages", s)]  # no lead counted
+    for sentence in sentences:  # a language gap is cl100k's own, never a widest-vs-narrowest contrast of two rows
+        assert len(re.findall(r"\d×", sentence)) <= 1 and named(sentence, results["tokenizer"]) in ([], ["cl100k"])
+    for table in tables_of(blocks).values():
+        assert shifted_rows(table, REPORT_SIZE) == [] and not table.cells["best"].any()  # never substituted
+        assert_notes_name_their_rows(table, REPORT_SIZE)
 
 
 def pipe_rows(markdown: str, after: str) -> list[list[str]]:
@@ -733,7 +751,8 @@ def test_cost_and_paired_tables(built, tmp_path):
         columns=["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference", "ci_low",
                  "ci_high", "p_value", "n"],
     ).to_csv(run_dir / "paired.csv", index=False)  # fmt: skip
-    text = report.write_report(run_dir).read_text(encoding="utf-8")
+    blocks = write_report_keeping_blocks(run_dir)
+    text = (run_dir / report.REPORT_FILE).read_text(encoding="utf-8")
     # rows at the report size (and production rows), sorted by corpus then tokenizer; the char row (8,000) is left out
     assert pipe_rows(text, "### Measured cost (wall clock)") == [
         ["corpus", "tokenizer", "training (s)", "encode (MB/s)"],
@@ -741,7 +760,11 @@ def test_cost_and_paired_tables(built, tmp_path):
         ["flores", "cl100k", "0.00", "3.14"],
         ["flores", "cl100k-prefix", "1.00", "2.00"],
     ]
-    assert "- `flores`: 1 of 2 pairs differ at p < 0.05." in text
+    # per corpus: how many of its pairs differ at p < 0.05 (here char vs cl100k, p = 0.000999)
+    items = [item for block in blocks if isinstance(block, BulletList) for item in block.items
+             if isinstance(item, tuple) and Code("flores") in item]  # fmt: skip
+    assert [re.findall(r"(\d+) of (\d+)", plain_text(item)) for item in items] == [[("1", "2")]]
+    assert "0.05" in plain_text(items[0])
     assert pipe_rows(text, "<summary>all pairs</summary>") == [
         ["corpus", "A", "B", "A − B", "CI", "p"],
         ["flores", "char", "cl100k", "812.3", "[800.0, 825.0]", "0.000999"],
@@ -885,6 +908,12 @@ def test_vocab_trend_reports_the_largest_change_and_the_sizes_reached():
 def hand_run(tmp_path: Path, rows: list[tuple], manifest: dict | None = None, **report_options) -> str:
     """A run directory of hand-made rows (corpus, language, tokenizer, kind, row_type, vocab_size, eval_set,
     reference, metric, value); CIs around each value; returns report.md."""
+    return hand_report(tmp_path, rows, manifest, **report_options)[0]
+
+
+def hand_report(tmp_path: Path, rows: list[tuple], manifest: dict | None = None,
+                **report_options) -> tuple[str, list[Block]]:  # fmt: skip
+    """``hand_run``'s report.md and the blocks it was printed from."""
     frame = pd.DataFrame(rows, columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size",
                                         "eval_set", "reference", "metric", "value"])  # fmt: skip
     frame = frame.assign(options="", ci_low=frame["value"] * 0.98, ci_high=frame["value"] * 1.02, n=100)
@@ -892,7 +921,8 @@ def hand_run(tmp_path: Path, rows: list[tuple], manifest: dict | None = None, **
     document = json.loads(json.dumps(manifest or MANIFEST))
     document["config"]["report"] = {"vocab_size": 4000, **report_options}
     run_dir = write_run(tmp_path, frame[RESULT_COLUMNS], document)
-    return report.write_report(run_dir).read_text(encoding="utf-8")
+    blocks = write_report_keeping_blocks(run_dir)
+    return (run_dir / report.REPORT_FILE).read_text(encoding="utf-8"), blocks
 
 
 def unit_rows(corpus, language, tokenizer, kind, size, unk, reached, **metrics) -> list[tuple]:
@@ -918,28 +948,35 @@ def test_degenerate_and_baseline_rows_stay_in_the_table_marked_never_bold(tmp_pa
                           boundary_precision=0.4, boundary_recall=0.4, boundary_f1=0.4)  # fmt: skip
         rows += unit_rows(corpus, language, "uni", "spm-unigram", 4000, 0.0, 4000, fertility_isolated=2.2,
                           boundary_precision=0.5, boundary_recall=0.45, boundary_f1=0.47)  # fmt: skip
-    text = hand_run(tmp_path / "run", rows)
+    text, blocks = hand_report(tmp_path / "run", rows)
+    tables = tables_of(blocks)
     fertility = parse_table(text, "fertility (isolated words) (`fertility_isolated`)")
     assert fertility["word"]["eng_Latn"] == "1.15‡ [1.13, 1.17]"  # lowest, but 40% <unk>: marked, not bold
     assert fertility["bpe"]["eng_Latn"].startswith("**2.00**")
-    assert "‡ not ranked: more than 10% of its tokens are \\<unk> on this text" in text
-    assert "word (40.0%)" in text
+    assert rows_flagged(tables["fertility_isolated"], "unk") == ["word"]
+    (unk_note,) = marker_notes(tables["fertility_isolated"], UNK_MARK)
+    assert named(unk_note, tables["fertility_isolated"].tokenizers) == ["word"]
+    assert re.findall(r"\((\d+\.\d%)\)", unk_note) == ["40.0%"]  # its <unk> share (0.40 in both languages)
+    assert f"{0.1:.0%}" in unk_note  # the threshold it exceeds
     heading = "eng_Latn: reference: gold-ref (`gold-ref`)"
     morphology = parse_table(text, heading)
     assert morphology["char"]["boundary recall"].startswith("1.000§ [")  # recall 1 by construction: a baseline
     assert morphology["word"]["boundary precision"].startswith("1.000§ [")  # never splits: a baseline too
     assert morphology["uni"]["boundary recall"].startswith("**0.450**")
     assert morphology["uni"]["boundary F1"].startswith("**0.470**")
-    assert "§ not ranked: a baseline on boundary metrics (char splits at every character; word never splits inside " \
-           "a word)." in text  # fmt: skip
-    # findings leave both out and say so
-    findings_text = text.split("(plots/boundary-precision-recall.png)", 1)[1].split("\n\n")[2]
-    assert "uni has the highest boundary F1 in 2 of 2 language/reference pairs" in findings_text
-    assert "Left out of these comparisons where marked in the tables: char (a baseline on boundary metrics) and " \
-           "word (a baseline on boundary metrics)." in findings_text  # fmt: skip
-    curve = text.split("(plots/fertility_isolated-vs-vocab.png)", 1)[1].split("\n\n")[2]
-    assert "bpe has the lowest fertility (isolated words) in 2 of 2 languages" in curve
-    assert "word (more than 10% of its tokens are \\<unk>)" in curve
+    morph_table = next(table for table in tables.values() if table.group == "morphology")
+    assert rows_flagged(morph_table, "baseline") == ["char", "word"]
+    for table in tables.values():
+        assert_notes_name_their_rows(table, 4000)  # the § note names char and word; the ‡ note word
+    # findings leave both out and say so: the leader is the best ranked row, the rows left out are named apart
+    boundary = figure_of(blocks, "boundary-precision-recall").sentences
+    kinds = {"word", "char", "bpe", "uni"}
+    assert named(boundary[0], kinds) == ["uni"] and re.findall(r"(\d+) of (\d+)", boundary[0])[0] == ("2", "2")
+    (left_out,) = [sentence for sentence in boundary if "char" in named(sentence, kinds)]
+    assert named(left_out, kinds) == ["char", "word"] and left_out == boundary[-1]
+    curve = figure_of(blocks, "fertility_isolated-vs-vocab").sentences
+    assert named(curve[0], kinds) == ["bpe"] and re.findall(r"(\d+) of (\d+)", curve[0])[0] == ("2", "2")
+    assert [named(sentence, kinds) for sentence in curve if "word" in named(sentence, kinds)] == [["word"]]
 
 
 def test_a_run_whose_tokenizers_stop_short_says_so_and_marks_every_cell(tmp_path):
@@ -949,20 +986,31 @@ def test_a_run_whose_tokenizers_stop_short_says_so_and_marks_every_cell(tmp_path
             rows += unit_rows(corpus, language, "bpe", "byte-bpe", size, 0.0, min(size, reached),
                               fertility_isolated=value)  # fmt: skip
             rows += unit_rows(corpus, language, "uni", "spm-unigram", size, 0.0, size, fertility_isolated=value + 0.1)
-    text = hand_run(tmp_path / "requested", rows, vocab_size=8000)
-    assert text.index("> **Vocabulary sizes not reached.** 1 of 8 trained tokenizers stopped below 90% of the size "
-                      "requested") < text.index("- run:")  # at the top  # fmt: skip
-    assert "At the report size 8k: eng_Latn: bpe 5,164." in text
+    text, blocks = hand_report(tmp_path / "requested", rows, vocab_size=8000)
+    # a warning at the top, before the run facts: 1 of the 8 trained tokenizers is short; at the report size, English
+    # bpe with the size it reached
+    (warning,) = [index for index, block in enumerate(blocks) if isinstance(block, Quote)]
+    assert warning < next(index for index, block in enumerate(blocks) if isinstance(block, BulletList))
+    said = plain_text(blocks[warning].content)
+    assert re.findall(r"(\d+) of (\d+) trained tokenizers", said) == [("1", "8")]
+    assert re.search(r"eng_Latn: bpe 5,164\b", said) and "tur_Latn" not in said and "uni" not in named(said, ["uni"])
+    assert_notes_name_their_rows(tables_of(blocks)["fertility_isolated"], 8000)
     table = parse_table(text, "fertility (isolated words) (`fertility_isolated`)")
     assert table["bpe"]["eng_Latn"] == "**1.80** [1.76, 1.84] †5,164"  # best at the size it has, which it says
     assert table["bpe"]["tur_Latn"] == "**1.80** [1.76, 1.84]"
     # matched by reached size at 4,700: English bpe at 8k (5,164 reached) is closer than at 4k (4,000)
-    matched = hand_run(tmp_path / "reached", rows, vocab_size=4700, match="reached")
+    matched, matched_blocks = hand_report(tmp_path / "reached", rows, vocab_size=4700, match="reached")
     table = parse_table(matched, "fertility (isolated words) (`fertility_isolated`)")
     assert table["bpe"]["eng_Latn"] == "**1.80** [1.76, 1.84] †5,164"  # |5164 - 4700| < |4000 - 4700|
     assert table["bpe"]["tur_Latn"] == "**2.00** [1.96, 2.04]"  # 4,000 is closer than 8,000
-    assert "each trained tokenizer at its closest reached size" in matched
-    assert "the run size whose reached vocabulary is closest to 4,700" in matched
+    # every row is shown at another requested size than 4,700, and each note names its row with both sizes
+    fertility = tables_of(matched_blocks)["fertility_isolated"]
+    assert shifted_rows(fertility, 4700) == [("bpe", 4000), ("bpe", 8000), ("uni", 4000)]
+    assert_notes_name_their_rows(fertility, 4700)
+    for said, match in ((blocks, "requested"), (matched_blocks, "reached")):  # the run facts say which match
+        facts = next(block for block in said if isinstance(block, BulletList))
+        codes = [part for item in facts.items if isinstance(item, tuple) for part in item if isinstance(part, Code)]
+        assert [code.text for code in codes if code.text.startswith("report.match")] == [f'report.match = "{match}"']
 
 
 def test_gold_silver_headings_agreement_and_unreliable_references(tmp_path):
@@ -983,19 +1031,27 @@ def test_gold_silver_headings_agreement_and_unreliable_references(tmp_path):
         "morphscore": {"kind": "morphscore", "citation": "MorphScore v1 (Arnett & Bergen 2025)", "words": 50,
                        "caveat": "unreliable: the file splits every word after its first syllable"},
     }}}  # fmt: skip
-    text = hand_run(tmp_path / "run", rows, manifest)
+    text, blocks = hand_report(tmp_path / "run", rows, manifest)
     gold = "kor_Hang: gold: UD Korean-Kaist lemmas (`lemma`)"
     silver = "kor_Hang: silver: kiwipiepy morphemes (`kiwi`)"
     unreliable = "kor_Hang: gold: MorphScore v1 (Arnett & Bergen 2025) (`morphscore`)"
     assert text.index(gold) < text.index(unreliable) < text.index(silver)  # gold first, silver last
-    assert "Silver: its agreement with gold, measured in this run: UD Korean-Kaist lemmas boundary F1 0.945 (P " \
-           "0.921, R 0.969) on 90 of 100 gold words." in section_of(text, silver)  # fmt: skip
-    assert "Caveat: unreliable: the file splits every word after its first syllable." in section_of(text, unreliable)
-    assert "; not ranked (see the caveat)." in section_of(text, unreliable)
+    tables = {table.heading: table for table in tables_of(blocks).values() if table.group == "morphology"}
+    assert list(tables) == [gold, unreliable, silver]
+    # a silver reference's caption gives its measured agreement with gold: the manifest's numbers and word counts
+    measured = manifest["corpora"]["c-kor"]["references"]["kiwi"]["agreement_measured"][0]
+    caption = tables[silver].caption
+    assert "UD Korean-Kaist lemmas" in caption
+    assert re.findall(r"\b0\.\d{3}\b", caption) == [f"{measured[k]:.3f}" for k in ("f1", "precision", "recall")]
+    assert re.search(rf"\b{measured['words']} of {measured['gold_words']} gold words", caption)
+    assert not re.findall(r"\b0\.\d{3}\b", tables[gold].caption)  # gold states no agreement
+    # a reference with a caveat quotes it, and nothing on it is ranked
+    assert manifest["corpora"]["c-kor"]["references"]["morphscore"]["caveat"] in tables[unreliable].caption
+    assert not tables[unreliable].cells["best"].any() and tables[gold].cells["best"].any()
     assert not any("**" in cell for row in parse_table(text, unreliable).values() for cell in row.values())
     assert parse_table(text, gold)["uni"]["boundary F1"].startswith("**0.600**")
     tex = (tmp_path / "run" / "tables" / "morphology--kiwi--kor_Hang.tex").read_text(encoding="utf-8")
-    assert "silver: kiwipiepy morphemes" in tex and "measured in this run" in tex
+    assert report.latex_text(tables[silver].caption) in tex  # the caption, agreement with gold included
     references = pipe_rows(text, "Morpheme references")
     assert references[0] == ["corpus", "reference", "kind", "words", "entries kept", "agreement with gold", "caveat"]
     assert ["`c-kor`", "`kiwi`", "silver: kiwipiepy morphemes", "80", "–",
