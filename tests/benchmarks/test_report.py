@@ -613,7 +613,8 @@ def all_files(run_dir: Path) -> dict[str, bytes]:
 def test_identical_runs_give_byte_identical_reports(built, tmp_path):
     """Rewriting a report in place gives the same bytes and leaves no staging behind; and plots drawn in process
     (``jobs=1``) are the plots the ``built`` report drew on two worker processes.  (A fresh run directory gives
-    the same bytes too: ``test_report_is_identical_in_another_process``, ``test_csv_only_run_gives_the_same_report``.)"""
+    the same bytes too: see ``test_report_is_identical_in_another_process`` and
+    ``test_csv_only_run_gives_the_same_report``.)"""
     first = all_files(built)
     assert any(name.startswith("plots/") for name in first)
     other = tmp_path / "other"
