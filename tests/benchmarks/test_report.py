@@ -33,8 +33,23 @@ from benchmarks import findings, report
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULT_COLUMNS
-from benchmarks.metrics import METRICS
+from benchmarks.findings import vocab_label
+from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.render import md_escape
+from benchmarks.report import Table
+from benchmarks.report.document import (
+    Block,
+    BulletList,
+    Code,
+    Figure,
+    Heading,
+    Paragraph,
+    Quote,
+    SkippedFigure,
+    TableBlock,
+    plain_text,
+)
+from benchmarks.report.tables import BASELINE_MARK, REACHED_MARK, UNK_MARK
 from tests.conftest import SAMPLE_DATA_ROOT
 
 LINES = 100  # FLORES lines per language (all of the sample's)
@@ -182,10 +197,89 @@ def results(flores_sample, sample_data_root) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def built(results, tmp_path_factory) -> Path:
+def built_report(results, tmp_path_factory) -> tuple[Path, list[Block]]:
+    """The report of the table above, and the document blocks ``write_report`` rendered it from."""
     run_dir = write_run(tmp_path_factory.mktemp("run") / "run", results)
-    report.write_report(run_dir, jobs=2)
-    return run_dir
+    return run_dir, write_report_keeping_blocks(run_dir, jobs=2)
+
+
+@pytest.fixture(scope="module")
+def built(built_report) -> Path:
+    return built_report[0]
+
+
+@pytest.fixture(scope="module")
+def blocks(built_report) -> list[Block]:
+    return built_report[1]
+
+
+def write_report_keeping_blocks(run_dir: Path, **options) -> list[Block]:
+    """``report.write_report(run_dir)``; returns the blocks its report.md and report.html were printed from."""
+    kept: list[list[Block]] = []
+    original = report.document
+
+    def keep(context):
+        kept.append(original(context))
+        return kept[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(report, "document", keep)
+        report.write_report(run_dir, **options)
+    assert len(kept) == 1
+    return kept[0]
+
+
+def tables_of(blocks: list[Block]) -> dict[str, Table]:
+    """The report's metric tables by slug, in document order."""
+    return {block.table.slug: block.table for block in blocks if isinstance(block, TableBlock)}
+
+
+def figure_of(blocks: list[Block], stem: str) -> Figure:
+    (figure,) = [block for block in blocks if isinstance(block, Figure) and block.stem == stem]
+    return figure
+
+
+def named(note: str, names) -> list[str]:
+    """The names (tokenizer labels or kinds) that ``note`` mentions as a whole word, sorted."""
+    return sorted(name for name in set(names) if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", note))
+
+
+def marker_notes(table: Table, marker: str) -> list[str]:
+    return [note for note in table.notes if note.startswith(marker)]
+
+
+def rows_flagged(table: Table, flag: str) -> list[str]:
+    return sorted(set(table.cells.loc[table.cells["not_ranked"] == flag, "tokenizer"]))
+
+
+def shifted_rows(table: Table, report_size: int) -> list[tuple[str, int]]:
+    """(tokenizer, requested size) of the trained cells shown at another size than the report size."""
+    cells = table.cells[table.cells["vocab_size"].notna() & (table.cells["vocab_size"] != report_size)]
+    return sorted({(row.tokenizer, int(row.vocab_size)) for row in cells.itertuples()})
+
+
+def assert_notes_name_their_rows(table: Table, report_size: int) -> None:
+    """Each marker has one note exactly when a cell carries it, and a note is about exactly the rows it names:
+    the ‡ note names the rows marked ‡, the § note the kinds marked §, a substitution note the row it moved."""
+    cells = table.cells
+    for marker, flag, column in ((UNK_MARK, "unk", "tokenizer"), (BASELINE_MARK, "baseline", "kind")):
+        flagged = sorted(set(cells.loc[cells["not_ranked"] == flag, column]))
+        notes = marker_notes(table, marker)
+        assert len(notes) == (1 if flagged else 0), (table.slug, marker, notes)
+        if flagged:
+            assert named(notes[0], cells[column]) == flagged, (table.slug, notes[0])
+    assert len(marker_notes(table, REACHED_MARK)) == int((cells["reached_mark"] != "").any()), table.slug
+    plain = [note for note in table.notes if not note.startswith((UNK_MARK, BASELINE_MARK, REACHED_MARK))]
+    moved = shifted_rows(table, report_size)
+    about = []
+    for note in plain:
+        rows = named(note, cells["tokenizer"])
+        if rows:
+            (row,) = rows  # one note per moved row and size
+            sizes = [size for name, size in moved if name == row and vocab_label(size) in note]
+            assert len(sizes) == 1 and vocab_label(report_size) in note, (table.slug, note)
+            about.append((row, sizes[0]))
+    assert sorted(about) == moved, table.slug
 
 
 def snapshot(results: pd.DataFrame, metric: str, reference: str = "") -> pd.DataFrame:
@@ -228,7 +322,7 @@ def alphabet(flores_lines: dict[str, list[str]], language: str) -> int:
 
 
 @pytest.mark.parametrize("metric", ["bytes_per_token", "fertility_running", "boundary_recall", "boundary_f1"])
-def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, results, flores_sample, metric):
+def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, blocks, results, flores_sample, metric):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS[metric]
     morphology = info.group == "morphology"
@@ -247,46 +341,79 @@ def test_best_value_per_column_is_bold_and_baselines_are_never_best(built, resul
             reached = f"{alphabet(flores_sample, language):,}" if cell["tokenizer"] == "char" else ""
             assert table[cell["tokenizer"]][column] == expected_cell(info, cell, is_best, marker, reached)
         assert sum("**" in row[column] for row in table.values()) >= 1
-    if morphology:
-        assert "§ not ranked: a baseline on boundary metrics (char splits at every character)." in text
+    for table in tables_of(blocks).values():
+        if metric in set(table.cells["metric"]):
+            assert rows_flagged(table, "baseline") == (["char"] if morphology else [])
+            assert_notes_name_their_rows(table, REPORT_SIZE)  # the § note names char, and only char
 
 
-def test_report_states_run_facts_markers_and_substitution(built):
+def test_report_states_run_facts_markers_and_substitution(built, blocks, results):
     text = (built / "report.md").read_text(encoding="utf-8")
-    assert text.startswith("# tokbench report: report-test\n")
-    assert "- git revision: `" + "0" * 40 + "`" in text
-    assert "report vocabulary size: 4,096, each trained tokenizer at its closest requested size" in text
-    assert "Markers: †n the vocabulary size the tokenizer reached" in text
-    assert "char was not run at 4,096: shown at 8k, the closest size it was run at._" in text
-    assert "_Note: †n: the tokenizer reached n ids, not the size requested" in text
-    assert "a character tokenizer's vocabulary is its alphabet" in text
-    assert "Vocabulary sizes not reached" not in text  # the rank prefixes have exactly their size; char is exempt
+    assert isinstance(blocks[0], Heading) and blocks[0].level == 1
+    assert plain_text(blocks[0].content).endswith(MANIFEST["config"]["name"])
+    assert text.startswith(f"# {plain_text(blocks[0].content)}\n")
+    (facts,) = [block for block in blocks if isinstance(block, BulletList)][:1]
+    # the git revision, as code
+    assert Code("0" * 40) in [part for item in facts.items if isinstance(item, tuple) for part in item]
+    assert any(vocab_label(REPORT_SIZE) in plain_text(item) for item in facts.items)  # the report size
+    # the reading guide explains every marker a table can carry
+    guide = next(plain_text(block.content) for block in blocks if isinstance(block, Paragraph)
+                 and REACHED_MARK in plain_text(block.content))  # fmt: skip
+    assert UNK_MARK in guide and BASELINE_MARK in guide
+    tables = tables_of(blocks)
+    for table in tables.values():
+        assert_notes_name_their_rows(table, REPORT_SIZE)
+        # char (8,000) stands in for the report size in every table that has it; nothing else is moved
+        assert shifted_rows(table, REPORT_SIZE) == ([("char", CHAR_SIZE)] if "char" in table.tokenizers else [])
+    reached_note = marker_notes(tables["bytes_per_token"], REACHED_MARK)[0]
+    assert "alphabet" in reached_note  # char is the marked row: its vocabulary is its alphabet
+    assert "alphabet" not in " ".join(marker_notes(tables["parity_vs_eng--monolingual"], REACHED_MARK))
+    assert not [block for block in blocks if isinstance(block, Quote)]  # no size warning: every size was reached
     assert "total_seconds" not in text  # timings vary between identical runs
-    assert "Groups without rows in this run: oov," in text
+    # a group without rows is named once (in one line of absent groups), without a section of skipped plots
+    present = {METRICS[metric].group for metric in set(results["metric"])}
+    sections = [plain_text(block.content) for block in blocks if isinstance(block, Heading) and block.level == 2]
+    assert [name for name in sections if name in GROUPS.values()] == [GROUPS[g] for g in GROUPS if g in present]
+    absent = [plain_text(block.content) for block in blocks if isinstance(block, Paragraph)
+              and plain_text(block.content).startswith("Groups without rows")]  # fmt: skip
+    assert len(absent) == 1 and absent[0].split(": ", 1)[1].rstrip(".").split(", ") == [
+        group for group in GROUPS if group not in present]  # fmt: skip
+    skipped = [block for block in blocks if isinstance(block, SkippedFigure)]
+    assert not [block for block in skipped if any(METRICS[m].label in block.caption for m in METRICS
+                                                  if METRICS[m].group not in present)]  # fmt: skip
     # text is escaped for markdown: a bare <unk> would be swallowed as an HTML tag
-    assert "more than 10% of its tokens are \\<unk> (never ranked)" in text
-    # a group without rows is named once, without a section of skipped plots
-    assert "_Plot skipped (words with" not in text and "## Unknown and out-of-vocabulary words" not in text
+    assert "\\<unk>" in text and not re.search(r"(?<!\\)<unk>", text.replace("`<unk>`", ""))
     # morphology: one table per (corpus, reference), tokenizers x metrics, P, R and F1 side by side
-    table = parse_table(text, morph_heading("tur_Latn"))
-    assert list(table["cl100k"]) == ["boundary precision", "boundary recall", "boundary F1"]
+    morphology = [table for table in tables.values() if table.group == "morphology"]
+    assert sorted(table.slug for table in morphology) == [f"morphology--morphscore--{language}"
+                                                          for language in ("eng_Latn", "tur_Latn")]  # fmt: skip
+    for table in morphology:
+        assert table.columns == ["boundary_precision", "boundary_recall", "boundary_f1"]
+        assert table.column_labels == [METRICS[metric].label for metric in table.columns]
+        assert table.tokenizers == ["char", "cl100k-prefix", "cl100k"]
     words = len(morphscore_items(SAMPLE_DATA_ROOT, "tur_Latn"))
-    assert f"*Morpheme-boundary alignment on the {words} words of the gold: MorphScore v1" in text
+    assert f" {words:,} words" in tables["morphology--morphscore--tur_Latn"].caption
+    assert parse_table(text, morph_heading("tur_Latn"))["cl100k"].keys() == {"boundary precision", "boundary recall",
+                                                                            "boundary F1"}  # fmt: skip
 
 
-def test_eval_sets_are_separate_tables(built, results, tmp_path):
+def test_eval_sets_are_separate_tables(results, tmp_path):
     """Rows of two evaluation sets (UD test text and FLORES) never share a table."""
-    both = pd.concat([results, results[results["metric"] == "bytes_per_token"].assign(eval_set="test")])
+    one_metric = results[results["metric"] == "bytes_per_token"]  # one metric keeps the report small
+    both = pd.concat([one_metric, one_metric.assign(eval_set="test")])
     run_dir = write_run(tmp_path / "two-sets", both)
-    text = report.write_report(run_dir).read_text(encoding="utf-8")
-    assert "### bytes / token (`bytes_per_token`) on `test`" in text
-    assert "### bytes / token (`bytes_per_token`) on `eval`" in text
-    assert text.index("on `test`") < text.index("on `eval`")
+    tables = [table for table in tables_of(write_report_keeping_blocks(run_dir)).values()
+              if set(table.cells["metric"]) == {"bytes_per_token"}]  # fmt: skip
+    assert [table.slug for table in tables] == ["bytes_per_token--test", "bytes_per_token--eval"]  # test text first
+    for table, eval_set in zip(tables, ("test", "eval"), strict=True):
+        assert set(table.cells["eval_set"]) == {eval_set}
+        assert len(table.cells) == len(snapshot(results, "bytes_per_token"))
+        assert f"`{eval_set}`" in table.heading  # the headings tell the two apart
     assert {p.name for p in (run_dir / "tables").glob("bytes_per_token*.tex")} == {
         "bytes_per_token--test.tex", "bytes_per_token--eval.tex"}  # fmt: skip
 
 
-def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, results):
+def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, blocks, results):
     tex = (built / "tables" / "bytes_per_token.tex").read_text(encoding="utf-8")
     assert tex.count(r"\toprule") == tex.count(r"\bottomrule") >= 1
     assert r"\begin{table*}" in tex and r"\providecommand{\tokbenchfit}" in tex
@@ -298,7 +425,8 @@ def test_latex_tables_use_booktabs_escape_and_carry_the_markdown_caption(built, 
     caption = re.search(r"\\caption\{(.+)\}\n", tex).group(1)
     markdown_caption = section_of(text, "bytes / token (`bytes_per_token`)").split("\n\n")[0].strip().strip("*")
     assert caption == report.latex_text(markdown_caption.replace("\\<", "<"))
-    assert "char was not run at 4,096: shown at 8k" in tex  # the substitution note is in the .tex too
+    notes = tables_of(blocks)["bytes_per_token"].notes
+    assert notes and all(report.latex_text(note) in tex for note in notes)  # the substitution note among them
     morph = (built / "tables" / "morphology--morphscore--tur_Latn.tex").read_text(encoding="utf-8")
     assert r"\label{tab:morphology--morphscore--tur_Latn}" in morph
     assert r"\S{}" in morph  # the baseline marker
@@ -330,7 +458,7 @@ def png_chunk_types(data: bytes) -> list[bytes]:
     return types
 
 
-def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
+def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built, blocks, results):
     text = (built / "report.md").read_text(encoding="utf-8")
     linked = re.findall(r"!\[[^\]]*\]\(plots/([^)]+)\.png\)", text)
     assert sorted(linked) == sorted(
@@ -357,17 +485,14 @@ def test_plots_are_png_pdf_and_svg_sized_for_a_page_without_metadata(built):
         svg = (built / "plots" / f"{stem}.svg").read_text(encoding="utf-8")
         assert "<dc:date>" not in svg
         assert float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', svg).group(1)) <= 7 * 72 + 0.01
-    assert "_Plot skipped (fertility (isolated words) against the vocabulary size reached" in text
-
-
-def test_plots_drawn_on_worker_processes_are_the_plots_drawn_in_process(built, results, tmp_path):
-    serial = write_run(tmp_path / "serial", results)
-    report.write_report(serial, jobs=1)  # the `built` report drew its plots on two processes
-    assert (serial / "report.md").read_bytes() == (built / "report.md").read_bytes()
-    names = sorted(path.name for path in (built / "plots").iterdir())
-    assert names and sorted(path.name for path in (serial / "plots").iterdir()) == names
-    for name in names:
-        assert (serial / "plots" / name).read_bytes() == (built / "plots" / name).read_bytes(), name
+    # a plot whose metric has no rows (fertility_isolated among them) is skipped, and report.md says so where it
+    # would be; a skip names the metric it lacks
+    skipped = [block for block in blocks if isinstance(block, SkippedFigure)]
+    lacking = {name for block in skipped for name in re.findall(r"`(\w+)`", block.reason) if name in METRICS}
+    assert "fertility_isolated" in lacking and not lacking & set(results["metric"])
+    assert all(set(re.findall(r"`(\w+)`", block.reason)) & lacking for block in skipped)
+    for block in skipped:
+        assert f"_Plot skipped ({md_escape(block.caption)}): " in text
 
 
 def findings_under(text: str, plot: str) -> str:
@@ -375,23 +500,24 @@ def findings_under(text: str, plot: str) -> str:
     return after[2]  # caption paragraph, then the findings paragraph
 
 
-def test_findings_quote_the_table_numbers(built, results):
+#: how a finding quotes a cell: "<number> (<tokenizer>, <row>)", a production row or one at another size named so
+QUOTED = r"(\d+\.\d+) \(([\w-]+)(?: \(production, own vocabulary\)| \(at [^)]+\))?, ([^);]+)[);]"
+
+
+def test_findings_quote_the_table_numbers(built, blocks, results):
     text = (built / "report.md").read_text(encoding="utf-8")
     info = METRICS["fertility_running"]
     cells = snapshot(results, "fertility_running")
     low = cells.sort_values(["value", "tokenizer"]).iloc[0]
     high = cells.sort_values(["value", "tokenizer"]).iloc[-1]
-    sentence = findings_under(text, "fertility_running-heatmap.png")
-
-    def named(tokenizer: str) -> str:  # production rows are named as such, as in the leader sentence
-        return f"{tokenizer} (production, own vocabulary)" if tokenizer == "cl100k" else tokenizer
-
-    assert (
-        f"fertility (running text) ranges from {info.fmt.format(low['value'])} ({named(low['tokenizer'])}, "
-        f"{low['language']}) to {info.fmt.format(high['value'])} ({named(high['tokenizer'])}, {high['language']})"
-    ) in sentence
+    heatmap = figure_of(blocks, "fertility_running-heatmap")
+    assert md_escape(" ".join(heatmap.sentences)) == findings_under(text, "fertility_running-heatmap.png")
+    # the range finding quotes exactly the lowest and the highest cell, in that order
+    quoted = [re.findall(QUOTED, sentence) for sentence in heatmap.sentences]
+    expected = [(info.fmt.format(cell["value"]), cell["tokenizer"], cell["language"]) for cell in (low, high)]
+    assert expected in quoted
     # every "<number> (<tokenizer>, <language>)" quoted under any plot is the printed table cell
-    quoted = re.findall(r"(\d+\.\d+) \(([\w-]+)(?: \(production, own vocabulary\)| \(at [^)]+\))?, ([^);]+)[);]", text)
+    quoted = re.findall(QUOTED, text)
     assert len(quoted) >= 6
     for number, tokenizer, row in quoted:
         assert table_cell_for(text, tokenizer, row.split(" · ")[0], number).startswith(number)
@@ -399,10 +525,16 @@ def test_findings_quote_the_table_numbers(built, results):
     bytes_cells = snapshot(results, "bytes_per_token")
     leaders = bytes_cells.loc[bytes_cells.groupby("language")["value"].idxmax(), "tokenizer"].value_counts()
     leader = leaders.index[0]
-    name = f"{leader} (production, own vocabulary)" if leader == "cl100k" else leader
-    assert findings_under(text, "bytes_per_token-vs-vocab.png").startswith(
-        f"At 4,096, {name} has the highest bytes / token in {leaders.iloc[0]} of 4 languages; "
-    )
+    first = figure_of(blocks, "bytes_per_token-vs-vocab").sentences[0]
+    assert vocab_label(REPORT_SIZE) in first and info_label("bytes_per_token") in first
+    assert named(first, bytes_cells["tokenizer"]) == [leader]  # the leader, and no other tokenizer
+    languages = str(bytes_cells["language"].nunique())
+    assert re.findall(r"(\d+) of (\d+) languages", first)[0] == (str(leaders.iloc[0]), languages)
+    assert ("production" in first) == (leader == "cl100k")  # a production row is named as such
+
+
+def info_label(metric: str) -> str:
+    return METRICS[metric].label
 
 
 def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str:
@@ -423,17 +555,23 @@ def table_cell_for(text: str, tokenizer: str, language: str, number: str) -> str
     return ""
 
 
-def test_language_gap_finding_is_computed_from_the_cells(built, results):
-    text = (built / "report.md").read_text(encoding="utf-8")
+def test_language_gap_finding_is_computed_from_the_cells(blocks, results):
     cells = snapshot(results, "fertility_running")
     ratios = cells.groupby("tokenizer")["value"].agg(lambda v: v.max() / v.min()).sort_values(ascending=False)
-    widest = ratios.index[0]
-    expected = f"gap between languages is widest for {widest}: its fertility (running text) is {ratios.iloc[0]:.2f}×"
-    assert expected in findings_under(text, "fertility_running-vs-vocab.png")
+    widest, narrowest = ratios.index[0], ratios.index[-1]
+    info = METRICS["fertility_running"]
+    (gap,) = [s for s in figure_of(blocks, "fertility_running-vs-vocab").sentences if re.search(r"\d×", s)]
+    # the ratios quoted are the widest and the narrowest tokenizer's, computed from the cells, in that order
+    assert re.findall(r"(\d+\.\d+)×", gap) == [f"{ratios.iloc[0]:.2f}", f"{ratios.iloc[-1]:.2f}"]
+    assert gap.index(widest + ":") < gap.index(narrowest + " (")
+    # with the two cells behind the widest ratio, as printed in the table
+    rows = cells[cells["tokenizer"] == widest].sort_values("value")
+    printed = [info.fmt.format(value) for value in (rows["value"].iloc[-1], rows["value"].iloc[0])]
+    assert re.findall(r"\((\d+\.\d+)\)", gap)[:2] == printed
 
 
 @pytest.mark.parametrize("metric", ["parity_vs_eng", "parity_joined_vs_eng"])
-def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, results, metric):
+def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built, blocks, results, metric):
     """Each parity definition gets two tables: the premium of one shared tokenizer across languages
     (Petrov et al.'s sense) and the ratio of separately trained monolingual tokenizers, never mixed."""
     text = (built / "report.md").read_text(encoding="utf-8")
@@ -443,20 +581,23 @@ def test_parity_shows_a_shared_premium_table_and_a_monolingual_ratio_table(built
     shared, monolingual = parse_table(text, shared_heading), parse_table(text, monolingual_heading)
     assert list(shared) == ["cl100k"] and list(monolingual) == ["char", "cl100k-prefix"]
     assert list(shared["cl100k"]) == ["kor_Hang", "rus_Cyrl", "tur_Latn"]  # English against itself is left out
-    for heading in (shared_heading, monolingual_heading):
-        section = section_of(text, heading)
-        assert f"Definition: {md_escape(info.definition)}." in section
-        # the pairing is stated: by key, with the number of pairs behind each value
-        assert ("by the key their corpus spec declares (parallel set `flores-200`, English from `flores-eng`), never "
-                f"by position: {LINES} sentences for every language") in section  # fmt: skip
-    assert "not ranked" in section_of(text, monolingual_heading)
+    tables = tables_of(blocks)
+    for kind in ("shared", "monolingual"):
+        table = tables[f"{metric}--{kind}"]
+        assert info.definition in table.caption  # the registry's definition is quoted
+        # the pairing is stated: the parallel set and English's corpus the manifest names, and the number of pairs
+        (pairing,) = [note for note in table.notes if "`flores-200`" in note]
+        assert "`flores-eng`" in pairing and re.findall(r"\b(\d+) sentences\b", pairing) == [str(LINES)]
+        assert set(table.cells["n"]) == {LINES}
+        assert_notes_name_their_rows(table, REPORT_SIZE)
+        assert not table.cells["best"].any()  # monolingual: not ranked; shared: one tokenizer, nothing to compare
     assert not any("**" in cell for row in monolingual.values() for cell in row.values())
     # one shared tokenizer: nothing to compare, nothing bold
     assert not any("**" in cell for cell in shared["cl100k"].values())
     # the char rows reached their alphabet, English's char its own: both sizes beside the cell
     char = monolingual["char"]["kor_Hang"]
     assert char.endswith(f"†{alphabet_count(results, 'kor_Hang'):,}:{alphabet_count(results, 'eng_Latn'):,}")
-    assert "†a:b: the vocabulary sizes reached by this language's tokenizer (a) and by English's (b)" in text
+    assert len(marker_notes(tables[f"{metric}--monolingual"], f"{REACHED_MARK}a:b")) == 1  # explains the pair
 
 
 def alphabet_count(results: pd.DataFrame, language: str) -> int:
@@ -470,13 +611,18 @@ def all_files(run_dir: Path) -> dict[str, bytes]:
     return {str(p.relative_to(run_dir)): p.read_bytes() for p in paths}
 
 
-def test_identical_runs_give_byte_identical_reports(built, results, tmp_path):
+def test_identical_runs_give_byte_identical_reports(built, tmp_path):
+    """Rewriting a report in place gives the same bytes and leaves no staging behind; and plots drawn in process
+    (``jobs=1``) are the plots the ``built`` report drew on two worker processes.  (A fresh run directory gives
+    the same bytes too: see ``test_report_is_identical_in_another_process`` and
+    ``test_csv_only_run_gives_the_same_report``.)"""
     first = all_files(built)
-    other = write_run(tmp_path / "other", results)
-    report.write_report(other)
+    assert any(name.startswith("plots/") for name in first)
+    other = tmp_path / "other"
+    shutil.copytree(built, other)
+    report.write_report(other, jobs=1)
     assert all_files(other) == first
-    report.write_report(other)  # rewriting in place: same bytes, no staging left behind
-    assert all_files(other) == first
+    assert (other / report.HTML_FILE).read_bytes() == (built / report.HTML_FILE).read_bytes()
     assert not [p for p in other.iterdir() if p.name.startswith(".")]
 
 
@@ -553,14 +699,23 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
 
 def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
     run_dir = write_run(tmp_path / "production", results[results["row_type"] == "production"])
-    text = report.write_report(run_dir).read_text(encoding="utf-8")
-    assert "_Plot skipped (bytes / token against the vocabulary size reached, per language and evaluation set): this " \
-           "run has no `bytes_per_token` rows with a vocabulary size._" in text  # fmt: skip
-    assert "![fertility (running text) at 4,096: tokenizers × languages](plots/fertility_running-heatmap.png)" in text
+    blocks = write_report_keeping_blocks(run_dir)
+    text = (run_dir / report.REPORT_FILE).read_text(encoding="utf-8")
+    # no trained rows: every curve against the vocabulary size is skipped, naming its metric; the heatmap stays
+    curves = [block for block in blocks if isinstance(block, SkippedFigure) and "vocabulary size" in block.caption]
+    assert any("`bytes_per_token`" in block.reason for block in curves)
+    assert not [block for block in blocks if isinstance(block, Figure) and block.stem.endswith("-vs-vocab")]
+    heatmap = figure_of(blocks, "fertility_running-heatmap")
+    assert f"](plots/{heatmap.stem}.png)" in text
     # a single tokenizer is compared with nothing: never bold, and no finding ranks it
     assert parse_table(text, "bytes / token (`bytes_per_token`)")["cl100k"]["eng_Latn"].startswith("4.")
-    assert "has the highest" not in text and "widest for" not in text
-    assert "not run at" not in text  # production rows are never substituted
+    sentences = [s for block in blocks if isinstance(block, Figure) for s in block.sentences]
+    assert sentences and not [s for s in sentences if re.search(r"\d+ of \d+ languages", s)]  # no lead counted
+    for sentence in sentences:  # a language gap is cl100k's own, never a widest-vs-narrowest contrast of two rows
+        assert len(re.findall(r"\d×", sentence)) <= 1 and named(sentence, results["tokenizer"]) in ([], ["cl100k"])
+    for table in tables_of(blocks).values():
+        assert shifted_rows(table, REPORT_SIZE) == [] and not table.cells["best"].any()  # never substituted
+        assert_notes_name_their_rows(table, REPORT_SIZE)
 
 
 def pipe_rows(markdown: str, after: str) -> list[list[str]]:
@@ -576,9 +731,9 @@ def pipe_rows(markdown: str, after: str) -> list[list[str]]:
     return [table[0], *table[2:]]
 
 
-def test_cost_and_paired_tables(built, tmp_path):
-    run_dir = tmp_path / "costs"
-    shutil.copytree(built, run_dir)
+def test_cost_and_paired_tables(results, tmp_path):
+    # one metric's rows keep the report small: the cost and paired tables come from costs.csv and paired.csv
+    run_dir = write_run(tmp_path / "costs", results[results["metric"] == "bytes_per_token"])
     pd.DataFrame(
         [("flores", "eng_Latn", "cl100k", "cl100k", "production", None, "", 3.14159, 0.0),
          ("flores", "eng_Latn", "char", "char", "family", 8000, "", 12.5, 0.25),
@@ -593,7 +748,8 @@ def test_cost_and_paired_tables(built, tmp_path):
         columns=["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference", "ci_low",
                  "ci_high", "p_value", "n"],
     ).to_csv(run_dir / "paired.csv", index=False)  # fmt: skip
-    text = report.write_report(run_dir).read_text(encoding="utf-8")
+    blocks = write_report_keeping_blocks(run_dir)
+    text = (run_dir / report.REPORT_FILE).read_text(encoding="utf-8")
     # rows at the report size (and production rows), sorted by corpus then tokenizer; the char row (8,000) is left out
     assert pipe_rows(text, "### Measured cost (wall clock)") == [
         ["corpus", "tokenizer", "training (s)", "encode (MB/s)"],
@@ -601,8 +757,12 @@ def test_cost_and_paired_tables(built, tmp_path):
         ["flores", "cl100k", "0.00", "3.14"],
         ["flores", "cl100k-prefix", "1.00", "2.00"],
     ]
-    # a paired.csv written before it held p_value_holm: the report adjusts its p-values itself (2 tests)
-    assert "- `flores`: 1 of 2 pairs differ (Holm-adjusted p < 0.05)." in text
+    # per corpus: how many of its pairs differ after the Holm adjustment (a paired.csv written before it held
+    # p_value_holm: the report adjusts its p-values itself; here char vs cl100k, p = 0.000999)
+    items = [item for block in blocks if isinstance(block, BulletList) for item in block.items
+             if isinstance(item, tuple) and Code("flores") in item]  # fmt: skip
+    assert [re.findall(r"(\d+) of (\d+)", plain_text(item)) for item in items] == [[("1", "2")]]
+    assert "Holm" in plain_text(items[0]) and "0.05" in plain_text(items[0])
     assert pipe_rows(text, "<summary>all pairs</summary>") == [
         ["corpus", "A", "B", "A − B", "CI", "p", "p (Holm)"],
         ["flores", "char", "cl100k", "812.3", "[800.0, 825.0]", "0.000999", "0.002"],
@@ -612,7 +772,7 @@ def test_cost_and_paired_tables(built, tmp_path):
 
 
 def test_cli_report_command(results, tmp_path, capsys):
-    run_dir = write_run(tmp_path / "cli", results)
+    run_dir = write_run(tmp_path / "cli", results[results["metric"] == "bytes_per_token"])  # small: few plots
     assert main(["report", str(run_dir)]) == 0
     assert (run_dir / "report.md").is_file()
     assert str(run_dir / "report.md") in capsys.readouterr().out
@@ -746,6 +906,12 @@ def test_vocab_trend_reports_the_largest_change_and_the_sizes_reached():
 def hand_run(tmp_path: Path, rows: list[tuple], manifest: dict | None = None, **report_options) -> str:
     """A run directory of hand-made rows (corpus, language, tokenizer, kind, row_type, vocab_size, eval_set,
     reference, metric, value); CIs around each value; returns report.md."""
+    return hand_report(tmp_path, rows, manifest, **report_options)[0]
+
+
+def hand_report(tmp_path: Path, rows: list[tuple], manifest: dict | None = None,
+                **report_options) -> tuple[str, list[Block]]:  # fmt: skip
+    """``hand_run``'s report.md and the blocks it was printed from."""
     frame = pd.DataFrame(rows, columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size",
                                         "eval_set", "reference", "metric", "value"])  # fmt: skip
     frame = frame.assign(options="", ci_low=frame["value"] * 0.98, ci_high=frame["value"] * 1.02, n=100)
@@ -753,7 +919,8 @@ def hand_run(tmp_path: Path, rows: list[tuple], manifest: dict | None = None, **
     document = json.loads(json.dumps(manifest or MANIFEST))
     document["config"]["report"] = {"vocab_size": 4000, **report_options}
     run_dir = write_run(tmp_path, frame[RESULT_COLUMNS], document)
-    return report.write_report(run_dir).read_text(encoding="utf-8")
+    blocks = write_report_keeping_blocks(run_dir)
+    return (run_dir / report.REPORT_FILE).read_text(encoding="utf-8"), blocks
 
 
 def unit_rows(corpus, language, tokenizer, kind, size, unk, reached, **metrics) -> list[tuple]:
@@ -779,28 +946,35 @@ def test_degenerate_and_baseline_rows_stay_in_the_table_marked_never_bold(tmp_pa
                           boundary_precision=0.4, boundary_recall=0.4, boundary_f1=0.4)  # fmt: skip
         rows += unit_rows(corpus, language, "uni", "spm-unigram", 4000, 0.0, 4000, fertility_isolated=2.2,
                           boundary_precision=0.5, boundary_recall=0.45, boundary_f1=0.47)  # fmt: skip
-    text = hand_run(tmp_path / "run", rows)
+    text, blocks = hand_report(tmp_path / "run", rows)
+    tables = tables_of(blocks)
     fertility = parse_table(text, "fertility (isolated words) (`fertility_isolated`)")
     assert fertility["word"]["eng_Latn"] == "1.15‡ [1.13, 1.17]"  # lowest, but 40% <unk>: marked, not bold
     assert fertility["bpe"]["eng_Latn"].startswith("**2.00**")
-    assert "‡ not ranked: more than 10% of its tokens are \\<unk> on this text" in text
-    assert "word (40.0%)" in text
+    assert rows_flagged(tables["fertility_isolated"], "unk") == ["word"]
+    (unk_note,) = marker_notes(tables["fertility_isolated"], UNK_MARK)
+    assert named(unk_note, tables["fertility_isolated"].tokenizers) == ["word"]
+    assert re.findall(r"\((\d+\.\d%)\)", unk_note) == ["40.0%"]  # its <unk> share (0.40 in both languages)
+    assert f"{0.1:.0%}" in unk_note  # the threshold it exceeds
     heading = "eng_Latn: reference: gold-ref (`gold-ref`)"
     morphology = parse_table(text, heading)
     assert morphology["char"]["boundary recall"].startswith("1.000§ [")  # recall 1 by construction: a baseline
     assert morphology["word"]["boundary precision"].startswith("1.000§ [")  # never splits: a baseline too
     assert morphology["uni"]["boundary recall"].startswith("**0.450**")
     assert morphology["uni"]["boundary F1"].startswith("**0.470**")
-    assert "§ not ranked: a baseline on boundary metrics (char splits at every character; word never splits inside " \
-           "a word)." in text  # fmt: skip
-    # findings leave both out and say so
-    findings_text = text.split("(plots/boundary-precision-recall.png)", 1)[1].split("\n\n")[2]
-    assert "uni has the highest boundary F1 in 2 of 2 language/reference pairs" in findings_text
-    assert "Left out of these comparisons where marked in the tables: char (a baseline on boundary metrics) and " \
-           "word (a baseline on boundary metrics)." in findings_text  # fmt: skip
-    curve = text.split("(plots/fertility_isolated-vs-vocab.png)", 1)[1].split("\n\n")[2]
-    assert "bpe has the lowest fertility (isolated words) in 2 of 2 languages" in curve
-    assert "word (more than 10% of its tokens are \\<unk>)" in curve
+    morph_table = next(table for table in tables.values() if table.group == "morphology")
+    assert rows_flagged(morph_table, "baseline") == ["char", "word"]
+    for table in tables.values():
+        assert_notes_name_their_rows(table, 4000)  # the § note names char and word; the ‡ note word
+    # findings leave both out and say so: the leader is the best ranked row, the rows left out are named apart
+    boundary = figure_of(blocks, "boundary-precision-recall").sentences
+    kinds = {"word", "char", "bpe", "uni"}
+    assert named(boundary[0], kinds) == ["uni"] and re.findall(r"(\d+) of (\d+)", boundary[0])[0] == ("2", "2")
+    (left_out,) = [sentence for sentence in boundary if "char" in named(sentence, kinds)]
+    assert named(left_out, kinds) == ["char", "word"] and left_out == boundary[-1]
+    curve = figure_of(blocks, "fertility_isolated-vs-vocab").sentences
+    assert named(curve[0], kinds) == ["bpe"] and re.findall(r"(\d+) of (\d+)", curve[0])[0] == ("2", "2")
+    assert [named(sentence, kinds) for sentence in curve if "word" in named(sentence, kinds)] == [["word"]]
 
 
 def test_a_run_whose_tokenizers_stop_short_says_so_and_marks_every_cell(tmp_path):
@@ -810,20 +984,31 @@ def test_a_run_whose_tokenizers_stop_short_says_so_and_marks_every_cell(tmp_path
             rows += unit_rows(corpus, language, "bpe", "byte-bpe", size, 0.0, min(size, reached),
                               fertility_isolated=value)  # fmt: skip
             rows += unit_rows(corpus, language, "uni", "spm-unigram", size, 0.0, size, fertility_isolated=value + 0.1)
-    text = hand_run(tmp_path / "requested", rows, vocab_size=8000)
-    assert text.index("> **Vocabulary sizes not reached.** 1 of 8 trained tokenizers stopped below 90% of the size "
-                      "requested") < text.index("- run:")  # at the top  # fmt: skip
-    assert "At the report size 8k: eng_Latn: bpe 5,164." in text
+    text, blocks = hand_report(tmp_path / "requested", rows, vocab_size=8000)
+    # a warning at the top, before the run facts: 1 of the 8 trained tokenizers is short; at the report size, English
+    # bpe with the size it reached
+    (warning,) = [index for index, block in enumerate(blocks) if isinstance(block, Quote)]
+    assert warning < next(index for index, block in enumerate(blocks) if isinstance(block, BulletList))
+    said = plain_text(blocks[warning].content)
+    assert re.findall(r"(\d+) of (\d+) trained tokenizers", said) == [("1", "8")]
+    assert re.search(r"eng_Latn: bpe 5,164\b", said) and "tur_Latn" not in said and "uni" not in named(said, ["uni"])
+    assert_notes_name_their_rows(tables_of(blocks)["fertility_isolated"], 8000)
     table = parse_table(text, "fertility (isolated words) (`fertility_isolated`)")
     assert table["bpe"]["eng_Latn"] == "**1.80** [1.76, 1.84] †5,164"  # best at the size it has, which it says
     assert table["bpe"]["tur_Latn"] == "**1.80** [1.76, 1.84]"
     # matched by reached size at 4,700: English bpe at 8k (5,164 reached) is closer than at 4k (4,000)
-    matched = hand_run(tmp_path / "reached", rows, vocab_size=4700, match="reached")
+    matched, matched_blocks = hand_report(tmp_path / "reached", rows, vocab_size=4700, match="reached")
     table = parse_table(matched, "fertility (isolated words) (`fertility_isolated`)")
     assert table["bpe"]["eng_Latn"] == "**1.80** [1.76, 1.84] †5,164"  # |5164 - 4700| < |4000 - 4700|
     assert table["bpe"]["tur_Latn"] == "**2.00** [1.96, 2.04]"  # 4,000 is closer than 8,000
-    assert "each trained tokenizer at its closest reached size" in matched
-    assert "the run size whose reached vocabulary is closest to 4,700" in matched
+    # every row is shown at another requested size than 4,700, and each note names its row with both sizes
+    fertility = tables_of(matched_blocks)["fertility_isolated"]
+    assert shifted_rows(fertility, 4700) == [("bpe", 4000), ("bpe", 8000), ("uni", 4000)]
+    assert_notes_name_their_rows(fertility, 4700)
+    for said, match in ((blocks, "requested"), (matched_blocks, "reached")):  # the run facts say which match
+        facts = next(block for block in said if isinstance(block, BulletList))
+        codes = [part for item in facts.items if isinstance(item, tuple) for part in item if isinstance(part, Code)]
+        assert [code.text for code in codes if code.text.startswith("report.match")] == [f'report.match = "{match}"']
 
 
 def test_gold_silver_headings_agreement_and_unreliable_references(tmp_path):
@@ -844,19 +1029,27 @@ def test_gold_silver_headings_agreement_and_unreliable_references(tmp_path):
         "morphscore": {"kind": "morphscore", "citation": "MorphScore v1 (Arnett & Bergen 2025)", "words": 50,
                        "caveat": "unreliable: the file splits every word after its first syllable"},
     }}}  # fmt: skip
-    text = hand_run(tmp_path / "run", rows, manifest)
+    text, blocks = hand_report(tmp_path / "run", rows, manifest)
     gold = "kor_Hang: gold: UD Korean-Kaist lemmas (`lemma`)"
     silver = "kor_Hang: silver: kiwipiepy morphemes (`kiwi`)"
     unreliable = "kor_Hang: gold: MorphScore v1 (Arnett & Bergen 2025) (`morphscore`)"
     assert text.index(gold) < text.index(unreliable) < text.index(silver)  # gold first, silver last
-    assert "Silver: its agreement with gold, measured in this run: UD Korean-Kaist lemmas boundary F1 0.945 (P " \
-           "0.921, R 0.969) on 90 of 100 gold words." in section_of(text, silver)  # fmt: skip
-    assert "Caveat: unreliable: the file splits every word after its first syllable." in section_of(text, unreliable)
-    assert "; not ranked (see the caveat)." in section_of(text, unreliable)
+    tables = {table.heading: table for table in tables_of(blocks).values() if table.group == "morphology"}
+    assert list(tables) == [gold, unreliable, silver]
+    # a silver reference's caption gives its measured agreement with gold: the manifest's numbers and word counts
+    measured = manifest["corpora"]["c-kor"]["references"]["kiwi"]["agreement_measured"][0]
+    caption = tables[silver].caption
+    assert "UD Korean-Kaist lemmas" in caption
+    assert re.findall(r"\b0\.\d{3}\b", caption) == [f"{measured[k]:.3f}" for k in ("f1", "precision", "recall")]
+    assert re.search(rf"\b{measured['words']} of {measured['gold_words']} gold words", caption)
+    assert not re.findall(r"\b0\.\d{3}\b", tables[gold].caption)  # gold states no agreement
+    # a reference with a caveat quotes it, and nothing on it is ranked
+    assert manifest["corpora"]["c-kor"]["references"]["morphscore"]["caveat"] in tables[unreliable].caption
+    assert not tables[unreliable].cells["best"].any() and tables[gold].cells["best"].any()
     assert not any("**" in cell for row in parse_table(text, unreliable).values() for cell in row.values())
     assert parse_table(text, gold)["uni"]["boundary F1"].startswith("**0.600**")
     tex = (tmp_path / "run" / "tables" / "morphology--kiwi--kor_Hang.tex").read_text(encoding="utf-8")
-    assert "silver: kiwipiepy morphemes" in tex and "measured in this run" in tex
+    assert report.latex_text(tables[silver].caption) in tex  # the caption, agreement with gold included
     references = pipe_rows(text, "Morpheme references")
     assert references[0] == ["corpus", "reference", "kind", "words", "entries kept", "agreement with gold", "caveat"]
     assert ["`c-kor`", "`kiwi`", "silver: kiwipiepy morphemes", "80", "–",
