@@ -158,7 +158,7 @@ def test_identical_results_on_a_second_run_without_retraining(run_dir: Path, con
 
     monkeypatch.setattr(bpe, "train", refuse)
     second = run_experiment(config, tmp_path / "again", jobs=1, progress=False)
-    for name in ("results.csv", "results.parquet", "paired.csv"):
+    for name in ("results.csv", "results.parquet", "paired.csv", "overlap.csv", "audit.csv", "audit-entries.csv"):
         assert (second / name).read_bytes() == (run_dir / name).read_bytes(), name
 
 
