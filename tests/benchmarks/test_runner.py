@@ -359,7 +359,8 @@ def test_the_run_audits_its_tokenizers_and_the_report_shows_the_counts(run_dir: 
     audit = pd.read_csv(run_dir / "audit.csv")
     entries = pd.read_csv(run_dir / "audit-entries.csv", dtype=str, keep_default_na=False)
     assert list(zip(audit["corpus"], audit["tokenizer"], strict=True)) == [
-        ("embedded-eng", "char-bpe"), ("embedded-eng", "cl100k"), ("embedded-kor", "char-bpe"), ("embedded-kor", "cl100k")]
+        ("embedded-eng", "char-bpe"), ("embedded-eng", "cl100k"), ("embedded-kor", "char-bpe"),
+        ("embedded-kor", "cl100k")]  # fmt: skip
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
     section = write_report(copy).read_text(encoding="utf-8").split("## Vocabulary audit\n")[1].split("\n## ")[0]
@@ -374,7 +375,8 @@ def test_the_run_audits_its_tokenizers_and_the_report_shows_the_counts(run_dir: 
         scripts = expected.script_counts()
         assert row.script_latin == scripts["Latin"] and row.script_hangul == scripts["Hangul"]
         assert row.script_hangul_share == pytest.approx(scripts["Hangul"] / tokenizer.vocab_size)
-        used = {token for document in load_corpus(row.corpus).documents("test") for token in tokenizer.encode(document.text)}
+        test = load_corpus(row.corpus).documents("test")
+        used = {token for document in test for token in tokenizer.encode(document.text)}
         assert row.unused == tokenizer.vocab_size - len(used) and row.unused_eval_set == "test"
         assert row.unused_reachable == sum(1 for entry in expected.entries
                                            if entry.id not in used and entry.status == "reachable")  # fmt: skip
