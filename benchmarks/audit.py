@@ -277,15 +277,16 @@ def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit
     ``overlap.csv`` pairs (``evaluate.report_size_results``: trained rows at the report vocabulary size,
     every production row), its ``audit_vocabulary`` counts by status and by script (with each script's share
     of the entries), and the entries it never used on the corpus's ``UNUSED_ROLE`` text (``unused_entries``;
-    ``unused_reachable``: those of them that are reachable); and one row per unreachable entry.
+    ``unused_reachable``: those of them that are reachable); and one row per unreachable entry of those rows
+    (a production row's once, with corpus ``""``: its vocabulary is the same on every corpus).
 
     ``tokenizer_of`` gives a unit's tokenizer (the same object for every corpus of a production row: it is
     audited once), ``texts_of`` a corpus's test texts (empty: no "never used" count).  Rows in corpus, then
-    label order; entries in id order."""
+    label order (``""`` first); entries in id order."""
     from benchmarks.evaluate import report_size_results
 
     audits: dict[int, tuple[Tokenizer, VocabularyAudit]] = {}  # by tokenizer object: a production row once
-    rows, unreachable = [], []
+    rows, unreachable, listed = [], [], set()
     for corpus in sorted({result.unit.corpus for result in results}):
         texts = list(texts_of(corpus))
         for result in report_size_results(results, corpus, config):
@@ -302,8 +303,13 @@ def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit
                          *(count / total if total else math.nan for count in scripts.values()),
                          UNUSED_ROLE, len(texts), math.nan if never is None else len(never.never_used),
                          math.nan if never is None else never.by_status["reachable"]])  # fmt: skip
-            unreachable += [[corpus, unit.tokenizer, *entry.row()] for entry in audit.entries
-                            if entry.status == "unreachable"]  # fmt: skip
+            # a production row's entries once, for every corpus (corpus ""); a trained row's per corpus
+            where = "" if unit.row_type == "production" else corpus
+            if (where, unit.tokenizer) not in listed:
+                listed.add((where, unit.tokenizer))
+                unreachable += [[where, unit.tokenizer, *entry.row()] for entry in audit.entries
+                                if entry.status == "unreachable"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=AUDIT_COLUMNS).astype({"vocab_size": "Int64", "unused": "Int64",
                                                               "unused_reachable": "Int64"})  # fmt: skip
+    unreachable.sort(key=lambda row: (row[0], row[1], row[2]))
     return frame, pd.DataFrame(unreachable, columns=AUDIT_ENTRY_COLUMNS)

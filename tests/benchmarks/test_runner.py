@@ -351,7 +351,7 @@ def test_check_rejects_foreign_files(run_dir: Path, tmp_path: Path, capsys: pyte
 def test_the_run_audits_its_tokenizers_and_the_report_shows_the_counts(run_dir: Path, tmp_path: Path) -> None:
     """audit.csv: one row per corpus and tokenizer row at the report size (char-bpe at 800, cl100k), counts equal to
     ``audit_vocabulary`` on the saved tokenizer, "never used" equal to a direct count over the corpus's test text;
-    audit-entries.csv lists exactly the unreachable entries; the report's table prints those counts."""
+    audit-entries.csv lists exactly the unreachable entries, in order; the report's table prints those counts."""
     from benchmarks.audit import STATUS_COLUMNS, audit_vocabulary
     from benchmarks.report import write_report
     from corpora import load_corpus
@@ -380,11 +380,14 @@ def test_the_run_audits_its_tokenizers_and_the_report_shows_the_counts(run_dir: 
         assert row.unused == tokenizer.vocab_size - len(used) and row.unused_eval_set == "test"
         assert row.unused_reachable == sum(1 for entry in expected.entries
                                            if entry.id not in used and entry.status == "reachable")  # fmt: skip
-        listed = entries[(entries["corpus"] == row.corpus) & (entries["tokenizer"] == row.tokenizer)]
+        where = "" if row.row_type == "production" else row.corpus  # a production row's entries once
+        listed = entries[(entries["corpus"] == where) & (entries["tokenizer"] == row.tokenizer)]
         assert [int(i) for i in listed["id"]] == [e.id for e in expected.entries if e.status == "unreachable"]
         shown = table[(row.corpus, row.tokenizer)]
         assert shown[2:9] == [f"{value:,}" for value in (row.entries, *counts.values())]
         assert shown[-1] == f"{row.unused:,} ({row.unused / row.entries:.1%})"
+    assert list(zip(entries["corpus"], entries["tokenizer"], entries["id"].astype(int), strict=True)) == sorted(
+        zip(entries["corpus"], entries["tokenizer"], entries["id"].astype(int), strict=True))
     korean = audit.set_index(["corpus", "tokenizer"]).loc[("embedded-kor", "char-bpe")]
     assert korean.script_hangul > korean.script_latin  # a vocabulary trained on Korean text is mostly Hangul
     assert "[audit.csv](audit.csv)" in section
