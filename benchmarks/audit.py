@@ -46,15 +46,22 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 import regex
 
 from bpe.base import Tokenizer
 from bpe.render import render_bytes
+
+if TYPE_CHECKING:
+    from benchmarks.config import ExperimentConfig
+    from benchmarks.units import Unit, UnitResult
 
 STATUSES = ("reachable", "unreachable", "partial", "special", "no-text", "unchecked")
 SCRIPTS = ("Latin", "Cyrillic", "Hangul", "CJK", "other")
@@ -92,6 +99,15 @@ class AuditEntry:
     script: str
     encoded: tuple[int, ...] = ()
 
+    def row(self) -> list[Any]:
+        """The entry as a CSV row of ``ENTRY_COLUMNS``."""
+        return [self.id, self.piece, self.data.hex(), render_bytes(self.data), self.status, self.script,
+                " ".join(map(str, self.encoded))]  # fmt: skip
+
+
+#: one audited entry as a CSV row: its text as ``tokbench show`` renders bytes, the ids it encoded to space-separated
+ENTRY_COLUMNS = ["id", "piece", "hex", "text", "status", "script", "encoded"]
+
 
 @dataclass(frozen=True)
 class VocabularyAudit:
@@ -117,10 +133,9 @@ class VocabularyAudit:
         script, encoded (the ids its text encoded to, space-separated)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["id", "piece", "hex", "text", "status", "script", "encoded"])
+        writer.writerow(ENTRY_COLUMNS)
         for entry in self.entries:
-            writer.writerow([entry.id, entry.piece, entry.data.hex(), render_bytes(entry.data), entry.status,
-                             entry.script, " ".join(map(str, entry.encoded))])  # fmt: skip
+            writer.writerow(entry.row())
         return out.getvalue()
 
 
@@ -237,3 +252,64 @@ def unused_entries(audit: VocabularyAudit, tokenizer: Tokenizer, texts_by_langua
         counts = Counter(audit.entries[token].status for token in never)
         rows.append(UnusedEntries(language, len(texts), never, {status: counts.get(status, 0) for status in STATUSES}))
     return rows
+
+
+# --------------------------------------------------------------------------- the audit of a run
+
+#: the run's side tables: counts per tokenizer row and corpus, and one row per unreachable entry
+AUDIT_FILE, AUDIT_ENTRIES_FILE = "audit.csv", "audit-entries.csv"
+#: the evaluation set whose text "never used" counts are taken on
+UNUSED_ROLE = "test"
+#: the columns of a status count and a script count in ``audit.csv`` ("no-text" as a column name: ``no_text``)
+STATUS_COLUMNS = {status: status.replace("-", "_") for status in STATUSES}
+SCRIPT_COLUMNS = {script: f"script_{script.lower()}" for script in SCRIPTS}
+AUDIT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size", "entries",
+                 *STATUS_COLUMNS.values(), *SCRIPT_COLUMNS.values(),
+                 *(f"{column}_share" for column in SCRIPT_COLUMNS.values()),
+                 "unused_eval_set", "unused_texts", "unused", "unused_reachable"]  # fmt: skip
+AUDIT_ENTRY_COLUMNS = ["corpus", "tokenizer", *ENTRY_COLUMNS]
+
+
+def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
+                     texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """``audit.csv`` and ``audit-entries.csv`` of a run: for every tokenizer row of each corpus that
+    ``overlap.csv`` pairs (``evaluate.report_size_results``: trained rows at the report vocabulary size,
+    every production row), its ``audit_vocabulary`` counts by status and by script (with each script's share
+    of the entries), and the entries it never used on the corpus's ``UNUSED_ROLE`` text (``unused_entries``;
+    ``unused_reachable``: those of them that are reachable); and one row per unreachable entry of those rows
+    (a production row's once, with corpus ``""``: its vocabulary is the same on every corpus).
+
+    ``tokenizer_of`` gives a unit's tokenizer (the same object for every corpus of a production row: it is
+    audited once), ``texts_of`` a corpus's test texts (empty: no "never used" count).  Rows in corpus, then
+    label order (``""`` first); entries in id order."""
+    from benchmarks.evaluate import report_size_results
+
+    audits: dict[int, tuple[Tokenizer, VocabularyAudit]] = {}  # by tokenizer object: a production row once
+    rows, unreachable, listed = [], [], set()
+    for corpus in sorted({result.unit.corpus for result in results}):
+        texts = list(texts_of(corpus))
+        for result in report_size_results(results, corpus, config):
+            unit = result.unit
+            tokenizer = tokenizer_of(unit)
+            if id(tokenizer) not in audits:
+                audits[id(tokenizer)] = (tokenizer, audit_vocabulary(tokenizer))
+            audit = audits[id(tokenizer)][1]
+            statuses, scripts = audit.status_counts(), audit.script_counts()
+            total = len(audit.entries)
+            never = unused_entries(audit, tokenizer, {unit.language: texts})[0] if texts else None
+            rows.append([corpus, unit.language, unit.tokenizer, unit.kind, unit.row_type, unit.vocab_size, total,
+                         *statuses.values(), *scripts.values(),
+                         *(count / total if total else math.nan for count in scripts.values()),
+                         UNUSED_ROLE, len(texts), math.nan if never is None else len(never.never_used),
+                         math.nan if never is None else never.by_status["reachable"]])  # fmt: skip
+            # a production row's entries once, for every corpus (corpus ""); a trained row's per corpus
+            where = "" if unit.row_type == "production" else corpus
+            if (where, unit.tokenizer) not in listed:
+                listed.add((where, unit.tokenizer))
+                unreachable += [[where, unit.tokenizer, *entry.row()] for entry in audit.entries
+                                if entry.status == "unreachable"]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=AUDIT_COLUMNS).astype({"vocab_size": "Int64", "unused": "Int64",
+                                                              "unused_reachable": "Int64"})  # fmt: skip
+    unreachable.sort(key=lambda row: (row[0], row[1], row[2]))
+    return frame, pd.DataFrame(unreachable, columns=AUDIT_ENTRY_COLUMNS)

@@ -51,6 +51,7 @@ import pandas as pd
 from tqdm import tqdm
 
 import bpe
+from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, run_audit_tables
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError, warn
 from benchmarks.evaluate import (
@@ -442,8 +443,11 @@ def run_experiment(
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-            overlap = overlap_rows(results, functools.cache(run_vocabulary(context)), config)
+            tokenizer_of = run_tokenizer(context)
+            overlap = overlap_rows(results, functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit))),
+                                   config)  # fmt: skip
             atomic_write_text(out_dir / "overlap.csv", overlap.to_csv(index=False))
+            write_audit(out_dir, results, tokenizer_of, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
             if on_report is not None:
@@ -453,20 +457,34 @@ def run_experiment(
         analyzing.close()
 
 
-def run_vocabulary(context: RunContext) -> Callable[[Unit], frozenset[bytes]]:
-    """A unit's vocabulary for ``overlap.csv``: a production row's loaded once by its label, a trained
-    row's read back from the run's tokenizer file."""
-    production: dict[str, frozenset[bytes]] = {}
+def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
+    """A unit's tokenizer for the run's side tables (``overlap.csv``, ``audit.csv``): a production row's loaded
+    once by its label (one object for every corpus), a trained row's read back from the run's tokenizer file
+    (once per unit); a row that samples with the first of the run's seeds, as its evaluation's first pass."""
+    production: dict[str, bpe.Tokenizer] = {}
 
-    def vocabulary(unit: Unit) -> frozenset[bytes]:
+    @functools.cache
+    def tokenizer(unit: Unit) -> bpe.Tokenizer:
         if unit.row_type == "production":
             if unit.tokenizer not in production:
-                production[unit.tokenizer] = overlap_vocabulary(context.pretrained[unit.tokenizer].load())
+                production[unit.tokenizer] = context.pretrained[unit.tokenizer].load()
             return production[unit.tokenizer]
         path = trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size, unit.train_chars)
-        return overlap_vocabulary(bpe.load(path))
+        loaded = bpe.load(path)
+        return loaded.with_encode_options(seed=context.config.seeds[0]) if loaded.samples else loaded
 
-    return vocabulary
+    return tokenizer
+
+
+def write_audit(out_dir: Path, results: list[UnitResult], tokenizer_of: Callable[[Unit], bpe.Tokenizer],
+                context: RunContext) -> None:  # fmt: skip
+    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.audit.run_audit_tables``), each written atomically."""
+    def test_texts(corpus: str) -> list[str]:
+        return [document.text for document in context.corpora[corpus].documents(UNUSED_ROLE)]
+
+    counts, entries = run_audit_tables(results, tokenizer_of, test_texts, context.config)
+    atomic_write_text(out_dir / AUDIT_FILE, counts.to_csv(index=False))
+    atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, entries.to_csv(index=False))
 
 
 def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:

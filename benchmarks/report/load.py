@@ -2,9 +2,9 @@
 ``Run``; sections and figures never open a file of the run themselves.
 
 What is read: ``results.parquet`` (or ``results.csv``), ``manifest.json``, ``costs.csv``,
-``paired.csv`` and ``overlap.csv`` when present, ``examples.json`` when present, and, only when the "How the tokenizers
-split" section asks for them (``Run.tokenizers``), the tokenizers of the run: trained ones from
-``RUN_DIR/tokenizers/``, published ones re-loaded from the manifest.
+``paired.csv``, ``overlap.csv``, ``audit.csv`` and ``audit-entries.csv`` when present, ``examples.json`` when
+present, and, only when the "How the tokenizers split" section asks for them (``Run.tokenizers``), the
+tokenizers of the run: trained ones from ``RUN_DIR/tokenizers/``, published ones re-loaded from the manifest.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 import bpe
+from benchmarks.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
 from benchmarks.errors import BenchmarkError
 from benchmarks.examples import Example, read_examples
 from benchmarks.files import read_results, train_chars_of, trained_tokenizer_path
@@ -59,6 +60,8 @@ class Run:
     costs: pd.DataFrame | None = None  # costs.csv (None when absent)
     paired: pd.DataFrame | None = None  # paired.csv (None when absent)
     overlap: pd.DataFrame | None = None  # overlap.csv (None when absent)
+    audit: pd.DataFrame | None = None  # audit.csv (None when absent)
+    audit_entries: pd.DataFrame | None = None  # audit-entries.csv, every cell as text (None when absent)
     #: examples.json: its document and examples (None when absent)
     examples: tuple[dict[str, Any], list[Example]] | None = field(default=None, repr=False)
 
@@ -110,17 +113,24 @@ def load_run(run_dir: Path) -> Run:
     return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
                all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
                paired=_read_csv(run_dir / PAIRED_FILE), overlap=_read_csv(run_dir / OVERLAP_FILE),
+               audit=_read_csv(run_dir / AUDIT_FILE, AUDIT_COLUMNS),
+               audit_entries=_read_csv(run_dir / AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, text=True),
                examples=read_examples(run_dir))  # fmt: skip
 
 
-def _read_csv(path: Path) -> pd.DataFrame | None:
-    """A side table of the run (None when the run has none)."""
+def _read_csv(path: Path, columns: list[str] | None = None, text: bool = False) -> pd.DataFrame | None:
+    """A side table of the run (None when the run has none), with at least ``columns``; ``text``: every
+    cell as a string, none read as missing (a vocabulary entry may be spelled ``nan``)."""
     if not path.is_file():
         return None
     try:
-        return pd.read_csv(path)
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False) if text else pd.read_csv(path)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise BenchmarkError(f"{path}: not a table tokbench wrote ({exc})") from None
+    missing = [column for column in columns or [] if column not in frame.columns]
+    if missing:
+        raise BenchmarkError(f"{path}: not a table tokbench wrote (no column {', '.join(missing)})")
+    return frame
 
 
 def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:

@@ -696,6 +696,12 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
     with pytest.raises(BenchmarkError, match="no result rows"):
         report.write_report(write_run(tmp_path / "no-rows", results.iloc[:0]))
 
+    no_counts = write_run(tmp_path / "bad-audit", results)
+    (no_counts / "audit.csv").write_text("corpus,tokenizer,entries\nud-kor,cl100k,100256\n", encoding="utf-8")
+    with pytest.raises(BenchmarkError, match=re.escape("audit.csv: not a table tokbench wrote (no column language")):
+        report.write_report(no_counts)
+    assert not (no_counts / "report.md").exists()
+
 
 def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
     run_dir = write_run(tmp_path / "production", results[results["row_type"] == "production"])
@@ -1104,6 +1110,9 @@ def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
     run_dir.mkdir()
     for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv", "overlap.csv"):
         shutil.copy(QUICK_REPORT / name, run_dir / name)
+    for name in ("audit.csv", "audit-entries.csv"):  # committed with the report once it was regenerated with them
+        if (QUICK_REPORT / name).is_file():
+            shutil.copy(QUICK_REPORT / name, run_dir / name)
     report.write_report(run_dir)
     written = (run_dir / "report.md").read_text(encoding="utf-8")
     assert written == (QUICK_REPORT / "report.md").read_text(encoding="utf-8")

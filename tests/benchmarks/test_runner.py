@@ -158,7 +158,7 @@ def test_identical_results_on_a_second_run_without_retraining(run_dir: Path, con
 
     monkeypatch.setattr(bpe, "train", refuse)
     second = run_experiment(config, tmp_path / "again", jobs=1, progress=False)
-    for name in ("results.csv", "results.parquet", "paired.csv"):
+    for name in ("results.csv", "results.parquet", "paired.csv", "overlap.csv", "audit.csv", "audit-entries.csv"):
         assert (second / name).read_bytes() == (run_dir / name).read_bytes(), name
 
 
@@ -343,3 +343,60 @@ def test_check_rejects_foreign_files(run_dir: Path, tmp_path: Path, capsys: pyte
     write_baseline(run_dir, valid)
     assert main(["check", str(tmp_path), "--baseline", str(valid)]) == 2
     assert "no results.parquet" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- vocabulary audit
+
+
+def test_the_run_audits_its_tokenizers_and_the_report_shows_the_counts(run_dir: Path, tmp_path: Path) -> None:
+    """audit.csv: one row per corpus and tokenizer row at the report size (char-bpe at 800, cl100k), counts equal to
+    ``audit_vocabulary`` on the saved tokenizer, "never used" equal to a direct count over the corpus's test text;
+    audit-entries.csv lists exactly the unreachable entries, in order; the report's table prints those counts."""
+    from benchmarks.audit import STATUS_COLUMNS, audit_vocabulary
+    from benchmarks.report import write_report
+    from corpora import load_corpus
+
+    audit = pd.read_csv(run_dir / "audit.csv")
+    entries = pd.read_csv(run_dir / "audit-entries.csv", dtype=str, keep_default_na=False)
+    assert list(zip(audit["corpus"], audit["tokenizer"], strict=True)) == [
+        ("embedded-eng", "char-bpe"), ("embedded-eng", "cl100k"), ("embedded-kor", "char-bpe"),
+        ("embedded-kor", "cl100k")]  # fmt: skip
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    section = write_report(copy).read_text(encoding="utf-8").split("## Vocabulary audit\n")[1].split("\n## ")[0]
+    table = {(cells[0], cells[1]): cells for cells in pipe_cells(section)}
+    for row in audit.itertuples():
+        tokenizer = bpe.load(run_dir / "tokenizers" / row.corpus / "char-bpe-800.json" if row.tokenizer == "char-bpe"
+                             else "cl100k")  # fmt: skip
+        expected = audit_vocabulary(tokenizer)
+        counts = expected.status_counts()
+        assert row.entries == tokenizer.vocab_size == len(expected.entries)
+        assert {status: getattr(row, column) for status, column in STATUS_COLUMNS.items()} == counts
+        scripts = expected.script_counts()
+        assert row.script_latin == scripts["Latin"] and row.script_hangul == scripts["Hangul"]
+        assert row.script_hangul_share == pytest.approx(scripts["Hangul"] / tokenizer.vocab_size)
+        test = load_corpus(row.corpus).documents("test")
+        used = {token for document in test for token in tokenizer.encode(document.text)}
+        assert row.unused == tokenizer.vocab_size - len(used) and row.unused_eval_set == "test"
+        assert row.unused_reachable == sum(1 for entry in expected.entries
+                                           if entry.id not in used and entry.status == "reachable")  # fmt: skip
+        where = "" if row.row_type == "production" else row.corpus  # a production row's entries once
+        listed = entries[(entries["corpus"] == where) & (entries["tokenizer"] == row.tokenizer)]
+        assert [int(i) for i in listed["id"]] == [e.id for e in expected.entries if e.status == "unreachable"]
+        shown = table[(row.corpus, row.tokenizer)]
+        assert shown[2:9] == [f"{value:,}" for value in (row.entries, *counts.values())]
+        assert shown[-1] == f"{row.unused:,} ({row.unused / row.entries:.1%})"
+    assert list(zip(entries["corpus"], entries["tokenizer"], entries["id"].astype(int), strict=True)) == sorted(
+        zip(entries["corpus"], entries["tokenizer"], entries["id"].astype(int), strict=True))
+    korean = audit.set_index(["corpus", "tokenizer"]).loc[("embedded-kor", "char-bpe")]
+    assert korean.script_hangul > korean.script_latin  # a vocabulary trained on Korean text is mostly Hangul
+    assert "[audit.csv](audit.csv)" in section
+    # a run without audit.csv has no such section
+    (copy / "audit.csv").unlink()
+    assert "## Vocabulary audit" not in write_report(copy).read_text(encoding="utf-8")
+
+
+def pipe_cells(markdown: str) -> list[list[str]]:
+    """The body rows of the first pipe table of ``markdown``, cells stripped."""
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchmarks.report.document import Block
+from benchmarks.report.sections.audit import audit_section
 from benchmarks.report.sections.context import Context
 from benchmarks.report.sections.costs import cost_section
 from benchmarks.report.sections.inference import inference_section
@@ -34,6 +35,7 @@ SECTIONS: list[Section] = [
     inference_section,
     cost_section,
     paired_section,
+    audit_section,
     splits_section,
 ]
 
