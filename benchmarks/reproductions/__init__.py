@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 
+import bpe
 from benchmarks.errors import BenchmarkError
+from bpe.published import PretrainedSpec, load_pretrained
 
 #: table name -> module (under benchmarks.reproductions)
 REPRODUCTIONS: dict[str, str] = {"petrov2023": "petrov2023", "toksuite2025": "toksuite2025"}
@@ -63,3 +66,16 @@ def get_reproduction(name: str) -> ModuleType:
     if name not in REPRODUCTIONS:
         raise BenchmarkError(f"unknown table {name!r}; choose one of: {', '.join(REPRODUCTIONS)}")
     return importlib.import_module(f"benchmarks.reproductions.{REPRODUCTIONS[name]}")
+
+
+def load_column(spec: PretrainedSpec, data_root: Path, notes: list[str]) -> bpe.Tokenizer | None:
+    """A table column's tokenizer from the data root, or None with the reason in ``notes`` (its file
+    missing, or a file that does not load): a column is reported as not available, never skipped silently."""
+    if "/" in spec.source and not (data_root / spec.source).is_file():
+        notes.append(f"{spec.label}: not available: {spec.source} missing")
+        return None
+    try:
+        return load_pretrained(spec, [("data root", data_root)])
+    except bpe.TokenizerError as exc:
+        notes.append(f"{spec.label}: not available: {exc}")
+        return None

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages
-from bpe.published import PretrainedSpec, load_pretrained
+from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, load_column
+from bpe.published import PretrainedSpec
 
 NAME = "petrov2023"
 CITATION = (
@@ -163,13 +163,8 @@ def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None
     loaded: dict[PretrainedSpec, bpe.Tokenizer] = {}
     for spec in PETROV_TOKENIZERS:
         key = PretrainedSpec("", spec.source, spec.format, spec.pattern, spec.normalizer)  # same file, same tokenizer
-        if "/" in spec.source and not (data_root / spec.source).is_file():
-            result.notes.append(f"{spec.label}: not available: {spec.source} missing")
-            continue
-        try:
-            tokenizer = loaded[key] if key in loaded else load_pretrained(spec, [("data root", data_root)])
-        except bpe.TokenizerError as exc:
-            result.notes.append(f"{spec.label}: not available: {exc}")
+        tokenizer = loaded[key] if key in loaded else load_column(spec, data_root, result.notes)
+        if tokenizer is None:
             continue
         loaded[key] = tokenizer
         for code, text in texts.items():  # Qwen's row composes the text to NFC first (its normalizer)

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages
-from bpe.published import PretrainedSpec, load_pretrained
+from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, load_column
+from bpe.published import PretrainedSpec
 
 NAME = "toksuite2025"
 CITATION = 'TokSuite (2025), "TokSuite", arXiv 2512.20757 (r-three/TokSuite, results/intrinsic_metrics/)'
@@ -177,13 +177,8 @@ def reproduce(data_root: Path, languages: Sequence[str] | None = None) -> Reprod
     result = Reproduction(notes=skipped)
     for row in TOKSUITE_TOKENIZERS:
         spec = row.spec
-        if "/" in spec.source and not (data_root / spec.source).is_file():
-            result.notes.append(f"{spec.label}: not available: {spec.source} missing")
-            continue
-        try:
-            tokenizer = load_pretrained(spec, [("data root", data_root)])
-        except bpe.TokenizerError as exc:
-            result.notes.append(f"{spec.label}: not available: {exc}")
+        tokenizer = load_column(spec, data_root, result.notes)
+        if tokenizer is None:
             continue
 
         def count(text: str, tokenizer: bpe.Tokenizer = tokenizer, specials: int = row.specials_per_call) -> int:
