@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import csv
-import io
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import bpe
 from benchmarks.audit import STATUSES, audit_vocabulary, entry_script
-from benchmarks.cli import main
 from bpe.char_bpe import CharBPETokenizer
 from tests.bpe.naive_bpe import apply_in_training_order
 from tests.conftest import FULL_DATA_ROOT
@@ -169,16 +165,6 @@ def test_entry_script_of_a_cut_character() -> None:
 
 # -- the command ------------------------------------------------------------
 
-
-@pytest.fixture
-def tokbench(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., tuple]:
-    def run(*argv: object) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
-        status = main([str(arg) for arg in argv])
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
 
 
 def test_command_prints_counts_and_writes_the_csv(tokbench, tmp_path: Path, trained_char_bpe) -> None:

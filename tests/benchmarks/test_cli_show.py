@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import importlib.resources
-import io
-import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,18 +15,6 @@ from bpe.render import render
 SENTENCE = "Merhaba dünya. Привет, мир. 대한민국의 수도는 서울이다."
 CL100K_RANKS = Path(str(importlib.resources.files("tiktoken_ext") / "data" / "cl100k_base.tiktoken"))
 
-
-@pytest.fixture
-def tokbench(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., tuple[int, str, str]]:
-    def run(*argv: object) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
-        status = main([str(arg) for arg in argv])
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
 
 
 def rows(out: str) -> dict[str, tuple[int, str]]:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import io
-import sys
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import bpe
-from benchmarks.cli import main
 from benchmarks.segdiff import boundary_diff, segmentation_diff, sentence_boundaries
 from bpe.render import SEPARATOR, render_pieces
 from tests.conftest import FLORES_LANGUAGES, FULL_DATA_ROOT
@@ -108,16 +104,6 @@ def test_boundary_diff_of_one_sentence(flores: dict[str, list[str]], pair) -> No
 
 # -- the command ------------------------------------------------------------
 
-
-@pytest.fixture
-def tokbench(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Callable[..., tuple]:
-    def run(*argv: object) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
-        status = main([str(arg) for arg in argv])
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
 
 
 @pytest.fixture(scope="module")
