@@ -80,7 +80,7 @@ class Baseline(Table):
     def _distinct_keys(self) -> Baseline:
         unknown = sorted(set(self.metric_tolerance) - set(METRICS))
         if unknown:
-            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics.py)")
+            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics/)")
         seen: dict[tuple[Any, ...], int] = {}
         for index, row in enumerate(self.rows):
             key = _key(row.model_dump())
