@@ -23,7 +23,8 @@ from corpora.errors import CorpusError, CorpusWarning
 
 # modules that add subcommands, in the order `--help` lists them
 COMMAND_MODULES = [
-    "benchmarks.commands.tokenizers",  # train, encode, decode, export
+    "benchmarks.commands.training",  # count, train
+    "benchmarks.commands.tokenizers",  # encode, decode, export
     "benchmarks.commands.show",  # show
     "benchmarks.commands.vocab",  # diff, audit
     "benchmarks.commands.reproduce",  # reproduce

@@ -8,15 +8,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import bpe
-from benchmarks.commands.tokenizers import (
-    INVALID_UTF8_POLICY,
-    TOKENIZER_HELP,
-    _option_flag,
-    add_pattern_option,
-    open_input,
-    read_lines,
-    write_lines,
-)
+from benchmarks.commands.text_io import INVALID_UTF8_POLICY, open_input, read_lines, write_lines
+from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_pattern_option, option_flag
 from benchmarks.errors import BenchmarkError
 from bpe.formats import detect_format
 from bpe.options import options_by_name
@@ -65,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--run", type=Path, metavar="RUN", help="a run directory: show every tokenizer it saved")
     add_pattern_option(parser)
     for name, families in options_by_name(encode_time_only=True).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", **_option_flag(families, as_saved=True))
+        parser.add_argument(f"--{name.replace('_', '-')}", **option_flag(families, as_saved=True))
     parser.set_defaults(handler=run_show)
 
 

@@ -8,18 +8,15 @@ import textwrap
 from contextlib import ExitStack
 
 from benchmarks.commands.show import _load
-from benchmarks.commands.tokenizers import (
+from benchmarks.commands.text_io import (
     INVALID_UTF8_POLICY,
-    TOKENIZER_HELP,
-    _check_output_path,
-    _writing,
-    add_pattern_option,
-    add_tokenizer_option,
-    load_tokenizer,
+    check_output_path,
     open_input,
     read_lines,
     write_lines,
+    writing,
 )
+from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_pattern_option, add_tokenizer_option, load_tokenizer
 from benchmarks.errors import BenchmarkError
 from bpe.render import SEPARATOR
 
@@ -167,7 +164,7 @@ def run_audit(args: argparse.Namespace) -> int:
 
     out = Path(args.csv) if args.csv else None
     if out is not None:
-        _check_output_path(out)
+        check_output_path(out)
     tokenizer = load_tokenizer(args)
     audit = audit_vocabulary(tokenizer)
     total = len(audit.entries)
@@ -181,7 +178,7 @@ def run_audit(args: argparse.Namespace) -> int:
                    for script in SCRIPTS]  # fmt: skip
     lines.append(_aligned([("script", "entries", "share", "unreachable"), *script_rows], "lrrr"))
     if out is not None:
-        with _writing(out):
+        with writing(out):
             atomic_write_text(out, audit.csv_text())
         lines += ["", f"every entry -> {out}"]
     write_lines(lines)
