@@ -1,6 +1,6 @@
 """Leak check by content: no test or eval document may occur in the training text.
 
-A path-level check (one file feeding two roles, ``loader._plan``) misses the same text under two
+A path-level check (one file feeding two roles, ``reading.plan_sources``) misses the same text under two
 paths, or inside a role-``all`` source whose lines also serve as ``eval``.  This check compares text:
 
 * every test and eval document is reduced to a *key*: NFKC, case-folded, runs of whitespace made one
