@@ -18,10 +18,10 @@ sentencepiece cannot train from counts: it reads sentences and cuts them itself.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -262,7 +262,9 @@ def utf32_chunk(texts: list[str], first_index: int, what: str = "training text")
 
 
 class _Counter:
-    """Counts chunks into one table per thread; ``result`` adds the tables up."""
+    """Counts chunks into one table; ``table`` is the ``bpe.count_kernel`` table so far.
+
+    One counter is used by one thread at a time (``count_pretokens`` gives each counting thread its own)."""
 
     def __init__(self, pretokenizer: str) -> None:
         self.pretokenizer = pretokenizer
@@ -270,19 +272,12 @@ class _Counter:
         self._fallback = get_pretokenizer(pretokenizer)  # without a compiled matcher: regex, or its own split
         regular = self._fallback.is_regex and self._fallback.pattern is not None
         self._regex = regex.compile(self._fallback.pattern) if regular else None
-        self._local = threading.local()
-        self._tables: list[list[tuple]] = []
-        self._lock = threading.Lock()
+        self.table: tuple[np.ndarray, ...] = _kernel().empty_table()
 
     def count(self, chunk: _Chunk) -> None:
-        holder = getattr(self._local, "table", None)
-        if holder is None:
-            holder = self._local.table = [_kernel().empty_table()]
-            with self._lock:
-                self._tables.append(holder)
         if self.pattern is not None:
             weights = np.ones(chunk.ends.size, dtype=np.int64)
-            holder[0] = _kernel().count_into(*holder[0], chunk.text, chunk.ends, weights, CLASSES, self.pattern)
+            self.table = _kernel().count_into(*self.table, chunk.text, chunk.ends, weights, CLASSES, self.pattern)
             return
         counter: Counter[str] = Counter()
         for text in chunk.texts:
@@ -294,13 +289,43 @@ class _Counter:
         whole = np.frombuffer("".join(pretokens).encode("utf-32-le"), dtype=np.uint32)
         offsets = np.zeros(len(pretokens) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, pretokens), dtype=np.int64, count=len(pretokens)), out=offsets[1:])
-        holder[0] = _add_whole(holder[0], whole, offsets, np.fromiter(counter.values(), np.int64, len(pretokens)))
+        self.table = _add_whole(self.table, whole, offsets, np.fromiter(counter.values(), np.int64, len(pretokens)))
 
-    def result(self) -> PretokenCounts:
-        tables = [PretokenCounts.from_table(self.pretokenizer, holder[0]) for holder in self._tables]
-        if not tables:
-            return PretokenCounts.from_table(self.pretokenizer, _kernel().empty_table(1))
-        return tables[0].merged(*tables[1:]) if len(tables) > 1 else tables[0]
+
+def _summed(pretokenizer: str, counters: list[_Counter]) -> PretokenCounts:
+    """The counts of several counters: the others' pre-tokens added into the first one's table, in
+    counter order (so the order of the distinct pre-tokens depends on the inputs and the number of
+    counters only), each table freed once added."""
+    table = counters[0].table
+    counters[0].table = ()
+    for counter in counters[1:]:
+        units, offsets, counts = _kernel().table_arrays(counter.table)
+        counter.table = ()
+        table = _add_whole(table, units, offsets, counts)
+    return PretokenCounts.from_table(pretokenizer, table)
+
+
+class _Lane(threading.Thread):
+    """A counting thread: counts the chunks put in its queue (None ends it) into its own table."""
+
+    def __init__(self, pretokenizer: str, number: int) -> None:
+        super().__init__(name=f"tokbench-count-{number}", daemon=True)
+        self.counter = _Counter(pretokenizer)
+        self.chunks: queue.Queue[_Chunk | None] = queue.Queue(maxsize=1)  # bounded: one chunk waits per lane
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        while (chunk := self.chunks.get()) is not None:
+            if self.error is None:  # after an error, drain the queue so that the reader never blocks
+                try:
+                    self.counter.count(chunk)
+                except BaseException as exc:  # re-raised by the reader
+                    self.error = exc
+
+    def put(self, chunk: _Chunk | None) -> None:
+        if self.error is not None:
+            raise self.error
+        self.chunks.put(chunk)
 
 
 def count_pretokens(
@@ -309,31 +334,42 @@ def count_pretokens(
     """Count every distinct pre-token of ``texts`` (pre-tokenizer by name).
 
     The texts are read once, in chunks of ``CHUNK_CHARS`` characters.  With ``workers`` > 1 (default:
-    all available cores) this thread reads and encodes the chunks while ``workers - 1`` threads count
-    them, each into its own table (summed at the end); with 1, this thread does both.  On two cores
-    that pipeline beats two counting threads, whose two large tables cost more than they save.  The
-    result does not depend on the number of workers.  Raises TokenizerError for a text that is not
-    a string or not valid Unicode, and (unless ``require_text`` is False: a shard of a larger text)
+    all available cores) this thread reads and encodes the chunks and ``workers`` counting threads
+    count them (the compiled counter releases the GIL), chunk ``k`` in thread ``k % workers``, each
+    into its own table; the tables are then summed in thread order.  So on two cores both count,
+    and reading (about a quarter of the work) runs while they do.  With 1, this thread does
+    everything.  The counts do not depend on ``workers``; the order of the distinct pre-tokens
+    depends only on the texts and ``workers``.  Raises TokenizerError for a text that is not a
+    string or not valid Unicode, and (unless ``require_text`` is False: a shard of a larger text)
     for an input with no non-whitespace character.
     """
     workers = workers if workers is not None else len(os.sched_getaffinity(0))
     if not get_pretokenizer(pretokenizer).is_regex:  # (fails early on an unknown name)
         workers = min(workers, 2)  # one counting thread: kiwipiepy's analyzer is not shared across threads
-    counter = _Counter(pretokenizer)
+        lanes = 1
+    else:
+        lanes = workers
     chunks = _chunks(checked_texts(texts, check_unicode=False, require_text=require_text), CHUNK_CHARS)
     if workers <= 1:
+        counter = _Counter(pretokenizer)
         for first_index, texts_of_chunk in chunks:
             counter.count(utf32_chunk(texts_of_chunk, first_index))
-        return counter.result()
-    with ThreadPoolExecutor(workers - 1, thread_name_prefix="tokbench-count") as pool:
-        pending: list[Future[None]] = []
-        for first_index, texts_of_chunk in chunks:
-            pending.append(pool.submit(counter.count, utf32_chunk(texts_of_chunk, first_index)))
-            if len(pending) >= workers:  # bounded memory: at most one chunk waits per counting thread
-                pending.pop(0).result()
-        for future in pending:
-            future.result()
-    return counter.result()
+        return _summed(pretokenizer, [counter])
+    threads = [_Lane(pretokenizer, number) for number in range(lanes)]
+    for thread in threads:
+        thread.start()
+    try:
+        for number, (first_index, texts_of_chunk) in enumerate(chunks):
+            threads[number % lanes].put(utf32_chunk(texts_of_chunk, first_index))
+    finally:  # also after an error reading: every thread ends before this function does
+        for thread in threads:
+            thread.chunks.put(None)
+        for thread in threads:
+            thread.join()
+    for thread in threads:
+        if thread.error is not None:
+            raise thread.error
+    return _summed(pretokenizer, [thread.counter for thread in threads])
 
 
 def _chunks(texts: Iterator[str], size: int) -> Iterator[tuple[int, list[str]]]:

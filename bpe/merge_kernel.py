@@ -66,13 +66,17 @@ def learn_merges(
     piece_keys: Sequence[str] | Sequence[bytes],
     max_merges: int,
     min_frequency: int = 2,
+    *,
+    overwrite_words: bool = False,
 ) -> list[tuple[int, int, int]]:
     """Learn up to ``max_merges`` merges ``(left id, right id, count)`` over ``word_counts``
     (tuple of initial token ids -> count, or the arrays ``(word_symbols, word_offsets, word_counts)``
     of ``learn_merges_from_arrays``).
 
     ``piece_keys[t]`` spells initial token ``t``: a ``str`` (compared by code point) or
-    ``bytes``; merge ``k`` creates token ``len(piece_keys) + k``.
+    ``bytes``; merge ``k`` creates token ``len(piece_keys) + k``.  ``overwrite_words``: as in
+    ``learn_merges_from_arrays`` (word counts given as a mapping are always converted to arrays of
+    its own, which it overwrites).
     """
     token_units, token_offsets = _spell(piece_keys)
     if isinstance(word_counts, Mapping):
@@ -82,10 +86,18 @@ def learn_merges(
         np.cumsum(lengths, out=word_offsets[1:])
         word_symbols = np.fromiter(chain.from_iterable(word_counts), dtype=np.int32, count=int(word_offsets[-1]))
         counts = np.fromiter(word_counts.values(), dtype=np.int64, count=n_words)
+        overwrite_words = True
     else:
         word_symbols, word_offsets, counts = word_counts
     lefts, rights, merged_counts = learn_merges_from_arrays(
-        word_symbols, word_offsets, counts, token_units, token_offsets, max_merges, min_frequency
+        word_symbols,
+        word_offsets,
+        counts,
+        token_units,
+        token_offsets,
+        max_merges,
+        min_frequency,
+        overwrite_words=overwrite_words,
     )
     return list(zip(lefts.tolist(), rights.tolist(), merged_counts.tolist(), strict=True))
 
@@ -98,12 +110,17 @@ def learn_merges_from_arrays(
     token_offsets: np.ndarray,
     max_merges: int,
     min_frequency: int = 2,
+    *,
+    overwrite_words: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The array form of ``learn_merges``: returns the ``lefts``, ``rights`` and ``counts`` of the merges.
 
     Word ``i`` is ``word_symbols[word_offsets[i]:word_offsets[i + 1]]`` (initial token ids) and
     occurs ``word_counts[i]`` times; initial token ``t`` is spelled
     ``token_units[token_offsets[t]:token_offsets[t + 1]]`` (byte values or code points).
+    With ``overwrite_words`` the kernel edits ``word_symbols`` in place as its array of current
+    symbols (left holding merged ids and -1) instead of copying it: one array the size of the
+    text less, for a caller that no longer needs the words.
     """
     word_symbols = np.ascontiguousarray(word_symbols, dtype=np.int32)
     word_offsets = np.ascontiguousarray(word_offsets, dtype=np.int64)
@@ -122,7 +139,14 @@ def learn_merges_from_arrays(
     if max_merges < 0 or n_tokens + max_merges >= 2**31:
         raise ValueError(f"max_merges must be in [0, 2**31 - {n_tokens}), got {max_merges}")
     return _learn(
-        word_symbols, word_offsets, word_counts, token_units, token_offsets, int(max_merges), int(min_frequency)
+        word_symbols,
+        word_offsets,
+        word_counts,
+        token_units,
+        token_offsets,
+        int(max_merges),
+        int(min_frequency),
+        bool(overwrite_words),
     )
 
 
@@ -297,15 +321,40 @@ def _group_positions(pair_at, n_pairs, occ, occ_start, occ_len):
     return start
 
 
+@njit("int64(int32[::1], int32[::1], int64, int64[::1], int64[::1])", cache=True)
+def _compacted(occ, pair_at, n_pairs, occ_start, occ_len):
+    """Drop the stale entries of ``occ`` in place (those whose position no longer starts their pair,
+    and the slices of merged pairs) and close the gaps; returns the new size of ``occ``.
+
+    Slices lie in ``occ`` in pair order (a pair's slice is appended when it is created, and pairs
+    are numbered as they are created), so moving each one down keeps the order of its entries: the
+    merges see the same valid occurrences in the same order, and a stale entry never becomes valid
+    again (a position only ever gets a pair created after it), so nothing a merge reads changes."""
+    size = 0
+    for pair in range(n_pairs):
+        n = occ_len[pair]
+        if n == 0:
+            continue
+        begin = occ_start[pair]
+        occ_start[pair] = size
+        for k in range(begin, begin + n):
+            p = occ[k]
+            if pair_at[p] == pair:
+                occ[size] = p
+                size += 1
+        occ_len[pair] = size - occ_start[pair]
+    return size
+
+
 # --------------------------------------------------------------------------- the training loop
 
 
 @njit(
     "Tuple((int32[::1], int32[::1], int64[::1]))"
-    "(int32[::1], int64[::1], int64[::1], int32[::1], int64[::1], int64, int64)",
+    "(int32[::1], int64[::1], int64[::1], int32[::1], int64[::1], int64, int64, boolean)",
     cache=True,
 )
-def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, num_merges, min_frequency):
+def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, num_merges, min_frequency, overwrite):
     n_positions = word_symbols.size
     n_initial = token_offsets.size - 1
 
@@ -320,7 +369,7 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     n_units = units.size
 
     # positions: symbol (-1 once merged away), neighbour links, word, pair starting here (-1: none)
-    symbol = word_symbols.copy()
+    symbol = word_symbols if overwrite else word_symbols.copy()
     prev = np.empty(n_positions, dtype=np.int32)
     next_ = np.empty(n_positions, dtype=np.int32)
     word_of = np.empty(n_positions, dtype=np.int32)
@@ -369,12 +418,12 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             pair_counts[pair] += word_counts[w]
             pair_at[p] = pair
             n_records += 1
+    keys = np.empty(1, dtype=np.int64)  # the pair hash table is done with: freed before occ is made
+    values = np.empty(1, dtype=np.int32)
     occ = np.empty(max(n_records, 16), dtype=np.int32)
     occ_size = _group_positions(pair_at, n_pairs, occ, occ_start, occ_len)
     record_pairs = np.empty(16, dtype=np.int32)
     record_positions = np.empty(16, dtype=np.int32)
-    keys = np.empty(1, dtype=np.int64)  # the pair hash table is done with (freed)
-    values = np.empty(1, dtype=np.int32)
 
     # A pair below the threshold can never be merged (its count only falls), so it never enters the
     # heap: in Zipf-distributed text most pairs occur once, and leaving them out shrinks every heap
@@ -488,7 +537,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             next_[p] = after
 
         occ_len[pair] = 0  # every occurrence is merged; the pair can never reappear
-        occ = _grown(occ, occ_size + n_records)
+        if occ_size + n_records > occ.size:
+            # full: first drop the stale entries; grow only if less than half would then be free
+            occ_size = _compacted(occ, pair_at, first_new_pair, occ_start, occ_len)
+            if 2 * (occ_size + n_records) > occ.size:
+                bigger = np.empty(2 * (occ_size + n_records), dtype=np.int32)
+                bigger[:occ_size] = occ[:occ_size]
+                occ = bigger
         occ_size = _group_by_pair(
             record_pairs, record_positions, n_records, first_new_pair, n_pairs, occ, occ_size, occ_start, occ_len
         )

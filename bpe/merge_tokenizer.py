@@ -131,6 +131,7 @@ class MergeTokenizer(TrainedTokenizer):
             vocab_size - self.vocab_size,
             min_frequency=self.options.min_frequency,
             progress=progress,
+            overwrite_words=True,  # the words are made for this call only
         )
         return [(merge.left, merge.right) for merge in merges]
 

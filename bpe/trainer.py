@@ -110,6 +110,7 @@ def train_merges(
     *,
     min_frequency: int = 2,
     progress: ProgressCallback | None = None,
+    overwrite_words: bool = False,
 ) -> list[Merge]:
     """Learn up to ``max_merges`` merges over ``word_counts`` (base-symbol-id tuple -> count, or the
     arrays ``(word_symbols, word_offsets, word_counts)`` of ``bpe.merge_kernel.learn_merges_from_arrays``).
@@ -117,11 +118,15 @@ def train_merges(
     ``piece_keys[i]`` is the tie-break key (piece string or bytes) of symbol id
     ``i`` for every id the words use; merge number ``k`` (0-based) creates the
     new id ``len(piece_keys) + k``.  Stops early when no pair occurs at least
-    ``min_frequency`` times.
+    ``min_frequency`` times.  ``overwrite_words``: the word arrays may be overwritten (saves
+    memory; ``bpe.merge_kernel.learn_merges_from_arrays``).
     """
     from bpe.merge_kernel import learn_merges  # imports numba (~1 s): only when training, not for encoding
 
-    merges = [Merge(*merge) for merge in learn_merges(word_counts, piece_keys, max_merges, min_frequency)]
+    merges = [
+        Merge(*merge)
+        for merge in learn_merges(word_counts, piece_keys, max_merges, min_frequency, overwrite_words=overwrite_words)
+    ]
     if progress is not None:  # the kernel runs uninterrupted (about a second for 32k merges): report afterwards
         for done in range(1, len(merges) + 1):
             progress(done, max_merges)

@@ -24,8 +24,8 @@ def _csv(kind: type, choices: tuple[str, ...] | None = None):
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from benchmarks.perf.common import FAMILIES, HEADLINE_VOCAB, PEERS, REFERENCE_COMMIT, RUN_CONFIGS, SUITES
     from benchmarks.perf.corpus import SEEDS
-    from benchmarks.perf.harness import FAMILIES, HEADLINE_VOCAB, PEERS, REFERENCE_COMMIT, RUN_CONFIGS, SUITES
 
     bench = subparsers.add_parser(
         "bench",
@@ -115,7 +115,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_bench(args: argparse.Namespace) -> int:
-    from benchmarks.perf.harness import REFERENCE_COMMIT, RESULTS_FILE, BenchOptions, run_bench
+    from benchmarks.perf.common import REFERENCE_COMMIT, RESULTS_FILE, BenchOptions
+    from benchmarks.perf.harness import run_bench
     from corpora.loader import cache_home
     from corpora.sources import data_root
 

@@ -210,7 +210,12 @@ def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     timings["to_words_s"] = time.perf_counter() - start
     start = time.perf_counter()
     lefts, rights, _ = learn_merges_from_arrays(
-        *words, units, offsets, task["vocab_size"] - untrained.vocab_size, untrained.options.min_frequency
+        *words,
+        units,
+        offsets,
+        task["vocab_size"] - untrained.vocab_size,
+        untrained.options.min_frequency,
+        overwrite_words=True,  # as bpe.train does
     )
     timings["kernel_s"] = time.perf_counter() - start
     start = time.perf_counter()

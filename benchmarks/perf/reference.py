@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.errors import BenchmarkError
 
 if TYPE_CHECKING:
-    from benchmarks.perf.harness import Bench
+    from benchmarks.perf.common import Bench
 
 #: compiles every kernel module of the bpe package it runs in (names differ between commits)
 _COMPILE_KERNELS = (
@@ -136,7 +136,7 @@ def compare_runs(
 ) -> tuple[list[list[Any]], list[tuple[str, float | None, str]]]:
     """Table rows (config, this code s, peak, [reference s, ratio, same results.csv]) and, with a
     reference, ``(config, ratio, detail)`` per config."""
-    from benchmarks.perf.harness import _fastest, _fmt, _ok, _ratio, _seconds
+    from benchmarks.perf.common import _fastest, _fmt, _ok, _ratio, _seconds
 
     options = bench.options
     work = options.work_dir.resolve()

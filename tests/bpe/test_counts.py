@@ -5,6 +5,7 @@ checked, and training from counts equals training from the text for every family
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -77,6 +78,51 @@ def test_threads_and_chunks_do_not_change_the_counts(
     monkeypatch.setattr(counts_module, "CHUNK_CHARS", 5_000)  # many chunks over both threads
     assert count_pretokens(lines, pretokenizer, workers=2) == serial
     assert count_pretokens(lines, pretokenizer, workers=1) == serial
+
+
+def test_counting_threads_sum_their_tables_exactly_on_flores(
+    flores: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every counting thread counts its share of the chunks into its own table; the tables summed
+    equal the serial count and the regex, and the order of the pre-tokens is the same run after run."""
+    lines = [line for language in LANGUAGES for line in flores[language]]
+    serial = count_pretokens(lines, "gpt2", workers=1)
+    assert serial == regex_counts(lines, "gpt2")
+    monkeypatch.setattr(counts_module, "CHUNK_CHARS", 2_000)
+    counted_by: dict[str, int] = Counter()
+    count = counts_module._Counter.count
+
+    def counting(self, chunk) -> None:
+        counted_by[threading.current_thread().name] += 1
+        count(self, chunk)
+
+    monkeypatch.setattr(counts_module._Counter, "count", counting)
+    for workers in (2, 3):
+        counted_by.clear()
+        threaded = count_pretokens(lines, "gpt2", workers=workers)
+        assert threaded == serial and threaded.total == serial.total
+        assert len(counted_by) == workers and min(counted_by.values()) >= 10, counted_by  # several chunks each
+        again = count_pretokens(lines, "gpt2", workers=workers)
+        assert list(again) == list(threaded) and again.counts.tolist() == threaded.counts.tolist()
+
+
+def test_an_error_in_a_counting_thread_is_raised_and_every_thread_ends(
+    embedded_text: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(counts_module, "CHUNK_CHARS", 1_000)
+    calls = Counter()
+    count = counts_module._Counter.count
+
+    def failing(self, chunk) -> None:
+        calls["chunks"] += 1
+        if calls["chunks"] == 5:
+            raise MemoryError("table too large")
+        count(self, chunk)
+
+    monkeypatch.setattr(counts_module._Counter, "count", failing)
+    with pytest.raises(MemoryError, match="table too large"):
+        count_pretokens(embedded_text["eng_Latn"][:500], "gpt2", workers=2)
+    assert not [thread for thread in threading.enumerate() if thread.name.startswith("tokbench-count")]
 
 
 def test_lone_surrogate_names_the_text() -> None:

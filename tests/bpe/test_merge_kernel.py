@@ -144,3 +144,26 @@ def test_array_form_rejects_inconsistent_input():
         learn_merges_from_arrays(symbols, word_offsets, np.array([1]), units, np.array([0, 1, 3]), 1)
     with pytest.raises(ValueError, match="all str or all bytes"):
         learn_merges({(0, 1): 1}, ["a", b"b"], 1)
+
+
+@pytest.mark.parametrize("units", ["bytes", "code points"])
+def test_overwriting_the_words_learns_the_same_merges(flores, units):
+    """``overwrite_words`` makes the kernel work in the caller's symbol array (one array the size of
+    the text less): the same merges, to exhaustion, as on a copy; without it the input is untouched."""
+    word_counts, keys = flores_words(flores["kor_Hang"], units)
+    symbols = np.fromiter((s for word in word_counts for s in word), dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(word) for word in word_counts])]).astype(np.int64)
+    counts = np.fromiter(word_counts.values(), dtype=np.int64)
+    keys_units = np.frombuffer(b"".join(keys), dtype=np.uint8) if units == "bytes" else None
+    if keys_units is None:
+        keys_units = np.frombuffer("".join(keys).encode("utf-32-le"), dtype="<u4")
+    key_offsets = np.concatenate([[0], np.cumsum([len(key) for key in keys])]).astype(np.int64)
+    original = symbols.copy()
+    kept = learn_merges_from_arrays(symbols, offsets, counts, keys_units, key_offsets, 100_000, 1)
+    assert np.array_equal(symbols, original)
+    overwritten = learn_merges_from_arrays(
+        symbols, offsets, counts, keys_units, key_offsets, 100_000, 1, overwrite_words=True
+    )
+    assert not np.array_equal(symbols, original)  # worked in place
+    assert all(np.array_equal(a, b) for a, b in zip(kept, overwritten, strict=True)) and kept[0].size > 1000
+    assert learn_merges(word_counts, keys, 100_000, 1) == list(zip(*(a.tolist() for a in kept), strict=True))
