@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from benchmarks import findings, plots
-from benchmarks.files import train_chars_of
+from benchmarks.files import TRAIN_CHARS
 from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.registry import Capability, capabilities_of
 from benchmarks.report.cells import add_row_labels, at_report_size, tokenizer_order
@@ -186,8 +186,7 @@ def train_chars_cells(run: Run) -> tuple[str, pd.DataFrame] | None:
     (``TRAIN_CHARS_METRICS``) and its cells, per ``train_chars`` value at the report size (the closest
     size a row has); None for a run without the axis."""
     results = run.all_results if run.all_results is not None else run.results
-    values = results["options"].map(train_chars_of)
-    axis = results[values.notna()].assign(train_chars=values[values.notna()])
+    axis = results[results[TRAIN_CHARS].notna()]
     metric = next((name for name in TRAIN_CHARS_METRICS if name in set(axis["metric"])), None)
     if metric is None:
         return None

@@ -22,7 +22,7 @@ import bpe
 from benchmarks.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
 from benchmarks.errors import BenchmarkError
 from benchmarks.examples import Example, read_examples
-from benchmarks.files import read_results, train_chars_of, trained_tokenizer_path
+from benchmarks.files import TRAIN_CHARS, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.findings import vocab_label
 from benchmarks.pretrained import PretrainedRow
 
@@ -137,7 +137,7 @@ def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
     """On a run with a ``train_chars`` axis, the rows of its largest value and the pretrained rows: the
     report's tables show the tokenizers trained on the most text (the "Training data" section shows the
     axis).  Other runs' results as they are."""
-    values = results["options"].astype(object).fillna("").map(train_chars_of)  # costs.csv: empty reads as NaN
+    values = results[TRAIN_CHARS]
     if values.isna().all():
         return results
     return results[values.isna() | (values == values.max())].reset_index(drop=True)
@@ -199,7 +199,7 @@ def run_tokenizers(run: Run) -> RunTokenizers:
     for (corpus, label), rows in trained.groupby(["corpus", "tokenizer"], sort=True):
         size = min((int(s) for s in rows["vocab_size"]), key=lambda s: (abs(s - run.report_vocab_size), s))
         shown = label if size == run.report_vocab_size else f"{label} ({vocab_label(size)})"
-        path = trained_tokenizer_path(run.run_dir, corpus, label, size, train_chars_of(rows["options"].iloc[0]))
+        path = trained_tokenizer_path(run.run_dir, corpus, label, size, train_chars_of(rows.iloc[0]))
         try:
             found.trained[corpus, label] = (shown, bpe.load(path))
         except bpe.TokenizerError as exc:
