@@ -85,7 +85,7 @@ class Tolerances(Table):
     def _known_metrics(self) -> Tolerances:
         unknown = sorted(set(self.metric_tolerance) - set(METRICS))
         if unknown:
-            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics.py)")
+            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics/)")
         return self
 
 

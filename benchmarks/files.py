@@ -264,7 +264,7 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     frame["n"] = frame["n"].astype("Int64")
     unknown = sorted(set(frame["metric"]) - set(METRICS))
     if unknown:
-        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in benchmarks/metrics.py)")
+        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in benchmarks/metrics/)")
     bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
     if bad_types:
         raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")

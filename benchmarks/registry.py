@@ -7,8 +7,8 @@ tokenizers it applies to (``Capability``), whether it is deterministic, and the
 function that computes it.  Its definition lives in ``docs/metrics.md`` under the
 heading ``### `name```, whose anchor is the metric's name.
 
-The declarations themselves are the table at the end of ``benchmarks.metrics``
-(``METRICS``); this module only holds the vocabulary they are written in.
+The declarations themselves are the table in ``benchmarks.metrics`` (``METRICS``, in
+the package's ``__init__``); this module only holds the vocabulary they are written in.
 """
 
 from __future__ import annotations
