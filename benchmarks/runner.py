@@ -52,9 +52,9 @@ from benchmarks.evaluate import (
     cross_unit_rows,
     evaluate_over_seeds,
     evaluate_tokenizer,
-    overlap_rows,
     overlap_vocabulary,
     paired_rows,
+    vocab_overlap_rows,
 )
 from benchmarks.examples import write_examples
 from benchmarks.files import (
@@ -205,14 +205,14 @@ def run_experiment(
             _run_units(context, pending, jobs, start_method, progress)
             results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
             rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-            rows += cross_unit_rows(results, select_metrics(config.metrics, config.extra_metrics), config, parallel)
+            selected = select_metrics(config.metrics, config.extra_metrics)
+            rows += cross_unit_rows(results, selected, config, parallel)
+            tokenizer_of = run_tokenizer(context)
+            vocabulary = functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit)))
+            rows += vocab_overlap_rows(results, vocabulary, selected, config)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-            tokenizer_of = run_tokenizer(context)
-            overlap = overlap_rows(results, functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit))),
-                                   config)  # fmt: skip
-            atomic_write_text(out_dir / "overlap.csv", overlap.to_csv(index=False))
             write_audit(out_dir, results, tokenizer_of, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
@@ -224,7 +224,7 @@ def run_experiment(
 
 
 def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
-    """A unit's tokenizer for the run's side tables (``overlap.csv``, ``audit.csv``): a production row's loaded
+    """A unit's tokenizer for the vocabularies (``vocab_overlap``, ``audit.csv``): a production row's loaded
     once by its label (one object for every corpus), a trained row's read back from the run's tokenizer file
     (once per unit); a row that samples with the first of the run's seeds, as its evaluation's first pass."""
     production: dict[str, bpe.Tokenizer] = {}

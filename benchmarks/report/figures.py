@@ -140,10 +140,11 @@ def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -
 
 
 def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
-    """The vocabulary overlap of every two tokenizer rows per language (``overlap.csv``)."""
+    """The vocabulary overlap of every two tokenizer rows per language (the ``vocab_overlap`` rows)."""
     caption = f"vocabulary overlap (Jaccard of the vocabularies' byte strings) at {run.at}: tokenizers × tokenizers"
     if run.overlap is None or run.overlap.empty:
-        return Skipped(caption, "this run has no overlap.csv, or fewer than two tokenizer rows per corpus")
+        return Skipped(caption, "this run has no vocab_overlap rows (fewer than two tokenizer rows per corpus, or the "
+                       "metric not selected)")
     overlap = run.overlap.copy()
     overlap["panel"] = [f"{language} ({corpus})" for language, corpus in zip(overlap["language"], overlap["corpus"],
                                                                              strict=True)]  # fmt: skip

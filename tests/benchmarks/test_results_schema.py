@@ -157,3 +157,29 @@ def test_inference_method_reads_the_typed_options() -> None:
     assert inference_method("char-bpe", {"dropout": 0.1, "encode_mode": "merges"}) == "merges + dropout 0.1"
     assert inference_method("spm-unigram", {"alpha": 0.1}) == "likelihood + sampling α=0.1"
     assert inference_method("char-bpe", {"dropout": 0.0}) == "merges"
+
+
+def test_check_catches_a_changed_vocab_overlap_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import check
+
+    byte_bpe, char_bpe = unit("byte-bpe"), unit("char-bpe", (("end_of_word", "separate"),))
+    overlap = ResultRow("train", "", "vocab_overlap", 0.25, math.nan, math.nan, 800)
+    pairs = [dict(row, partner=partner) for partner in ("char-bpe", "cl100k") for row in tidy_rows(byte_bpe, [overlap])]
+    rows = [*rows_of(byte_bpe, char_bpe), *pairs]
+    run = tmp_path / "run"
+    run.mkdir()
+    write_results(run, rows)
+    baseline = tmp_path / "baseline.json"
+    assert check.write_baseline(run, baseline) == 4  # two overlap rows of one tokenizer: two keys, by partner
+    assert main(["check", str(run), "--baseline", str(baseline)]) == 0
+    moved = [dict(row, value=0.3) if row.get("partner") == "cl100k" else row for row in rows]
+    write_results(run, moved)
+    changes = check.compare(run, check.read_baseline(baseline))
+    assert [(c.key.tokenizer, c.key.partner, c.key.metric, c.status, c.old, c.new) for c in changes] == [
+        ("byte-bpe", "cl100k", "vocab_overlap", "moved", 0.25, 0.3)]
+    assert changes[0].key.label == "byte-bpe~cl100k"
+    capsys.readouterr()
+    assert main(["check", str(run), "--baseline", str(baseline)]) == 1  # a descriptive move beyond tolerance fails
+    assert "byte-bpe~cl100k" in capsys.readouterr().out
+    document = check.check_document(changes, run, baseline)
+    assert document["changes"][0]["partner"] == "cl100k" and document["changes"][0]["options"] == {}

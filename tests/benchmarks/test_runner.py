@@ -75,6 +75,11 @@ def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
     assert set(frame["metric"]) <= set(METRICS)
     units = frame.groupby(["corpus", "tokenizer", "vocab_size"], dropna=False).size()
     assert len(units) == 2 * (1 + 2 + 1 + 1 + 1)  # corpora x (char, char-bpe x2, byte-bpe, word, cl100k)
+    # the rows at the report size (char-bpe 800) and the production row, paired per corpus: one overlap row each
+    overlap = frame[frame["metric"] == "vocab_overlap"]
+    assert list(zip(overlap["corpus"], overlap["tokenizer"], overlap["partner"], strict=True)) == [
+        ("embedded-eng", "char-bpe", "cl100k"), ("embedded-kor", "char-bpe", "cl100k")]
+    assert frame.loc[frame["metric"] != "vocab_overlap", "partner"].isna().all()  # empty in results.csv
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert set(manifest["corpora"]) == {"embedded-kor", "embedded-eng"}
     assert manifest["config_fingerprint"] == parse_config(TINY).fingerprint()
@@ -159,7 +164,7 @@ def test_identical_results_on_a_second_run_without_retraining(run_dir: Path, con
 
     monkeypatch.setattr(bpe, "train", refuse)
     second = run_experiment(config, tmp_path / "again", jobs=1, progress=False)
-    for name in ("results.csv", "results.parquet", "paired.csv", "overlap.csv", "audit.csv", "audit-entries.csv"):
+    for name in ("results.csv", "results.parquet", "paired.csv", "audit.csv", "audit-entries.csv"):
         assert (second / name).read_bytes() == (run_dir / name).read_bytes(), name
 
 
