@@ -1225,6 +1225,6 @@ def test_a_sampling_row_costs_the_difference_of_the_tables_means_over_seeds():
 
 
 def test_a_tie_break_row_is_its_own_inference_method():
-    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens") == "fewest-tokens"
-    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens,tie_break=longest-last") == (
+    assert report.inference_method("char-bpe", {"encode_mode": "fewest-tokens"}) == "fewest-tokens"
+    assert report.inference_method("char-bpe", {"encode_mode": "fewest-tokens", "tie_break": "longest-last"}) == (
         "fewest-tokens (longest-last)")
