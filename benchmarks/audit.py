@@ -274,7 +274,7 @@ def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit
                      texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig
                      ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
     """``audit.csv`` and ``audit-entries.csv`` of a run: for every tokenizer row of each corpus that
-    ``overlap.csv`` pairs (``evaluate.report_size_results``: trained rows at the report vocabulary size,
+    ``vocab_overlap`` pairs (``evaluate.report_size_results``: trained rows at the report vocabulary size,
     every production row), its ``audit_vocabulary`` counts by status and by script (with each script's share
     of the entries), and the entries it never used on the corpus's ``UNUSED_ROLE`` text (``unused_entries``;
     ``unused_reachable``: those of them that are reachable); and one row per unreachable entry of those rows

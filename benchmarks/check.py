@@ -4,11 +4,17 @@ tolerance.
 
 Baseline file (JSON, written by ``--update``)::
 
-    {"format": "tokbench-baseline", "format_version": 1, "config": "quick",
+    {"format": "tokbench-baseline", "format_version": 2, "config": "quick",
      "tolerance": {"relative": 0.005, "absolute": 1e-9},
      "metric_tolerance": {"unk_token_rate": {"relative": 0.0, "absolute": 0.001}},
-     "rows": [{"corpus": ..., "tokenizer": ..., "vocab_size": ..., "options": ..., "eval_set": ...,
-               "reference": ..., "metric": ..., "value": ...}, ...]}
+     "rows": [{"corpus": ..., "tokenizer": ..., "vocab_size": ..., "options": {"end_of_word": "separate"},
+               "train_chars": null, "eval_set": ..., "reference": ..., "partner": "", "metric": ...,
+               "value": ...}, ...]}
+
+A row's key is everything but its value: the options it sets are an object of typed values (the typed
+option columns of the results, ``files.option_values``); ``partner`` names the other tokenizer of a
+cross-unit metric (``vocab_overlap``).  Format version 1 (options as one ``"k=v,..."`` string) is refused:
+rewrite the baseline with ``--update``.
 
 The file is declared by ``Baseline`` below: unknown keys, wrong types, a negative tolerance, no
 rows or two rows with the same key are errors naming the field.  The run's results must hold each
@@ -33,14 +39,13 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
-import pandas as pd
 from pydantic import Field, Strict, model_validator
 
 from benchmarks import render
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import KEY_COLUMNS, atomic_write_text, read_results
+from benchmarks.files import atomic_write_text, is_missing, option_values, options_label, read_results
 from benchmarks.metrics import METRICS
 from bpe.validation import Problem, Table, table_rule, validate
 
@@ -56,69 +61,110 @@ class Tolerance(Table):
 
 
 class BaselineRow(Table):
-    """One metric value; its key is ``KEY_COLUMNS``.  A metric no longer known counts as missing."""
+    """One metric value; its key is ``Key``.  A metric no longer known counts as missing."""
 
     corpus: str
     tokenizer: str
     vocab_size: int | None
-    options: str
+    options: dict[str, bool | int | float | str] = Field(default_factory=dict)  # the options the row sets
+    train_chars: int | None = None
     eval_set: str
     reference: str
+    partner: str = ""
     metric: str
     value: float  # NaN where the metric is undefined
 
 
-class Baseline(Table):
-    format: Literal[BASELINE_FORMAT]  # type: ignore[valid-type]
-    format_version: Literal[1]
-    config: str = ""
+class Tolerances(Table):
+    """The tolerances of a baseline (what ``--update`` keeps, whatever the format version of its rows)."""
+
     tolerance: Tolerance = Tolerance(**DEFAULT_TOLERANCE)
     metric_tolerance: dict[str, Tolerance] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_metrics(self) -> Tolerances:
+        unknown = sorted(set(self.metric_tolerance) - set(METRICS))
+        if unknown:
+            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics/)")
+        return self
+
+
+class Baseline(Tolerances):
+    format: Literal[BASELINE_FORMAT]  # type: ignore[valid-type]
+    format_version: Literal[2]
+    config: str = ""
     rows: Annotated[tuple[BaselineRow, ...], Strict(False), Field(min_length=1)]
 
     @model_validator(mode="after")
     def _distinct_keys(self) -> Baseline:
-        unknown = sorted(set(self.metric_tolerance) - set(METRICS))
-        if unknown:
-            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics/)")
-        seen: dict[tuple[Any, ...], int] = {}
+        seen: dict[Key, int] = {}
         for index, row in enumerate(self.rows):
             key = _key(row.model_dump())
             if key in seen:
-                named = ", ".join(f"{column}={value!r}" for column, value in zip(KEY_COLUMNS, key, strict=True))
+                named = ", ".join(f"{column}={value!r}" for column, value in key._asdict().items())
                 raise table_rule(f"rows[{seen[key]}] and rows[{index}] have the same key ({named}): "
                                  "each row must be given once")  # fmt: skip
             seen[key] = index
         return self
 
 
+class Key(NamedTuple):
+    """What identifies a result row and a baseline row (the results' ``files.key_columns``)."""
+
+    corpus: str
+    tokenizer: str
+    vocab_size: int | None
+    options: tuple[tuple[str, Any], ...]  # (name, typed value) of the options the row sets, by name
+    train_chars: int | None
+    eval_set: str
+    reference: str
+    partner: str
+    metric: str
+
+    @property
+    def label(self) -> str:
+        """The tokenizer with its options (``char-bpe+end_of_word=separate``) and, for a cross-unit metric,
+        its partner (``char-bpe~byte-bpe``)."""
+        options = options_label({f"opt_{name}": value for name, value in self.options} | {
+            "train_chars": self.train_chars})  # fmt: skip
+        return self.tokenizer + (f"+{options}" if options else "") + (f"~{self.partner}" if self.partner else "")
+
+    def as_row(self) -> dict[str, Any]:
+        """The key as a baseline / check-document row: options as an object."""
+        return dict(self._asdict(), options=dict(self.options))
+
+
 @dataclass(frozen=True)
 class Change:
-    key: tuple[Any, ...]
+    key: Key
     old: float | None
     new: float | None
     status: str  # regression | improved | moved | missing | new
 
 
-def _key(row: dict[str, Any]) -> tuple[Any, ...]:
-    size = row["vocab_size"]
-    size = None if size is None or (isinstance(size, float) and math.isnan(size)) or size is pd.NA else int(size)
-    reference = row["reference"] or ""
-    return (row["corpus"], row["tokenizer"], size, row["options"], row["eval_set"], reference, row["metric"])
+def _optional_int(value: Any) -> int | None:
+    return None if is_missing(value) else int(value)
 
 
-def write_baseline(run_dir: Path, baseline_path: Path, previous: Baseline | None = None) -> int:
+def _key(row: dict[str, Any]) -> Key:
+    """The key of a results record (typed option columns) or of a baseline row (``options`` object)."""
+    options = row["options"] if "options" in row else option_values(row)
+    return Key(row["corpus"], row["tokenizer"], _optional_int(row["vocab_size"]), tuple(sorted(options.items())),
+               _optional_int(row.get("train_chars")), row["eval_set"], row["reference"] or "",
+               row.get("partner") or "", row["metric"])  # fmt: skip
+
+
+def write_baseline(run_dir: Path, baseline_path: Path, previous: Tolerances | None = None) -> int:
     """Rewrite the baseline from a run, keeping any tolerances the previous baseline set."""
     frame = read_results(run_dir)
     manifest_path = run_dir / "manifest.json"
     config_name = json.loads(manifest_path.read_text())["run"] if manifest_path.is_file() else ""
     rows = []
     for record in frame.to_dict("records"):
-        key = _key(record)
-        rows.append(dict(zip(KEY_COLUMNS, key, strict=True), value=float(record["value"])))
+        rows.append(dict(_key(record).as_row(), value=float(record["value"])))
     document = {
         "format": BASELINE_FORMAT,
-        "format_version": 1,
+        "format_version": 2,
         "config": config_name,
         "tolerance": previous.tolerance.model_dump() if previous else DEFAULT_TOLERANCE,
         "metric_tolerance": {metric: tolerance.model_dump() for metric, tolerance in previous.metric_tolerance.items()}
@@ -139,10 +185,26 @@ def read_baseline(path: Path) -> Baseline:
     return parse_baseline(document, str(path))
 
 
+def read_tolerances(path: Path) -> Tolerances:
+    """The tolerances of the baseline at ``path``, of any format version (``--update`` keeps them)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BenchmarkError(f"{path}: cannot read baseline ({exc})") from None
+    if not isinstance(document, dict) or document.get("format") != BASELINE_FORMAT:
+        raise BenchmarkError(f'{path}: not a tokbench baseline (expected "format": "{BASELINE_FORMAT}")')
+    given = {name: document[name] for name in Tolerances.model_fields if name in document}
+    return validate(Tolerances, given, lambda problem: BenchmarkError(f"{path}: {problem.path}: {problem.message}"))
+
+
 def parse_baseline(document: Any, source: str = "<baseline>") -> Baseline:
     """A parsed baseline JSON document, validated; ``source`` names it in messages."""
     if not isinstance(document, dict) or document.get("format") != BASELINE_FORMAT:
         raise BenchmarkError(f'{source}: not a tokbench baseline (expected "format": "{BASELINE_FORMAT}")')
+    if document.get("format_version") == 1:
+        raise BenchmarkError(f"{source}: format_version 1 (options as one text) is not read any more (expected 2, "
+                             "options as an object of typed values): rewrite it with `tokbench check RUN "
+                             "--baseline FILE --update`")  # fmt: skip
 
     def fail(problem: Problem) -> BenchmarkError:
         return BenchmarkError(f"{source}: {problem.path}: {problem.message}" if problem.path
@@ -185,11 +247,12 @@ def format_changes(changes: list[Change]) -> str:
         return "no metric moved beyond tolerance"
     rows = []
     for change in changes:
-        corpus, tokenizer, size, options, eval_set, reference, metric = change.key
-        name = metric + (f"[{reference}]" if reference else "") + (f"@{eval_set}" if eval_set != "test" else "")
+        key = change.key
+        name = key.metric + (f"[{key.reference}]" if key.reference else "") + (
+            f"@{key.eval_set}" if key.eval_set != "test" else "")  # fmt: skip
         values = ["-" if v is None else f"{v:.5g}" for v in (change.old, change.new)]
-        label = tokenizer + (f"+{options}" if options else "")
-        rows.append([change.status, corpus, label, "-" if size is None else str(size), name, *values])
+        size = "-" if key.vocab_size is None else str(key.vocab_size)
+        rows.append([change.status, key.corpus, key.label, size, name, *values])
     return render.text(["status", "corpus", "tokenizer", "vocab", "metric", "baseline", "now"], rows, "lllrlrr")
 
 
@@ -221,13 +284,13 @@ def check_document(changes: list[Change], run_dir: Path, baseline_path: Path) ->
     a value the run or the baseline lacks is null too (status tells which)."""
     rows = []
     for change in changes:
-        row: dict[str, Any] = dict(zip(KEY_COLUMNS, change.key, strict=True))
+        row = change.key.as_row()
         old, new = _finite_or_none(change.old), _finite_or_none(change.new)
         delta = new - old if old is not None and new is not None else None
         rows.append({"status": change.status, **row, "baseline": old, "value": new, "delta": delta})
     return {
         "format": CHECK_FORMAT,
-        "format_version": 1,
+        "format_version": 2,
         "run": str(run_dir),
         "baseline": str(baseline_path),
         "passed": not is_failure(changes),
@@ -244,11 +307,10 @@ def format_markdown(changes: list[Change], run_dir: Path, baseline_path: Path) -
     if changes:
         rows = []
         for change in sorted(changes, key=lambda c: STATUSES.index(c.status)):  # stable: keeps key order within
-            corpus, tokenizer, size, options, eval_set, reference, metric = change.key
-            old, new = change.old, change.new
+            key, old, new = change.key, change.old, change.new
             delta = "–" if old is None or new is None else f"{new - old:+.4g}"
-            cells = [change.status, corpus, tokenizer + (f"+{options}" if options else ""),
-                     "–" if size is None else str(size), metric + (f" [{reference}]" if reference else ""), eval_set,
+            cells = [change.status, key.corpus, key.label, "–" if key.vocab_size is None else str(key.vocab_size),
+                     key.metric + (f" [{key.reference}]" if key.reference else ""), key.eval_set,
                      *("–" if v is None else f"{v:.5g}" for v in (old, new)), delta]  # fmt: skip
             rows.append([render.md_escape(cell) for cell in cells])
         header = ["status", "corpus", "tokenizer", "vocab", "metric", "eval set", "baseline", "now", "Δ"]

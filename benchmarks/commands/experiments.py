@@ -114,7 +114,7 @@ def handle_check(args: argparse.Namespace) -> int:
     from benchmarks import check
 
     if args.update:
-        previous = check.read_baseline(args.baseline) if args.baseline.is_file() else None
+        previous = check.read_tolerances(args.baseline) if args.baseline.is_file() else None
         count = check.write_baseline(args.run_dir, args.baseline, previous)
         print(f"baseline {args.baseline} rewritten with {count} rows from {args.run_dir}")
         return 0

@@ -55,6 +55,7 @@ from benchmarks.metrics.distribution import (
     shannon_efficiency,
     token_gini,
     type_token_ratio,
+    vocab_overlap,
     vocab_utilisation,
     vocabulary_jaccard,
 )
@@ -83,6 +84,7 @@ from benchmarks.metrics.inputs import (
     ReferenceWords,
     RunningText,
     TokenizerFacts,
+    VocabularyPair,
     ratio_of_sums,
 )
 from benchmarks.metrics.morphology import (
@@ -118,6 +120,7 @@ __all__ = [
     "ReferenceWords",
     "RunningText",
     "TokenizerFacts",
+    "VocabularyPair",
     "bigram_entropy",
     "boundary_metrics",
     "bytes_per_token",
@@ -155,6 +158,7 @@ __all__ = [
     "type_token_ratio",
     "unk_token_rate",
     "unk_word_rate",
+    "vocab_overlap",
     "vocab_size_reached",
     "vocab_utilisation",
     "vocabulary_jaccard",
@@ -238,6 +242,9 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
     Metric("token_gini", "Gini of token frequencies", "distribution", DESCRIPTIVE, "{:.3f}", _TEXT, token_gini),
     Metric("bigram_entropy", "bigram entropy (bits)", "distribution", DESCRIPTIVE, "{:.2f}", _TEXT, bigram_entropy),
     Metric("type_token_ratio", "type-token ratio", "distribution", DESCRIPTIVE, "{:.4f}", _TEXT, type_token_ratio),
+    # one row per pair of tokenizer rows of a corpus at the report size, the other row in `partner`
+    Metric("vocab_overlap", "vocabulary overlap (Jaccard)", "distribution", DESCRIPTIVE, "{:.3f}",
+           Needs.VOCABULARY_PARTNER, vocab_overlap),
     Metric("roundtrip_failure_rate", "texts not round-tripped", "fidelity", LOWER, "{:.3f}", _TEXT,
            roundtrip_failure_rate),
     Metric("chars_lost_rate", "characters lost", "fidelity", LOWER, "{:.4f}", _TEXT, chars_lost_rate),

@@ -1,5 +1,5 @@
 """Token distribution (group ``distribution``): efficiency, utilisation and inequality of the token
-frequencies, and the vocabulary overlap of two tokenizers (``overlap.csv``)."""
+frequencies, and the vocabulary overlap of two tokenizers (``vocab_overlap``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from benchmarks.errors import BenchmarkError
-from benchmarks.metrics.inputs import MetricResult, RunningText
+from benchmarks.metrics.inputs import MetricResult, RunningText, VocabularyPair
 
 #: Rényi order used by ``renyi_efficiency`` (Zouhar et al. 2023 and Uzan et al. 2024 use 2.5;
 #: the ``tokenization-scorer`` package silently defaults to 3.0).
@@ -140,11 +140,19 @@ def vocabulary_jaccard(a: frozenset[bytes], b: frozenset[bytes]) -> float:
     Formula: |A ∩ B| / |A ∪ B|, A and B the sets of the text bytes of every vocabulary entry
     (``Tokenizer.id_to_bytes``: markers removed, so ``Ġworld``, ``▁world`` and `` world`` are the same
     entry ``b" world"``), without empty entries (a bare ``</w>``, control ids) and without the special
-    tokens every trained family reserves (``<pad> <unk> <s> </s>``).  One value per pair of tokenizer
-    rows (``overlap.csv``); NaN when both sets are empty.
+    tokens every trained family reserves (``<pad> <unk> <s> </s>``); NaN when both sets are empty.
     Source: vocabulary overlap as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals).
-    Differences: a cross-row table of its own, not a row of ``results.*``: it is a property of two
-    vocabularies, not of a text.
     """
     union = len(a | b)
     return len(a & b) / union if union else math.nan
+
+
+def vocab_overlap(pair: VocabularyPair) -> MetricResult:
+    """``vocabulary_jaccard`` of a tokenizer row and its partner (another row of the same corpus), one
+    value per pair with ``n`` = |A ∪ B| (the entries compared; the shared ones are value × n) and no CI:
+    it is a property of two vocabularies, not an aggregate over text items.  One row per unordered pair
+    (the row whose label sorts first carries it, the other named in ``partner``).
+    Source: vocabulary overlap as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals), as ``vocabulary_jaccard``.
+    """
+    union = len(pair.vocabulary | pair.partner_vocabulary)
+    return MetricResult("vocab_overlap", vocabulary_jaccard(pair.vocabulary, pair.partner_vocabulary), union)

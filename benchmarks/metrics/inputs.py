@@ -165,6 +165,15 @@ class JoinedCounts:
 
 
 @dataclass(frozen=True)
+class VocabularyPair:
+    """``Needs.VOCABULARY_PARTNER``: the vocabularies of two tokenizer rows of one corpus, each as the set
+    of its entries' byte strings (``benchmarks.evaluate.overlap_vocabulary``)."""
+
+    vocabulary: frozenset[bytes]
+    partner_vocabulary: frozenset[bytes]
+
+
+@dataclass(frozen=True)
 class WordBoundaries:
     """A reference word encoded in isolation, in byte offsets."""
 

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from benchmarks import findings, plots
-from benchmarks.files import train_chars_of
+from benchmarks.files import TRAIN_CHARS
 from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.registry import Capability, capabilities_of
 from benchmarks.report.cells import add_row_labels, at_report_size, tokenizer_order
@@ -140,10 +140,11 @@ def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -
 
 
 def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
-    """The vocabulary overlap of every two tokenizer rows per language (``overlap.csv``)."""
+    """The vocabulary overlap of every two tokenizer rows per language (the ``vocab_overlap`` rows)."""
     caption = f"vocabulary overlap (Jaccard of the vocabularies' byte strings) at {run.at}: tokenizers × tokenizers"
     if run.overlap is None or run.overlap.empty:
-        return Skipped(caption, "this run has no overlap.csv, or fewer than two tokenizer rows per corpus")
+        return Skipped(caption, "this run has no vocab_overlap rows (fewer than two tokenizer rows per corpus, or the "
+                       "metric not selected)")
     overlap = run.overlap.copy()
     overlap["panel"] = [f"{language} ({corpus})" for language, corpus in zip(overlap["language"], overlap["corpus"],
                                                                              strict=True)]  # fmt: skip
@@ -186,8 +187,7 @@ def train_chars_cells(run: Run) -> tuple[str, pd.DataFrame] | None:
     (``TRAIN_CHARS_METRICS``) and its cells, per ``train_chars`` value at the report size (the closest
     size a row has); None for a run without the axis."""
     results = run.all_results if run.all_results is not None else run.results
-    values = results["options"].map(train_chars_of)
-    axis = results[values.notna()].assign(train_chars=values[values.notna()])
+    axis = results[results[TRAIN_CHARS].notna()]
     metric = next((name for name in TRAIN_CHARS_METRICS if name in set(axis["metric"])), None)
     if metric is None:
         return None

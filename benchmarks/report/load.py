@@ -2,7 +2,7 @@
 ``Run``; sections and figures never open a file of the run themselves.
 
 What is read: ``results.parquet`` (or ``results.csv``), ``manifest.json``, ``costs.csv``,
-``paired.csv``, ``overlap.csv``, ``audit.csv`` and ``audit-entries.csv`` when present, ``examples.json`` when
+``paired.csv``, ``audit.csv`` and ``audit-entries.csv`` when present, ``examples.json`` when
 present, and, only when the "How the tokenizers split" section asks for them (``Run.tokenizers``), the
 tokenizers of the run: trained ones from ``RUN_DIR/tokenizers/``, published ones re-loaded from the manifest.
 """
@@ -22,12 +22,12 @@ import bpe
 from benchmarks.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
 from benchmarks.errors import BenchmarkError
 from benchmarks.examples import Example, read_examples
-from benchmarks.files import read_results, train_chars_of, trained_tokenizer_path
+from benchmarks.files import TRAIN_CHARS, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.findings import vocab_label
 from benchmarks.pretrained import PretrainedRow
 
 MATCHES = ("requested", "reached")
-COSTS_FILE, PAIRED_FILE, OVERLAP_FILE = "costs.csv", "paired.csv", "overlap.csv"
+COSTS_FILE, PAIRED_FILE = "costs.csv", "paired.csv"
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,9 @@ class Run:
     """One run directory as its report reads it."""
 
     run_dir: Path
-    results: pd.DataFrame  # files.RESULT_COLUMNS, plus each row's unit facts (``with_unit_facts``)
+    #: the rows of one tokenizer row each (``partner`` empty; ``files.results_schema``), plus each row's unit
+    #: facts (``with_unit_facts``)
+    results: pd.DataFrame
     manifest: dict[str, Any]
     report_vocab_size: int
     ci_level: float  # e.g. 0.95
@@ -59,7 +61,8 @@ class Run:
     all_results: pd.DataFrame | None = None
     costs: pd.DataFrame | None = None  # costs.csv (None when absent)
     paired: pd.DataFrame | None = None  # paired.csv (None when absent)
-    overlap: pd.DataFrame | None = None  # overlap.csv (None when absent)
+    #: the ``vocab_overlap`` rows as pairs (``overlap_pairs``; None when the run has none)
+    overlap: pd.DataFrame | None = None
     audit: pd.DataFrame | None = None  # audit.csv (None when absent)
     audit_entries: pd.DataFrame | None = None  # audit-entries.csv, every cell as text (None when absent)
     #: examples.json: its document and examples (None when absent)
@@ -91,7 +94,8 @@ def load_run(run_dir: Path) -> Run:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise BenchmarkError(f"{run_dir}: no such run directory")
-    all_results = read_results(run_dir)
+    every_row = read_results(run_dir)
+    all_results = every_row[every_row["partner"] == ""].reset_index(drop=True)  # rows of two tokenizers: ``overlap``
     results = at_most_training_text(all_results)
     manifest = read_manifest(run_dir)
     config = manifest["config"]
@@ -112,7 +116,7 @@ def load_run(run_dir: Path) -> Run:
         raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
     return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
                all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
-               paired=_read_csv(run_dir / PAIRED_FILE), overlap=_read_csv(run_dir / OVERLAP_FILE),
+               paired=_read_csv(run_dir / PAIRED_FILE), overlap=overlap_pairs(every_row),
                audit=_read_csv(run_dir / AUDIT_FILE, AUDIT_COLUMNS),
                audit_entries=_read_csv(run_dir / AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, text=True),
                examples=read_examples(run_dir))  # fmt: skip
@@ -133,11 +137,25 @@ def _read_csv(path: Path, columns: list[str] | None = None, text: bool = False) 
     return frame
 
 
+def overlap_pairs(results: pd.DataFrame) -> pd.DataFrame | None:
+    """The ``vocab_overlap`` rows as the heatmap reads them: ``corpus``, ``language``, ``tokenizer_a`` (the
+    row), ``tokenizer_b`` (its partner), ``jaccard``, ``shared`` and ``union`` entries (``n`` is the union);
+    None when the run has no such rows."""
+    rows = results[results["metric"] == "vocab_overlap"]
+    if rows.empty:
+        return None
+    union = rows["n"].astype("int64")
+    return pd.DataFrame({"corpus": rows["corpus"], "language": rows["language"], "tokenizer_a": rows["tokenizer"],
+                         "tokenizer_b": rows["partner"], "jaccard": rows["value"],
+                         "shared": (rows["value"].fillna(0) * union).round().astype("int64"), "union": union}
+                        ).reset_index(drop=True)  # fmt: skip
+
+
 def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
     """On a run with a ``train_chars`` axis, the rows of its largest value and the pretrained rows: the
     report's tables show the tokenizers trained on the most text (the "Training data" section shows the
     axis).  Other runs' results as they are."""
-    values = results["options"].astype(object).fillna("").map(train_chars_of)  # costs.csv: empty reads as NaN
+    values = results[TRAIN_CHARS]
     if values.isna().all():
         return results
     return results[values.isna() | (values == values.max())].reset_index(drop=True)
@@ -199,7 +217,7 @@ def run_tokenizers(run: Run) -> RunTokenizers:
     for (corpus, label), rows in trained.groupby(["corpus", "tokenizer"], sort=True):
         size = min((int(s) for s in rows["vocab_size"]), key=lambda s: (abs(s - run.report_vocab_size), s))
         shown = label if size == run.report_vocab_size else f"{label} ({vocab_label(size)})"
-        path = trained_tokenizer_path(run.run_dir, corpus, label, size, train_chars_of(rows["options"].iloc[0]))
+        path = trained_tokenizer_path(run.run_dir, corpus, label, size, train_chars_of(rows.iloc[0]))
         try:
             found.trained[corpus, label] = (shown, bpe.load(path))
         except bpe.TokenizerError as exc:

@@ -30,7 +30,7 @@ import pytest
 import bpe
 from benchmarks.cli import main
 from benchmarks.config import load_config
-from benchmarks.files import RESULT_COLUMNS
+from benchmarks.files import result_columns
 from corpora.loader import split_role
 from tests.conftest import REPO_ROOT, SAMPLE_DATA_ROOT
 
@@ -60,14 +60,14 @@ def config(head: str = "", tokenizers: str = TOKENIZERS, corpora: str = '["kit.t
 
 KIT = {"train.txt": TRAIN, "test.txt": TEST, "kit.toml": GOOD_SPEC, "cfg.toml": config()}
 
-RESULT_HEADER = ",".join(RESULT_COLUMNS) + "\n"
-RESULT_ROW = "kit,eng_Latn,char,char,family,100,,test,,bytes_per_token,{value},1.0,2.0,40\n"
-BASELINE_ROW = {"corpus": "kit", "tokenizer": "char", "vocab_size": 100, "options": "", "eval_set": "test",
+RESULT_HEADER = ",".join(c for c in result_columns() if not c.startswith("opt_")) + "\n"  # a run without options
+RESULT_ROW = "kit,eng_Latn,char,char,family,100,,test,,,bytes_per_token,{value},1.0,2.0,40\n"
+BASELINE_ROW = {"corpus": "kit", "tokenizer": "char", "vocab_size": 100, "options": {}, "eval_set": "test",
                 "reference": "", "metric": "bytes_per_token", "value": 1.5}  # fmt: skip
 
 
 def baseline(**changes: Any) -> str:
-    return json.dumps({"format": "tokbench-baseline", "format_version": 1, "rows": [BASELINE_ROW], **changes})
+    return json.dumps({"format": "tokbench-baseline", "format_version": 2, "rows": [BASELINE_ROW], **changes})
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,10 @@ CASES = [
          ("base.json", "rows[0] and rows[1] have the same key"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
           "base.json": baseline(rows=[BASELINE_ROW, dict(BASELINE_ROW, value=9.0)])}),
+    Case("7-baseline-of-format-version-1", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
+         ("base.json", "format_version 1 (options as one text)", "--update"),
+         {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
+          "base.json": baseline(format_version=1, rows=[dict(BASELINE_ROW, options="")])}),
     Case("7-negative-tolerance", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
          ("base.json", "tolerance.relative", ">= 0", "-0.1"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),

@@ -53,7 +53,7 @@ def test_train_chars_multiplies_the_trained_rows_and_separates_their_sweeps(corp
     assert [(unit.vocab_size, unit.train_chars) for unit in units] == [
         (400, 50000), (800, 50000), (400, 10000), (800, 10000)
     ]  # fmt: skip
-    assert units[0].options_string == "train_chars=50000"
+    assert units[0].columns()["train_chars"] == 50000
     assert len({unit.key for unit in units}) == len(units)
     assert [sizes(sweep) for sweep in plan_sweeps(units)] == [[("byte-bpe", 800), ("byte-bpe", 400)]] * 2
     assert [max_chars_of(unit, config) for unit in units[:4]] == [50000, 50000, 10000, 10000]

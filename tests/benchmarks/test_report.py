@@ -32,7 +32,7 @@ from PIL import Image
 from benchmarks import findings, report
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import RESULT_COLUMNS
+from benchmarks.files import typed_frame
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import GROUPS, METRICS
 from benchmarks.render import md_escape
@@ -115,7 +115,7 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
     def add(language, name, size, kind, row_type, metric, value, low, high, n, reference="", eval_set="eval"):
         rows.append({
             "corpus": corpus_of(language), "language": language, "tokenizer": name, "kind": kind,
-            "row_type": row_type, "vocab_size": size, "options": "", "eval_set": eval_set, "reference": reference,
+            "row_type": row_type, "vocab_size": size, "eval_set": eval_set, "reference": reference,
             "metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n,
         })  # fmt: skip
 
@@ -156,9 +156,7 @@ def build_results(flores_lines: dict[str, list[str]], data_root: Path) -> pd.Dat
                                          ("boundary_f1", tp + 0.5 * (fp + fn))):  # fmt: skip
                 add(language, name, size, kind, row_type, metric, *bootstrap_ratio(tp, denominators), len(items),
                     reference="morphscore", eval_set="reference")  # fmt: skip
-    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
-    frame["vocab_size"] = frame["vocab_size"].astype("Int64")
-    return frame
+    return typed_frame(rows)
 
 
 def morphscore_facts(language: str) -> dict:
@@ -745,7 +743,7 @@ def test_cost_and_paired_tables(results, tmp_path):
          ("flores", "eng_Latn", "char", "char", "family", 8000, "", 12.5, 0.25),
          ("flores", "eng_Latn", "cl100k-prefix", "byte-bpe", "family", REPORT_SIZE, "", 2.0, 1.005),
          ("flores", "eng_Latn", "<unk>-test", "byte-bpe", "family", REPORT_SIZE, "", 1.0, 2.0)],
-        columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size", "options", "encode_mb_per_s",
+        columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size", "train_chars", "encode_mb_per_s",
                  "train_seconds"],
     ).to_csv(run_dir / "costs.csv", index=False)  # fmt: skip
     pd.DataFrame(
@@ -920,11 +918,11 @@ def hand_report(tmp_path: Path, rows: list[tuple], manifest: dict | None = None,
     """``hand_run``'s report.md and the blocks it was printed from."""
     frame = pd.DataFrame(rows, columns=["corpus", "language", "tokenizer", "kind", "row_type", "vocab_size",
                                         "eval_set", "reference", "metric", "value"])  # fmt: skip
-    frame = frame.assign(options="", ci_low=frame["value"] * 0.98, ci_high=frame["value"] * 1.02, n=100)
+    frame = frame.assign(ci_low=frame["value"] * 0.98, ci_high=frame["value"] * 1.02, n=100)
     frame["vocab_size"] = frame["vocab_size"].astype("Int64")
     document = json.loads(json.dumps(manifest or MANIFEST))
     document["config"]["report"] = {"vocab_size": 4000, **report_options}
-    run_dir = write_run(tmp_path, frame[RESULT_COLUMNS], document)
+    run_dir = write_run(tmp_path, typed_frame(frame), document)
     blocks = write_report_keeping_blocks(run_dir)
     return (run_dir / report.REPORT_FILE).read_text(encoding="utf-8"), blocks
 
@@ -1108,7 +1106,7 @@ def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
     the committed report can be reproduced, and it was written by the current code."""
     run_dir = tmp_path / "quick"
     run_dir.mkdir()
-    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv", "overlap.csv"):
+    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv"):
         shutil.copy(QUICK_REPORT / name, run_dir / name)
     for name in ("audit.csv", "audit-entries.csv"):  # committed with the report once it was regenerated with them
         if (QUICK_REPORT / name).is_file():
@@ -1227,6 +1225,6 @@ def test_a_sampling_row_costs_the_difference_of_the_tables_means_over_seeds():
 
 
 def test_a_tie_break_row_is_its_own_inference_method():
-    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens") == "fewest-tokens"
-    assert report.inference_method("char-bpe", "encode_mode=fewest-tokens,tie_break=longest-last") == (
+    assert report.inference_method("char-bpe", {"encode_mode": "fewest-tokens"}) == "fewest-tokens"
+    assert report.inference_method("char-bpe", {"encode_mode": "fewest-tokens", "tie_break": "longest-last"}) == (
         "fewest-tokens (longest-last)")

@@ -19,7 +19,7 @@ from benchmarks.check import compare, is_failure, parse_baseline, read_baseline,
 from benchmarks.cli import main
 from benchmarks.config import parse_config
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import RESULT_COLUMNS
+from benchmarks.files import options_label, result_columns
 from benchmarks.metrics import METRICS
 from benchmarks.runner import run_experiment
 from benchmarks.units import read_unit_result
@@ -70,10 +70,16 @@ def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
     for name in ("results.parquet", "results.csv", "costs.csv", "paired.csv", "manifest.json"):
         assert (run_dir / name).is_file(), name
     frame = results(run_dir)
-    assert list(frame.columns) == RESULT_COLUMNS
+    # the schema's columns, of the options only those the config sets
+    assert list(frame.columns) == [c for c in result_columns() if not c.startswith("opt_") or c == "opt_end_of_word"]
     assert set(frame["metric"]) <= set(METRICS)
     units = frame.groupby(["corpus", "tokenizer", "vocab_size"], dropna=False).size()
     assert len(units) == 2 * (1 + 2 + 1 + 1 + 1)  # corpora x (char, char-bpe x2, byte-bpe, word, cl100k)
+    # the rows at the report size (char-bpe 800) and the production row, paired per corpus: one overlap row each
+    overlap = frame[frame["metric"] == "vocab_overlap"]
+    assert list(zip(overlap["corpus"], overlap["tokenizer"], overlap["partner"], strict=True)) == [
+        ("embedded-eng", "char-bpe", "cl100k"), ("embedded-kor", "char-bpe", "cl100k")]
+    assert frame.loc[frame["metric"] != "vocab_overlap", "partner"].isna().all()  # empty in results.csv
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert set(manifest["corpora"]) == {"embedded-kor", "embedded-eng"}
     assert manifest["config_fingerprint"] == parse_config(TINY).fingerprint()
@@ -158,7 +164,7 @@ def test_identical_results_on_a_second_run_without_retraining(run_dir: Path, con
 
     monkeypatch.setattr(bpe, "train", refuse)
     second = run_experiment(config, tmp_path / "again", jobs=1, progress=False)
-    for name in ("results.csv", "results.parquet", "paired.csv", "overlap.csv", "audit.csv", "audit-entries.csv"):
+    for name in ("results.csv", "results.parquet", "paired.csv", "audit.csv", "audit-entries.csv"):
         assert (second / name).read_bytes() == (run_dir / name).read_bytes(), name
 
 
@@ -245,6 +251,7 @@ def test_a_train_chars_axis_trains_each_row_on_nested_prefixes(tmp_path: Path, m
             "report": {"vocab_size": 400}}  # fmt: skip
     run = run_experiment(parse_config(axis, source="axis.toml"), tmp_path / "axis", jobs=2, progress=False)
     frame = results(run)
+    frame["options"] = [options_label(row) for row in frame.to_dict("records")]
     assert sorted(set(frame["options"])) == ["end_of_word=separate,train_chars=100000",
                                              "end_of_word=separate,train_chars=20000",
                                              "train_chars=100000", "train_chars=20000"]  # fmt: skip
@@ -262,6 +269,7 @@ def test_a_train_chars_axis_trains_each_row_on_nested_prefixes(tmp_path: Path, m
     capped = dict(axis, name="capped", train_chars=None, max_train_chars=20000)
     del capped["train_chars"]
     same = results(run_experiment(parse_config(capped), tmp_path / "capped", jobs=1, progress=False))
+    same["options"] = [options_label(row) for row in same.to_dict("records")]
     same_rate = same[same["metric"] == "bytes_per_token"].set_index(["tokenizer", "vocab_size", "options"])["value"]
     assert same_rate["char-bpe", 400, "end_of_word=separate"] == \
         rate["char-bpe", 400, "end_of_word=separate,train_chars=20000"]  # fmt: skip

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchmarks.cli import main
-from benchmarks.files import EXPORTED_SCHEMA, RESULT_COLUMNS, read_results
+from benchmarks.files import exported_schema, read_results, result_columns
 
 REPO = Path(__file__).resolve().parents[2]
 QUICK = REPO / "reports" / "quick"
@@ -40,7 +40,7 @@ def test_export_loads_with_datasets_and_reads_back_identical(quick_run: Path, tm
     assert metadata["license"] == "other" and "Apache-2.0" in card and json.loads(
         (out / "manifest.json").read_text(encoding="utf-8")) == json.loads((quick_run / "manifest.json").read_text())
 
-    assert pq.read_schema(out / "results.parquet").remove_metadata().equals(EXPORTED_SCHEMA)
+    assert pq.read_schema(out / "results.parquet").remove_metadata().equals(exported_schema())
     pd.testing.assert_frame_equal(read_results(out), read_results(quick_run))
 
     first = (out / "results.parquet").read_bytes()
@@ -52,13 +52,13 @@ def test_export_loads_with_datasets_and_reads_back_identical(quick_run: Path, tm
     import datasets
 
     loaded = datasets.load_dataset(str(out), split="train", cache_dir=str(tmp_path / "hf-cache"))
-    assert loaded.column_names == [*RESULT_COLUMNS, "schema_version"]
+    assert loaded.column_names == [*result_columns(), "schema_version"]
     expected = read_results(quick_run)
     assert len(loaded) == len(expected)
     frame = loaded.to_pandas()
     assert frame["metric"].tolist() == expected["metric"].tolist()
     assert frame["value"].fillna(-1).tolist() == expected["value"].fillna(-1).tolist()
-    assert set(frame["schema_version"]) == {1}
+    assert set(frame["schema_version"]) == {2}
 
 
 def test_export_refuses_foreign_folders_and_read_checks_the_schema(quick_run: Path, tmp_path: Path,
@@ -73,11 +73,11 @@ def test_export_refuses_foreign_folders_and_read_checks_the_schema(quick_run: Pa
     assert main(["export-results", str(quick_run), "--out", str(out)]) == 0
     table = pq.read_table(out / "results.parquet")
     # a newer schema version, then a field of the wrong type: both named, exit 2
-    versions = pa.array([2] * len(table), pa.int32())
+    versions = pa.array([3] * len(table), pa.int32())
     pq.write_table(table.set_column(table.schema.get_field_index("schema_version"), "schema_version", versions),
                    out / "results.parquet")  # fmt: skip
     assert main(["check", str(out), "--baseline", str(REPO / "results/baseline/quick.json")]) == 2
-    assert "schema_version [2]" in capsys.readouterr().err
+    assert "schema_version [3]" in capsys.readouterr().err
     n_as_text = pa.array([str(v) for v in table.column("n").to_pylist()])
     pq.write_table(table.set_column(table.schema.get_field_index("n"), "n", n_as_text), out / "results.parquet")
     assert main(["check", str(out), "--baseline", str(REPO / "results/baseline/quick.json")]) == 2

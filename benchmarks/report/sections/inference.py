@@ -6,19 +6,20 @@ compression cost (``findings.inference_method_finding``)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 import bpe
 from benchmarks import findings
-from benchmarks.files import parse_options
+from benchmarks.files import option_values
 from benchmarks.findings import vocab_label
 from benchmarks.metrics import METRICS
 from benchmarks.report.document import Block, Heading, Inline, Paragraph, SimpleTable, Verbatim, text
 from benchmarks.report.formats import MISSING
 from benchmarks.report.sections.context import Context
-from bpe.options import ENCODE_MODE_ALIASES, options_by_name
+from bpe.options import options_by_name
 
 
 def _native_method(kind: str) -> str:
@@ -26,18 +27,16 @@ def _native_method(kind: str) -> str:
     return bpe.family_class(kind).native_method if kind in bpe.FAMILIES else "merges"
 
 
-def inference_method(kind: str, options: str) -> str:
+def inference_method(kind: str, options: Mapping[str, Any]) -> str:
     """A row's inference method as the report names it: ``encode_mode`` (the family's own when unset),
-    with its sampling (``+ dropout 0.1``, ``+ sampling α=0.1``)."""
-    parsed = parse_options(options)
-    method = parsed.get("encode_mode", _native_method(kind))
-    method = ENCODE_MODE_ALIASES.get(method, method)
-    if float(parsed.get("dropout", 0) or 0) > 0:
-        method += f" + dropout {parsed['dropout']}"
-    if parsed.get("alpha") not in (None, "None"):
-        method += f" + sampling α={parsed['alpha']}"
-    if parsed.get("tie_break", "longest-first") != "longest-first":
-        method += f" ({parsed['tie_break']})"
+    with its sampling (``+ dropout 0.1``, ``+ sampling α=0.1``); ``options`` as ``files.option_values``."""
+    method = options.get("encode_mode", _native_method(kind))
+    if (options.get("dropout") or 0) > 0:
+        method += f" + dropout {options['dropout']}"
+    if options.get("alpha") is not None:
+        method += f" + sampling α={options['alpha']}"
+    if options.get("tie_break", "longest-first") != "longest-first":
+        method += f" ({options['tie_break']})"
     return method
 
 
@@ -47,11 +46,10 @@ def inference_groups(results: pd.DataFrame) -> list[tuple[tuple[Any, ...], pd.Da
     trained = results[results["vocab_size"].notna()].copy()
     if trained.empty:
         return []
-    parsed = trained["options"].fillna("").map(parse_options)
+    options = [option_values(row) for row in trained.to_dict("records")]
     encode_options = set(options_by_name(encode_time_only=True))  # ``bpe.options``: ENCODE_TIME, any family
-    trained["training"] = parsed.map(lambda o: ",".join(f"{k}={v}" for k, v in o.items() if k not in encode_options))
-    trained["method"] = [inference_method(kind, options) for kind, options in
-                         zip(trained["kind"], trained["options"].fillna(""), strict=True)]  # fmt: skip
+    trained["training"] = [",".join(f"{k}={v}" for k, v in o.items() if k not in encode_options) for o in options]
+    trained["method"] = [inference_method(kind, o) for kind, o in zip(trained["kind"], options, strict=True)]
     groups = []
     for key, group in trained.groupby(["corpus", "language", "kind", "vocab_size", "training"], sort=True):
         if group["method"].nunique() >= 2 and group.groupby("method")["tokenizer"].nunique().max() == 1:
