@@ -51,7 +51,7 @@ import pandas as pd
 from tqdm import tqdm
 
 import bpe
-from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, run_audit_tables
+from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, UnitAuditFacts, audit_tables
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import BenchmarkError, warn
 from benchmarks.evaluate import (
@@ -60,7 +60,6 @@ from benchmarks.evaluate import (
     evaluate_over_seeds,
     evaluate_tokenizer,
     overlap_rows,
-    overlap_vocabulary,
     paired_rows,
 )
 from benchmarks.examples import write_examples
@@ -86,6 +85,7 @@ from benchmarks.grid import (
 from benchmarks.metrics import METRICS, select_metrics
 from benchmarks.parallel import ParallelPlan, plan_parallel
 from benchmarks.pretrained import PretrainedRow, resolve_pretrained
+from benchmarks.sidetables import side_facts
 from benchmarks.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus, silver
 from corpora.loader import cache_home, fingerprint_of
@@ -344,6 +344,10 @@ class RunContext:
     def unit_path(self, unit: Unit) -> Path:
         return self.out_dir / "units" / f"{unit.key}.json"
 
+    def test_texts(self, corpus: str) -> list[str]:
+        """The texts the audit's "never used" counts are taken on (``audit.UNUSED_ROLE``)."""
+        return [document.text for document in self.corpora[corpus].documents(UNUSED_ROLE)]
+
 
 def run_unit(unit: Unit, context: RunContext) -> str:
     """Train/load, evaluate and save one unit."""
@@ -443,11 +447,10 @@ def run_experiment(
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-            tokenizer_of = run_tokenizer(context)
-            overlap = overlap_rows(results, functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit))),
-                                   config)  # fmt: skip
+            facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs)
+            overlap = overlap_rows(results, lambda unit: facts[unit].vocabulary, config)
             atomic_write_text(out_dir / "overlap.csv", overlap.to_csv(index=False))
-            write_audit(out_dir, results, tokenizer_of, context)
+            write_audit(out_dir, results, {unit: unit_facts.audit for unit, unit_facts in facts.items()}, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
             if on_report is not None:
@@ -476,13 +479,10 @@ def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
     return tokenizer
 
 
-def write_audit(out_dir: Path, results: list[UnitResult], tokenizer_of: Callable[[Unit], bpe.Tokenizer],
+def write_audit(out_dir: Path, results: list[UnitResult], facts: dict[Unit, UnitAuditFacts],
                 context: RunContext) -> None:  # fmt: skip
-    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.audit.run_audit_tables``), each written atomically."""
-    def test_texts(corpus: str) -> list[str]:
-        return [document.text for document in context.corpora[corpus].documents(UNUSED_ROLE)]
-
-    counts, entries = run_audit_tables(results, tokenizer_of, test_texts, context.config)
+    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.audit.audit_tables``), each written atomically."""
+    counts, entries = audit_tables(results, facts, context.test_texts, context.config)
     atomic_write_text(out_dir / AUDIT_FILE, counts.to_csv(index=False))
     atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, entries.to_csv(index=False))
 
