@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -221,7 +222,6 @@ def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed
     same batches): shape (n_resamples, len(arrays)).  Arrays that are the same object are summed once.
     Exact arrays (``_is_exact``) are summed through a matrix product with the draw counts, which gives
     scipy's sums bit for bit; the others by gathering, as scipy does."""
-    rng = np.random.default_rng(seed)
     batch = max(1, _MAX_BATCH_ELEMENTS // n)
     distinct: dict[int, int] = {}  # id(array) -> its column in the distinct arrays
     for array in arrays:
@@ -231,16 +231,48 @@ def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed
     gathered = [column for column in range(len(unique)) if column not in set(exact)]
     exact_values = np.stack([unique[column] for column in exact], axis=1) if exact else None
     sums = np.empty((n_resamples, len(unique)))
+    if exact_values is not None:
+        for first, counts in zip(range(0, n_resamples, batch), _draw_counts(n, n_resamples, seed), strict=True):
+            sums[first : first + len(counts), exact] = counts @ exact_values
+    if gathered:
+        rng = np.random.default_rng(seed)
+        for first in range(0, n_resamples, batch):
+            drawn = rng.integers(0, n, size=(min(batch, n_resamples - first), n))
+            for column in gathered:
+                sums[first : first + len(drawn), column] = np.sum(unique[column][drawn], axis=-1)
+    return sums[:, [distinct[id(array)] for array in arrays]]
+
+
+#: the draw counts of recent (n, n_resamples, seed): every unit of a corpus resamples the same item counts
+#: with the same seed, so a worker evaluating them one after the other draws them once
+_DRAW_COUNTS: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+#: bytes those draw counts may hold per process (least recently used ones are dropped first)
+_DRAW_COUNTS_BYTES = 160_000_000
+
+
+def _draw_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
+    """Per batch of the resamples ``scipy.stats.bootstrap(paired=True)`` draws with
+    ``np.random.default_rng(seed)``, how often each of the n items is drawn in each resample (float64, one
+    row per resample); kept for later calls with the same arguments (``_DRAW_COUNTS``)."""
+    key = (n, n_resamples, seed)
+    if key in _DRAW_COUNTS:
+        _DRAW_COUNTS.move_to_end(key)
+        return _DRAW_COUNTS[key]
+    rng = np.random.default_rng(seed)
+    batch = max(1, _MAX_BATCH_ELEMENTS // n)
+    batches = []
     for first in range(0, n_resamples, batch):
         rows = min(batch, n_resamples - first)
         drawn = rng.integers(0, n, size=(rows, n))
-        if exact_values is not None:
-            offsets = (drawn + np.arange(rows)[:, None] * n).ravel()
-            counts = np.bincount(offsets, minlength=rows * n).reshape(rows, n).astype(np.float64)
-            sums[first : first + rows, exact] = counts @ exact_values
-        for column in gathered:
-            sums[first : first + rows, column] = np.sum(unique[column][drawn], axis=-1)
-    return sums[:, [distinct[id(array)] for array in arrays]]
+        offsets = (drawn + np.arange(rows)[:, None] * n).ravel()
+        batches.append(np.bincount(offsets, minlength=rows * n).reshape(rows, n).astype(np.float64))
+    counts = tuple(batches)
+    size = n * n_resamples * 8
+    if size <= _DRAW_COUNTS_BYTES:
+        while _DRAW_COUNTS and size + sum(n * r * 8 for n, r, _ in _DRAW_COUNTS) > _DRAW_COUNTS_BYTES:
+            _DRAW_COUNTS.popitem(last=False)
+        _DRAW_COUNTS[key] = counts
+    return counts
 
 
 def _percentile_interval(distribution: np.ndarray, point: float, confidence: float, method: str,

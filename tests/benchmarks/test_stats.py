@@ -306,3 +306,20 @@ def test_paired_tests_are_the_one_by_one_tests(embedded_text, method):
     together = S.paired_tests(comparisons, method=method, seed=5, n_resamples=300, n_permutations=700)
     assert repr(together) == repr(expected)  # repr: NaN == NaN
     assert together[0].p_value < 0.01 and together[3].difference == 0.0
+
+
+def test_draw_counts_kept_between_calls_give_the_same_intervals(embedded_text, monkeypatch):
+    """A unit after another with the same item count reuses the draw counts (``_DRAW_COUNTS``): the same
+    intervals as drawing them afresh and as scipy one by one; beyond the byte bound nothing is kept."""
+    num, den = bytes_and_chars(embedded_text["tur_Latn"][:900])
+    results = [MetricResult("bytes_per_char", 0.0, len(num), num, den),
+               MetricResult("words", 0.0, len(num), words(embedded_text["tur_Latn"][:900]), den)]  # fmt: skip
+    S._DRAW_COUNTS.clear()
+    fresh = S.metric_intervals(results, seed=7, n_resamples=300)
+    assert (len(num), 300, 7) in S._DRAW_COUNTS
+    assert repr(S.metric_intervals(results, seed=7, n_resamples=300)) == repr(fresh)
+    assert repr(fresh) == repr([S.ratio_interval(r.numerators, r.denominators, seed=7, n_resamples=300)
+                                for r in results])  # fmt: skip
+    monkeypatch.setattr(S, "_DRAW_COUNTS_BYTES", 1000)
+    S._DRAW_COUNTS.clear()
+    assert repr(S.metric_intervals(results, seed=7, n_resamples=300)) == repr(fresh) and not S._DRAW_COUNTS
