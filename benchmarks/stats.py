@@ -219,14 +219,20 @@ def _is_exact(values: np.ndarray, n: int) -> bool:
 def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed: int) -> np.ndarray:
     """``sum(array[i])`` of every array of ``arrays`` (n items each) over each resample ``i`` that
     ``scipy.stats.bootstrap(paired=True)`` draws with ``np.random.default_rng(seed)`` (same generator calls,
-    same batches): shape (n_resamples, len(arrays)).  Arrays that are the same object are summed once.
+    same batches): shape (n_resamples, len(arrays)).  Equal arrays are summed once.
     Exact arrays (``_is_exact``) are summed through a matrix product with the draw counts, which gives
     scipy's sums bit for bit; the others by gathering, as scipy does."""
     batch = max(1, _MAX_BATCH_ELEMENTS // n)
-    distinct: dict[int, int] = {}  # id(array) -> its column in the distinct arrays
+    # equal arrays (several metrics share a denominator: tokens, characters, words) are summed once
+    distinct: dict[bytes, int] = {}  # an array's bytes -> its column in the distinct arrays
+    unique: list[np.ndarray] = []
+    columns = []
     for array in arrays:
-        distinct.setdefault(id(array), len(distinct))
-    unique = list({id(array): array for array in arrays}.values())
+        key = np.ascontiguousarray(array, dtype=np.float64).tobytes()
+        if key not in distinct:
+            distinct[key] = len(unique)
+            unique.append(array)
+        columns.append(distinct[key])
     exact = [column for column, array in enumerate(unique) if _is_exact(array, n)]
     gathered = [column for column in range(len(unique)) if column not in set(exact)]
     exact_values = np.stack([unique[column] for column in exact], axis=1) if exact else None
@@ -240,7 +246,7 @@ def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed
             drawn = rng.integers(0, n, size=(min(batch, n_resamples - first), n))
             for column in gathered:
                 sums[first : first + len(drawn), column] = np.sum(unique[column][drawn], axis=-1)
-    return sums[:, [distinct[id(array)] for array in arrays]]
+    return sums[:, columns]
 
 
 #: the draw counts of recent (n, n_resamples, seed): every unit of a corpus resamples the same item counts
@@ -430,7 +436,7 @@ def paired_tests(
     ``paired_test`` seeds a new generator for its bootstrap and for its permutations, so all comparisons over
     the same number of items n draw the very same resample indices and the very same swap patterns.  Here
     each batch of them is drawn once per n and applied to every comparison: resampled sums as
-    ``metric_intervals`` takes them (``_resampled_sums``; an array shared by several comparisons, such as
+    ``metric_intervals`` takes them (``_resampled_sums``: an array shared by several comparisons, such as
     the characters of the documents both tokenizers encode, is summed once), the swap patterns multiplied
     with every comparison's differences in one matrix product when they are exact (``_is_exact``: then
     the product is the same numbers), else one by one as ``paired_test`` does.  The percentile and basic
@@ -450,7 +456,7 @@ def paired_tests(
         simple = (method != "BCa" and len(lengths) == 1 and n >= 2 and not (n < 31 and 2**n <= draws)
                   and arrays[1].sum() > 0 and arrays[3].sum() > 0)  # fmt: skip
         if simple:
-            by_items.setdefault(n, []).append((position, _shared_arrays(arrays)))
+            by_items.setdefault(n, []).append((position, arrays))
         else:
             results[position] = paired_test(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed,
                                             method=method, n_permutations=n_permutations)  # fmt: skip
@@ -465,15 +471,6 @@ def paired_tests(
             interval = _percentile_interval(distribution, observed, confidence, method, n_resamples)
             results[position] = PairedComparison(observed, interval, p_values[index], n)
     return results  # type: ignore[return-value]  # every position is filled above
-
-
-def _shared_arrays(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """``arrays`` with equal arrays replaced by the first of them (one object), so that they are summed once."""
-    chosen: list[np.ndarray] = []
-    for array in arrays:
-        same = next((seen for seen in chosen if seen.shape == array.shape and np.array_equal(seen, array)), None)
-        chosen.append(array if same is None else same)
-    return tuple(chosen)
 
 
 def _swap_permutation_p_values(n: int, members: Sequence[tuple[np.ndarray, ...]], draws: int,
