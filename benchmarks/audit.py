@@ -49,7 +49,7 @@ import io
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -271,8 +271,48 @@ AUDIT_ENTRY_COLUMNS = ["corpus", "tokenizer", *ENTRY_COLUMNS]
 
 
 def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
-                     texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig
-                     ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+                     texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig,
+                     facts: Mapping[Unit, UnitAuditFacts] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``audit.csv`` and ``audit-entries.csv`` of a run (``audit_tables``), with every unit's ``audit_facts``
+    computed here, one tokenizer after the other, unless ``facts`` gives them (computed elsewhere, e.g. on
+    several processes: ``benchmarks.sidetables``)."""
+    if facts is None:
+        facts = audit_facts(results, tokenizer_of, texts_of, config)
+    return audit_tables(results, facts, texts_of, config)
+
+
+@dataclass(frozen=True)
+class UnitAuditFacts:
+    """What ``audit.csv`` says of one tokenizer row on one corpus: its tokenizer's ``audit_vocabulary`` and
+    the entries it never used on the corpus's ``UNUSED_ROLE`` text (None: the corpus has none)."""
+
+    audit: VocabularyAudit
+    never: UnusedEntries | None
+
+
+def audit_facts(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
+                texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig) -> dict[Unit, UnitAuditFacts]:
+    """The ``UnitAuditFacts`` of every row ``audit_tables`` lists; a tokenizer object shared by several rows
+    (a production row on every corpus) is audited once."""
+    from benchmarks.evaluate import report_size_results
+
+    audits: dict[int, tuple[Tokenizer, VocabularyAudit]] = {}  # by tokenizer object: a production row once
+    facts = {}
+    for corpus in sorted({result.unit.corpus for result in results}):
+        texts = list(texts_of(corpus))
+        for result in report_size_results(results, corpus, config):
+            tokenizer = tokenizer_of(result.unit)
+            if id(tokenizer) not in audits:
+                audits[id(tokenizer)] = (tokenizer, audit_vocabulary(tokenizer))
+            audit = audits[id(tokenizer)][1]
+            never = unused_entries(audit, tokenizer, {result.unit.language: texts})[0] if texts else None
+            facts[result.unit] = UnitAuditFacts(audit, never)
+    return facts
+
+
+def audit_tables(results: Sequence[UnitResult], facts: Mapping[Unit, UnitAuditFacts],
+                 texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
     """``audit.csv`` and ``audit-entries.csv`` of a run: for every tokenizer row of each corpus that
     ``vocab_overlap`` pairs (``evaluate.report_size_results``: trained rows at the report vocabulary size,
     every production row), its ``audit_vocabulary`` counts by status and by script (with each script's share
@@ -280,24 +320,18 @@ def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit
     ``unused_reachable``: those of them that are reachable); and one row per unreachable entry of those rows
     (a production row's once, with corpus ``""``: its vocabulary is the same on every corpus).
 
-    ``tokenizer_of`` gives a unit's tokenizer (the same object for every corpus of a production row: it is
-    audited once), ``texts_of`` a corpus's test texts (empty: no "never used" count).  Rows in corpus, then
-    label order (``""`` first); entries in id order."""
+    ``facts`` gives each row's audit and unused entries (``audit_facts``), ``texts_of`` a corpus's test texts
+    (empty: no "never used" count).  Rows in corpus, then label order (``""`` first); entries in id order."""
     from benchmarks.evaluate import report_size_results
 
-    audits: dict[int, tuple[Tokenizer, VocabularyAudit]] = {}  # by tokenizer object: a production row once
     rows, unreachable, listed = [], [], set()
     for corpus in sorted({result.unit.corpus for result in results}):
         texts = list(texts_of(corpus))
         for result in report_size_results(results, corpus, config):
             unit = result.unit
-            tokenizer = tokenizer_of(unit)
-            if id(tokenizer) not in audits:
-                audits[id(tokenizer)] = (tokenizer, audit_vocabulary(tokenizer))
-            audit = audits[id(tokenizer)][1]
+            audit, never = facts[unit].audit, facts[unit].never
             statuses, scripts = audit.status_counts(), audit.script_counts()
             total = len(audit.entries)
-            never = unused_entries(audit, tokenizer, {unit.language: texts})[0] if texts else None
             rows.append([corpus, unit.language, unit.tokenizer, unit.kind, unit.row_type, unit.vocab_size, total,
                          *statuses.values(), *scripts.values(),
                          *(count / total if total else math.nan for count in scripts.values()),

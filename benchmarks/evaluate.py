@@ -48,7 +48,7 @@ from benchmarks.metrics import (
 )
 from benchmarks.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.registry import Capability, Compute, Metric, Needs
-from benchmarks.stats import holm_adjust, metric_intervals, paired_test, seed_item_interval
+from benchmarks.stats import holm_adjust, metric_intervals, paired_tests, seed_item_interval
 from benchmarks.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer
 
@@ -415,12 +415,20 @@ def paired_rows(results: Sequence[UnitResult], config: ExperimentConfig) -> pd.D
         chosen = [r for r in report_size_results(results, corpus, config) if "test" in r.counts]
         pairs += [(corpus, a, b) for a, b in combinations(chosen, 2) if a.counts["test"].ids == b.counts["test"].ids]
     permutations = permutations_for_family(len(pairs), settings["n_resamples"])
+    sides: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by unit result: its tokens and kchars (one object each)
+
+    def side(result: UnitResult) -> tuple[np.ndarray, np.ndarray]:
+        if id(result) not in sides:
+            counts = result.counts["test"]
+            sides[id(result)] = (np.asarray(counts.tokens, float), np.asarray(counts.chars, dtype=float) / 1000)
+        return sides[id(result)]
+
+    # all tests at once (``paired_tests``: the same numbers as ``paired_test`` one by one); a pair's two sides
+    # hold the same documents, so both use A's characters, as each test always did
+    comparisons = paired_tests([(side(a), (side(b)[0], side(a)[1])) for _, a, b in pairs],
+                               n_permutations=permutations, **settings)  # fmt: skip
     rows = []
-    for corpus, a, b in pairs:
-        ca, cb = a.counts["test"], b.counts["test"]
-        chars = np.asarray(ca.chars, dtype=float) / 1000
-        comparison = paired_test((np.asarray(ca.tokens, float), chars), (np.asarray(cb.tokens, float), chars),
-                                 n_permutations=permutations, **settings)  # fmt: skip
+    for (corpus, a, b), comparison in zip(pairs, comparisons, strict=True):
         rows.append([corpus, "test", PAIRED_METRIC, a.unit.tokenizer, b.unit.tokenizer,
                      config.report_vocab_size, comparison.difference, comparison.interval.low,
                      comparison.interval.high, comparison.p_value, math.nan, comparison.n])  # fmt: skip

@@ -45,14 +45,13 @@ import pandas as pd
 from tqdm import tqdm
 
 import bpe
-from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, run_audit_tables
+from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, UnitAuditFacts, audit_tables
 from benchmarks.config import ExperimentConfig
 from benchmarks.errors import warn
 from benchmarks.evaluate import (
     cross_unit_rows,
     evaluate_over_seeds,
     evaluate_tokenizer,
-    overlap_vocabulary,
     paired_rows,
     vocab_overlap_rows,
 )
@@ -88,6 +87,7 @@ from benchmarks.run_folder import prepare_out_dir as prepare_out_dir
 from benchmarks.run_folder import run_folder_lock as run_folder_lock
 from benchmarks.run_folder import run_identity as run_identity
 from benchmarks.run_folder import write_manifest as write_manifest
+from benchmarks.sidetables import side_facts
 from benchmarks.training import is_cached as is_cached
 from benchmarks.training import obtain_tokenizer as obtain_tokenizer
 from benchmarks.training import tokenizer_cache_paths as tokenizer_cache_paths
@@ -109,6 +109,10 @@ class RunContext:
 
     def unit_path(self, unit: Unit) -> Path:
         return self.out_dir / "units" / f"{unit.key}.json"
+
+    def test_texts(self, corpus: str) -> list[str]:
+        """The texts the audit's "never used" counts are taken on (``audit.UNUSED_ROLE``)."""
+        return [document.text for document in self.corpora[corpus].documents(UNUSED_ROLE)]
 
 
 def run_unit(unit: Unit, context: RunContext) -> str:
@@ -207,13 +211,12 @@ def run_experiment(
             rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
             selected = select_metrics(config.metrics, config.extra_metrics)
             rows += cross_unit_rows(results, selected, config, parallel)
-            tokenizer_of = run_tokenizer(context)
-            vocabulary = functools.cache(lambda unit: overlap_vocabulary(tokenizer_of(unit)))
-            rows += vocab_overlap_rows(results, vocabulary, selected, config)
+            facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs)
+            rows += vocab_overlap_rows(results, lambda unit: facts[unit].vocabulary, selected, config)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
-            write_audit(out_dir, results, tokenizer_of, context)
+            write_audit(out_dir, results, {unit: unit_facts.audit for unit, unit_facts in facts.items()}, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
             if on_report is not None:
@@ -242,13 +245,10 @@ def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
     return tokenizer
 
 
-def write_audit(out_dir: Path, results: list[UnitResult], tokenizer_of: Callable[[Unit], bpe.Tokenizer],
+def write_audit(out_dir: Path, results: list[UnitResult], facts: dict[Unit, UnitAuditFacts],
                 context: RunContext) -> None:  # fmt: skip
-    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.audit.run_audit_tables``), each written atomically."""
-    def test_texts(corpus: str) -> list[str]:
-        return [document.text for document in context.corpora[corpus].documents(UNUSED_ROLE)]
-
-    counts, entries = run_audit_tables(results, tokenizer_of, test_texts, context.config)
+    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.audit.audit_tables``), each written atomically."""
+    counts, entries = audit_tables(results, facts, context.test_texts, context.config)
     atomic_write_text(out_dir / AUDIT_FILE, counts.to_csv(index=False))
     atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, entries.to_csv(index=False))
 

@@ -408,3 +408,33 @@ def pipe_cells(markdown: str) -> list[list[str]]:
     """The body rows of the first pipe table of ``markdown``, cells stripped."""
     lines = [line for line in markdown.splitlines() if line.startswith("|")]
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def test_side_tables_on_worker_processes_equal_the_one_by_one_audit(run_dir: Path, config) -> None:
+    """The module run computed the vocab_overlap rows and the audit files on two worker processes
+    (``benchmarks.sidetables``); in this process, tokenizer after tokenizer (``audit.run_audit_tables``),
+    they are the same bytes."""
+    from benchmarks.audit import run_audit_tables
+    from benchmarks.evaluate import overlap_vocabulary, vocab_overlap_rows
+    from benchmarks.files import read_results
+    from benchmarks.grid import plan_units
+    from benchmarks.metrics import METRICS
+    from corpora import load_corpus
+
+    corpora = {corpus_id: load_corpus(corpus_id) for corpus_id in config.corpora}
+    pretrained = runner.resolve_pretrained(config.pretrained_rows, config.source, None)
+    context = runner.RunContext(config, corpora, run_dir, pretrained, {})
+    results = [read_unit_result(context.unit_path(unit), unit) for unit in plan_units(config, corpora, pretrained)]
+    tokenizer_of = runner.run_tokenizer(context)
+    overlap = vocab_overlap_rows(results, lambda unit: overlap_vocabulary(tokenizer_of(unit)),
+                                 [METRICS["vocab_overlap"]], config)  # fmt: skip
+    counts, entries = run_audit_tables(results, tokenizer_of, context.test_texts, config)
+    written = read_results(run_dir)
+    written = written[written["metric"] == "vocab_overlap"]
+    assert len(overlap) == len(written) > 0
+    assert {(row["corpus"], row["tokenizer"], row["partner"]): row["value"] for row in overlap} == dict(
+        zip(zip(written["corpus"], written["tokenizer"], written["partner"], strict=True), written["value"],
+            strict=True))  # fmt: skip
+    assert counts.to_csv(index=False) == (run_dir / "audit.csv").read_text(encoding="utf-8")
+    assert entries.to_csv(index=False) == (run_dir / "audit-entries.csv").read_text(encoding="utf-8")
+    assert len(counts) == 4

@@ -285,3 +285,41 @@ def test_permutations_are_enough_for_the_family(embedded_text):
     assert S.holm_adjust([S.paired_test((num, den), (num * 1.1, den), n_resamples=1000).p_value] * m).max() > 0.05
     with pytest.raises(BenchmarkError, match="n_permutations"):
         S.paired_test((num, den), (num, den), n_permutations=0)
+
+
+@pytest.mark.parametrize("method", S.METHODS)
+def test_paired_tests_are_the_one_by_one_tests(embedded_text, method):
+    """All at once (shared resample indices and swap patterns, sums through draw counts and one matrix
+    product), every comparison is exactly what ``paired_test`` gives alone: token-like counts over
+    fractional characters (the runner's tokens per 1,000 characters), fractional numerators, a
+    comparison with itself, two item counts, the exact enumeration of a few items and a single item."""
+    lines = embedded_text["rus_Cyrl"][:600]
+    num, den = bytes_and_chars(lines)
+    kchars = den / 1000  # not multiples of 1/1024: gathered, as scipy does
+    counts = words(lines)
+    comparisons = [((num, kchars), (counts, kchars)), ((counts, kchars), (num // 2, kchars.copy())),
+                   ((num / 3, kchars), (counts, kchars)), ((num, kchars), (num, kchars)),
+                   ((num[:80], den[:80]), (counts[:80], den[:80])), ((num[:9], den[:9]), (counts[:9], den[:9])),
+                   ((num[:1], den[:1]), (counts[:1], den[:1]))]  # fmt: skip
+    expected = [S.paired_test(a, b, method=method, seed=5, n_resamples=300, n_permutations=700)
+                for a, b in comparisons]  # fmt: skip
+    together = S.paired_tests(comparisons, method=method, seed=5, n_resamples=300, n_permutations=700)
+    assert repr(together) == repr(expected)  # repr: NaN == NaN
+    assert together[0].p_value < 0.01 and together[3].difference == 0.0
+
+
+def test_draw_counts_kept_between_calls_give_the_same_intervals(embedded_text, monkeypatch):
+    """A unit after another with the same item count reuses the draw counts (``_DRAW_COUNTS``): the same
+    intervals as drawing them afresh and as scipy one by one; beyond the byte bound nothing is kept."""
+    num, den = bytes_and_chars(embedded_text["tur_Latn"][:900])
+    results = [MetricResult("bytes_per_char", 0.0, len(num), num, den),
+               MetricResult("words", 0.0, len(num), words(embedded_text["tur_Latn"][:900]), den)]  # fmt: skip
+    S._DRAW_COUNTS.clear()
+    fresh = S.metric_intervals(results, seed=7, n_resamples=300)
+    assert (len(num), 300, 7) in S._DRAW_COUNTS
+    assert repr(S.metric_intervals(results, seed=7, n_resamples=300)) == repr(fresh)
+    assert repr(fresh) == repr([S.ratio_interval(r.numerators, r.denominators, seed=7, n_resamples=300)
+                                for r in results])  # fmt: skip
+    monkeypatch.setattr(S, "_DRAW_COUNTS_BYTES", 1000)
+    S._DRAW_COUNTS.clear()
+    assert repr(S.metric_intervals(results, seed=7, n_resamples=300)) == repr(fresh) and not S._DRAW_COUNTS

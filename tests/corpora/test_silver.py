@@ -99,7 +99,9 @@ def test_analyze_normalizes_deduplicates_and_is_repeatable() -> None:
     assert analyze("zemberek", ["görmedilerdi"], "tr").analyses == first.analyses
 
 
-def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatch, embedded_text) -> None:
+def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatch, embedded_text,
+                                                  tmp_path) -> None:  # fmt: skip
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))  # an empty cache: the analyzers run on the workers
     # analyzers without state between words (zemberek has some: a fresh process may answer a word
     # differently from this test process, which analyzed other words before)
     words = {"kiwi": " ".join(embedded_text["kor_Hang"][:40]).split(),
@@ -237,3 +239,40 @@ def test_documented_agreement_is_what_the_analyzer_measures_now(shipped_golds) -
         if not CITATIONS.get(measured.gold):  # the report cites the gold reference by this name
             failures.append(f"{label}: no citation for the gold reference")
     assert not failures, "\n".join(failures)
+
+
+def test_prefetched_answers_are_kept_on_disk_and_read_back(monkeypatch: pytest.MonkeyPatch, embedded_text,
+                                                           tmp_path) -> None:  # fmt: skip
+    """A second run asking the same words (same analyzer, version and order) reads the answers from
+    ``$TOKBENCH_CACHE/silver/`` without analyzing; other words are analyzed; a damaged entry is said and
+    analyzed again."""
+    import dataclasses
+
+    from corpora.errors import CorpusWarning
+
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
+    words = {"lemminflect": " ".join(embedded_text["eng_Latn"][:20]).split()}
+    monkeypatch.setattr(silver, "_CACHE", {})
+    Prefetch(words, processes=1)
+    analyzed = dict(silver._CACHE["lemminflect"])
+    assert [path.name.split("-")[0] for path in (tmp_path / "silver").iterdir()] == ["lemminflect"]
+
+    def never(_: list[str]) -> list:
+        raise AssertionError("analyzed again although the answers are in the cache")
+
+    spec = silver.SILVER["lemminflect"]
+    monkeypatch.setitem(silver.SILVER, "lemminflect", dataclasses.replace(spec, segment=never))
+    monkeypatch.setattr(silver, "_CACHE", {})
+    Prefetch(words, processes=1)
+    assert silver._CACHE["lemminflect"] == analyzed and any(isinstance(a, frozenset) for a in analyzed.values())
+    monkeypatch.setattr(silver, "_CACHE", {})
+    with pytest.raises(AssertionError, match="analyzed again"):  # other words: not in the cache
+        Prefetch({"lemminflect": words["lemminflect"][1:]}, processes=1)
+
+    monkeypatch.setitem(silver.SILVER, "lemminflect", spec)
+    (entry,) = (tmp_path / "silver").iterdir()
+    entry.write_text('{"analyzer": "lemminflect", "words": 3}', encoding="utf-8")
+    monkeypatch.setattr(silver, "_CACHE", {})
+    with pytest.warns(CorpusWarning, match="damaged silver analysis cache entry"):
+        Prefetch(words, processes=1)
+    assert silver._CACHE["lemminflect"] == analyzed
