@@ -46,7 +46,7 @@ from pydantic import Field, Strict, model_validator
 from benchmarks import render
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import atomic_write_text, is_missing, option_values, options_label, read_results
-from benchmarks.metrics import METRICS
+from benchmarks.measure.metrics import METRICS
 from bpe.validation import Problem, Table, table_rule, validate
 
 BASELINE_FORMAT = "tokbench-baseline"
@@ -85,7 +85,8 @@ class Tolerances(Table):
     def _known_metrics(self) -> Tolerances:
         unknown = sorted(set(self.metric_tolerance) - set(METRICS))
         if unknown:
-            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in benchmarks/metrics/)")
+            raise table_rule(f"metric_tolerance: unknown metric {unknown[0]!r} (see METRICS in "
+                             "benchmarks/measure/metrics/)")
         return self
 
 

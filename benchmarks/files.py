@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchmarks.errors import BenchmarkError
-from benchmarks.metrics import METRICS
+from benchmarks.measure.metrics import METRICS
 from bpe.base import atomic_path as atomic_path  # re-exported: the experiment layer writes through it
 from bpe.base import atomic_write_text as atomic_write_text
 from bpe.options import options_by_name
@@ -54,7 +54,7 @@ _TAIL_FIELDS = [
     pa.field("eval_set", pa.string(), nullable=False),
     pa.field("reference", pa.string(), nullable=False),  # morpheme reference name for morphology rows, else ""
     pa.field("partner", pa.string(), nullable=False),  # the other tokenizer of a cross-unit metric, else ""
-    pa.field("metric", pa.string(), nullable=False),  # a key of benchmarks.metrics.METRICS
+    pa.field("metric", pa.string(), nullable=False),  # a key of benchmarks.measure.metrics.METRICS
     pa.field("value", pa.float64()),  # NaN where undefined
     pa.field("ci_low", pa.float64()),  # 95% bootstrap CI (NaN where not applicable)
     pa.field("ci_high", pa.float64()),
@@ -264,7 +264,8 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     frame["n"] = frame["n"].astype("Int64")
     unknown = sorted(set(frame["metric"]) - set(METRICS))
     if unknown:
-        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in benchmarks/metrics/)")
+        raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in "
+                             "benchmarks/measure/metrics/)")
     bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
     if bad_types:
         raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")

@@ -3,14 +3,14 @@
 The library knows nothing about corpora or experiments.  Entry points:
 
 * ``train(kind, texts, vocab_size, **options)`` - train a family by name;
-* ``train_from_counts(kind, counts, vocab_size, **options)`` - train on pre-token counts (``bpe.counts``);
+* ``train_from_counts(kind, counts, vocab_size, **options)`` - train on pre-token counts (``bpe.training.counts``);
 * ``train_sweep(kind, texts, vocab_sizes, **options)`` / ``derive(tokenizer, vocab_size)`` - one
-  training for several vocabulary sizes (``bpe.sweep``);
+  training for several vocabulary sizes (``bpe.training.sweep``);
 * ``load(source, format=None, pattern=None)`` - a tokenizer by name (``PRODUCTION``) or from a
-  file of any accepted format (``bpe.formats.FORMATS``: tokbench JSON, Hugging Face tokenizer.json,
+  file of any accepted format (``bpe.pretrained.formats.FORMATS``: tokbench JSON, Hugging Face tokenizer.json,
   sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
 * ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept (``bpe.families``,
-  ``bpe.production``); ``family_class(kind)`` gives a family's class, which declares its facts
+  ``bpe.pretrained.production``); ``family_class(kind)`` gives a family's class, which declares its facts
   (``bpe.base.FAMILY_FACTS``);
 * ``Tokenizer`` - what every tokenizer does (encode with byte spans, decode);
   ``TrainableTokenizer`` - a family trained here, which also trains and saves;
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from bpe.base import Encoding, Tokenizer, TokenizerError, TrainableTokenizer
 from bpe.families import FAMILIES, family_class, tokenizer_from_document
-from bpe.production import PRODUCTION
-from bpe.published import load
-from bpe.sweep import derive, train_sweep
+from bpe.pretrained.production import PRODUCTION
+from bpe.pretrained.published import load
+from bpe.training.sweep import derive, train_sweep
 
 if TYPE_CHECKING:
-    from bpe.counts import PretokenCounts
+    from bpe.training.counts import PretokenCounts
 
 __version__ = "0.1.0"
 
@@ -56,10 +56,10 @@ def train(kind: str, texts: Iterable[str], vocab_size: int, **options: Any) -> T
 
 
 def train_from_counts(kind: str, counts: PretokenCounts, vocab_size: int, **options: Any) -> TrainableTokenizer:
-    """Train family ``kind`` on pre-token counts (``bpe.counts``): the same tokenizer as training on
+    """Train family ``kind`` on pre-token counts (``bpe.training.counts``): the same tokenizer as training on
     the text they were counted from.  The pre-tokenizer is the counts' own.  Every family but
-    spm-bpe and spm-unigram (``bpe.trained.TrainedTokenizer``): sentencepiece trains on sentences."""
-    from bpe.trained import TrainedTokenizer
+    spm-bpe and spm-unigram (``bpe.models.trained.TrainedTokenizer``): sentencepiece trains on sentences."""
+    from bpe.models.trained import TrainedTokenizer
 
     family = family_class(kind)
     if not issubclass(family, TrainedTokenizer):

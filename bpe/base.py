@@ -2,15 +2,15 @@
 
 A tokenizer is a pipeline of pieces, named as in HF ``tokenizers``. The normalizer, the
 pre-tokenizer and the inference method can be chosen (options ``normalizer``, ``pretokenizer``,
-``encode_mode`` of the from-scratch families, composed in ``bpe.trained``); the rest comes with
+``encode_mode`` of the from-scratch families, composed in ``bpe.models.trained``); the rest comes with
 the family:
 
-* a **normalizer** (``bpe.normalizers``) rewrites the text and keeps an
+* a **normalizer** (``bpe.pipeline.normalizers``) rewrites the text and keeps an
   alignment back to it (default: the text as given);
-* a **pre-tokenizer** (``bpe.pretokenizers``) cuts text into pre-tokens that
+* a **pre-tokenizer** (``bpe.pipeline.pretokenizers``) cuts text into pre-tokens that
   merges never cross;
 * a **model** (the family: word, char, char-bpe, byte-bpe, ...) maps each
-  pre-token to ids, with its inference method (``bpe.inference``);
+  pre-token to ids, with its inference method (``bpe.models.inference``);
 * a **decoder** maps ids back to text through an id -> bytes table and undoes
   the normalization.
 
@@ -113,7 +113,7 @@ class Capability(Enum):
 #: The facts every trainable family declares on its class (no defaults, so a family that forgets one
 #: fails ``tests/bpe/test_families.py``); read them through ``bpe.family_class(kind)``:
 #: ``options_model`` (its ``bpe.options`` model), ``capabilities`` (``Capability`` set metrics may
-#: assume), ``derivable`` (smaller sizes are parts of a larger one: ``bpe.sweep``),
+#: assume), ``derivable`` (smaller sizes are parts of a larger one: ``bpe.training.sweep``),
 #: ``boundary_baseline`` (why its inner-word boundaries are fixed by construction, or None),
 #: ``row_type`` (``"family"`` or ``"reference"``: how results and reports class its rows),
 #: ``native_method`` (its own encoding when ``encode_mode`` is unset), ``trains_on_references``
@@ -132,7 +132,7 @@ FAMILY_FACTS = (
 
 class Tokenizer(ABC):
     """What every tokenizer does: encode text with byte spans, decode ids, name its pieces.  A
-    published tokenizer (``bpe.pretrained``) is only this; a family trained here is a
+    published tokenizer (``bpe.pretrained.base``) is only this; a family trained here is a
     ``TrainableTokenizer``, which adds training, the family facts and saving."""
 
     family: ClassVar[str]

@@ -14,14 +14,14 @@ from typing import Any
 from bpe.base import TokenizerError, TrainableTokenizer, check_tokenizer_document
 
 FAMILIES: dict[str, str] = {
-    "word": "bpe.word:WordTokenizer",
-    "char": "bpe.char:CharTokenizer",
-    "char-bpe": "bpe.char_bpe:CharBPETokenizer",
-    "byte-bpe": "bpe.byte_bpe:ByteBPETokenizer",
-    "spm-bpe": "bpe.spm:SentencePieceBPETokenizer",
-    "spm-unigram": "bpe.spm:SentencePieceUnigramTokenizer",
-    "morfessor": "bpe.morfessor:MorfessorTokenizer",
-    "bpe-knockout": "bpe.knockout:KnockoutTokenizer",
+    "word": "bpe.models.word:WordTokenizer",
+    "char": "bpe.models.char:CharTokenizer",
+    "char-bpe": "bpe.models.char_bpe:CharBPETokenizer",
+    "byte-bpe": "bpe.models.byte_bpe:ByteBPETokenizer",
+    "spm-bpe": "bpe.models.spm:SentencePieceBPETokenizer",
+    "spm-unigram": "bpe.models.spm:SentencePieceUnigramTokenizer",
+    "morfessor": "bpe.models.morfessor:MorfessorTokenizer",
+    "bpe-knockout": "bpe.models.knockout:KnockoutTokenizer",
 }
 
 

@@ -22,9 +22,9 @@ from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError
-from bpe.inference import INFERENCE_METHODS, TIE_BREAKS
-from bpe.normalizers import NORMALIZERS
-from bpe.pretokenizers import PRETOKENIZERS
+from bpe.models.inference import INFERENCE_METHODS, TIE_BREAKS
+from bpe.pipeline.normalizers import NORMALIZERS
+from bpe.pipeline.pretokenizers import PRETOKENIZERS
 from bpe.validation import (
     NonNegativeInt,
     NonNegativeNumber,
@@ -88,13 +88,13 @@ CharacterCoverage = Annotated[
 
 
 def _encode_mode(native: str, *aliases: str) -> Any:
-    """The inference methods of a family whose own encoding is ``native`` (``bpe.inference``);
+    """The inference methods of a family whose own encoding is ``native`` (``bpe.models.inference``);
     ``aliases`` are earlier names, read as the current one."""
     return Annotated[
         Literal[(native, *INFERENCE_METHODS, *aliases)],  # type: ignore[valid-type]
         AfterValidator(lambda mode: ENCODE_MODE_ALIASES.get(mode, mode)),
         Field(
-            description="inference method: the family's own encoding or one over its vocabulary (bpe.inference; "
+            description="inference method: the family's own encoding or one over its vocabulary (bpe.models.inference; "
             "greedy: earlier name of longest-prefix)"
         ),
         ENCODE_TIME,

@@ -67,7 +67,7 @@ class MorphReference:
         return self.kind == "morphscore"
 
 
-# -- boundary arithmetic (shared with benchmarks.metrics) ---------------------------------------
+# -- boundary arithmetic (shared with benchmarks.measure.metrics) ---------------------------------------
 
 
 def boundaries_of(morphs: Sequence[str]) -> frozenset[int]:

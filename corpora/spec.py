@@ -100,7 +100,7 @@ class ParallelSpec(Table):
     column: Annotated[str, Field(min_length=1), expecting("a non-empty string")] | None = None
     dev: KeyRange | None = None
     #: what a run does when the paired sentences' character lengths do not correlate (Pearson r below
-    #: ``benchmarks.parallel.MIN_LENGTH_CORRELATION``: the keys likely pair unrelated sentences):
+    #: ``benchmarks.run.parallel.MIN_LENGTH_CORRELATION``: the keys likely pair unrelated sentences):
     #: "warn" (say so with r and the first pairs, and go on) or "fail" (refuse the run)
     on_misaligned: Literal["warn", "fail"] = "warn"
 

@@ -222,7 +222,7 @@ def _rounded(value: float) -> float | None:
 
 def _new(args: argparse.Namespace) -> int:
     from benchmarks.commands.data import new_corpus_spec
-    from benchmarks.datafetch import default_data_dir
+    from benchmarks.data.fetch import default_data_dir
     from benchmarks.errors import BenchmarkError
     from bpe.base import atomic_write_text
     from corpora.sources import data_root

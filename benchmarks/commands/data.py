@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from benchmarks import datafetch
+from benchmarks.data import fetch as datafetch
 
 FETCH_VARIABLE = "TOKBENCH_FETCH"
 

@@ -68,8 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_run(args: argparse.Namespace) -> int:
-    from benchmarks.config import load_config
-    from benchmarks.runner import run_experiment
+    from benchmarks.run.config import load_config
+    from benchmarks.run.runner import run_experiment
 
     config = load_config(args.config)
     data_dir = args.data_dir or (Path(os.environ["TOKBENCH_DATA"]) if os.environ.get("TOKBENCH_DATA") else None)
@@ -97,7 +97,7 @@ def _write_report(run_dir: Path) -> Path:
 
 
 def handle_report(args: argparse.Namespace) -> int:
-    from benchmarks.runner import run_folder_lock
+    from benchmarks.run.runner import run_folder_lock
 
     if not args.run_dir.is_dir():
         raise BenchmarkError(f"{args.run_dir}: no such run directory")

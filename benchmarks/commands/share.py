@@ -41,15 +41,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_export(args: argparse.Namespace) -> int:
-    from benchmarks.export import export_results
+    from benchmarks.results.export import export_results
 
     print(f"dataset: {export_results(args.run_dir, args.out)}")
     return 0
 
 
 def handle_compare(args: argparse.Namespace) -> int:
-    from benchmarks.compare import write_comparison
     from benchmarks.files import check_writable_dir
+    from benchmarks.results.compare import write_comparison
 
     check_writable_dir(args.out, "comparison folder (--out)")
     out = write_comparison(args.run_dirs, args.out)

@@ -11,8 +11,8 @@ import bpe
 from benchmarks.commands.text_io import INVALID_UTF8_POLICY, open_input, read_lines, write_lines
 from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_pattern_option, option_flag
 from benchmarks.errors import BenchmarkError
-from bpe.formats import detect_format
 from bpe.options import options_by_name
+from bpe.pretrained.formats import detect_format
 from bpe.render import EMPTY, SEPARATOR, render
 
 #: shown when neither --tokenizer nor --run is given

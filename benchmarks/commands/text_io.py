@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from benchmarks.errors import BenchmarkError
-from bpe.distributed import LineReader
+from bpe.training.distributed import LineReader
 from corpora.sources import binary_file_message
 
 INVALID_UTF8_POLICY = (

@@ -12,8 +12,8 @@ from pydantic.fields import FieldInfo
 
 import bpe
 from bpe.base import Tokenizer
-from bpe.formats import FORMATS, HF_FILE, format_descriptions
-from bpe.tiktoken_bpe import TIKTOKEN_PATTERNS
+from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions
+from bpe.pretrained.tiktoken_bpe import TIKTOKEN_PATTERNS
 
 
 def _file_kinds() -> str:

@@ -18,7 +18,7 @@ from benchmarks.commands.text_io import add_command, check_output_path, read_lin
 from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_tokenizer_option, load_tokenizer, option_flag
 from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer, TokenizerError, atomic_writer
-from bpe.hf_export import EXPORTABLE, to_hf_json
+from bpe.export.hf_export import EXPORTABLE, to_hf_json
 from bpe.options import options_by_name
 from bpe.render import render_pieces
 
@@ -78,8 +78,8 @@ def run_encode(args: argparse.Namespace) -> int:
 
 
 def _encode_lines(tokenizer: Tokenizer, lines: Iterator[str], pieces: bool, sink: BinaryIO) -> None:
-    """One JSON array per line: in compiled batches for BPE ids (``bpe.batch_encode``), else line by line."""
-    from bpe.batch_encode import BatchEncoder
+    """One JSON array per line: in compiled batches for BPE ids (``bpe.models.batch_encode``), else line by line."""
+    from bpe.models.batch_encode import BatchEncoder
 
     if not pieces and BatchEncoder.supports(tokenizer):
         encoder = BatchEncoder(tokenizer)

@@ -16,11 +16,11 @@ from benchmarks.commands.text_io import add_command, check_output_path, open_inp
 from benchmarks.commands.tokenizer_args import option_flag, option_flags
 from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer
-from bpe.counts import PretokenCounts, count_pretokens, read_counts
-from bpe.distributed import ENGINES
+from bpe.models.trained import TrainedTokenizer
 from bpe.options import options_by_name
-from bpe.pretokenizers import PRETOKENIZERS
-from bpe.trained import TrainedTokenizer
+from bpe.pipeline.pretokenizers import PRETOKENIZERS
+from bpe.training.counts import PretokenCounts, count_pretokens, read_counts
+from bpe.training.distributed import ENGINES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -76,7 +76,7 @@ def _register_count(subparsers: argparse._SubParsersAction) -> None:
 def count_files(args: argparse.Namespace) -> PretokenCounts:
     """The pre-token counts of ``args.input`` with ``args.pretokenizer`` on ``args.engine``, with
     the settings that made them (docs/formats.md)."""
-    from bpe.distributed import count_shards, file_shards
+    from bpe.training.distributed import count_shards, file_shards
 
     if args.workers is not None and args.workers < 1:
         raise BenchmarkError(f"--workers must be at least 1, got {args.workers}")

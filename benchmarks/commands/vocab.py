@@ -76,7 +76,7 @@ def _register_diff(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from benchmarks.segdiff import segmentation_diff
+    from benchmarks.measure.segdiff import segmentation_diff
 
     if len(args.tokenizer) != 2:
         raise BenchmarkError(f"diff compares two tokenizers: give --tokenizer A --tokenizer B "
@@ -159,7 +159,7 @@ def _register_audit(subparsers: argparse._SubParsersAction) -> None:
 def run_audit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from benchmarks.audit import SCRIPTS, STATUSES, audit_vocabulary
+    from benchmarks.measure.audit import SCRIPTS, STATUSES, audit_vocabulary
     from bpe.base import atomic_write_text
 
     out = Path(args.csv) if args.csv else None

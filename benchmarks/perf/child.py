@@ -26,7 +26,7 @@ from typing import Any
 
 from benchmarks.perf.corpus import read_lines
 from bpe.base import DEFAULT_SPECIAL_TOKENS
-from bpe.char_bpe import END_OF_WORD
+from bpe.models.char_bpe import END_OF_WORD
 
 #: timed encoding passes after the first (cache-filling) one; the fastest is reported
 PASSES = 2
@@ -63,8 +63,8 @@ def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     ``unicode`` pattern as a Split plus an attached ``</w>`` for char-bpe; same specials and min_frequency."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
 
-    from bpe.hf_export import oniguruma_pattern
-    from bpe.pretokenizers import UNICODE_PATTERN
+    from bpe.export.hf_export import oniguruma_pattern
+    from bpe.pipeline.pretokenizers import UNICODE_PATTERN
 
     if task["family"] == "byte-bpe":
         tokenizer = Tokenizer(models.BPE())
@@ -181,12 +181,12 @@ def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     from importlib import import_module
 
     start = time.perf_counter()
-    import_module("bpe.count_kernel")  # numba and the cached machine code
-    import_module("bpe.merge_kernel")
-    from bpe.byte_bpe import ByteBPETokenizer
-    from bpe.char_bpe import CharBPETokenizer, _alphabet
-    from bpe.counts import count_pretokens
-    from bpe.merge_kernel import _spell, learn_merges_from_arrays
+    import_module("bpe.kernels.count_kernel")  # numba and the cached machine code
+    import_module("bpe.kernels.merge_kernel")
+    from bpe.kernels.merge_kernel import _spell, learn_merges_from_arrays
+    from bpe.models.byte_bpe import ByteBPETokenizer
+    from bpe.models.char_bpe import CharBPETokenizer, _alphabet
+    from bpe.training.counts import count_pretokens
 
     timings: dict[str, Any] = {"import_s": time.perf_counter() - start}
     family = task["family"]
@@ -238,9 +238,9 @@ def counts_digest(counts: Any) -> str:
 
 
 def count_engine(_: list[str], task: dict[str, Any]) -> dict[str, Any]:
-    """Count the pre-tokens of the corpus file on an engine (``bpe.distributed``): local threads or a
+    """Count the pre-tokens of the corpus file on an engine (``bpe.training.distributed``): local threads or a
     local Dask cluster; timed from shards to the summed counts (a Dask cluster's start included)."""
-    from bpe.distributed import count_shards, file_shards
+    from bpe.training.distributed import count_shards, file_shards
 
     start = time.perf_counter()
     shards = file_shards([task["file"]])
@@ -286,7 +286,7 @@ def _tiktoken_ours(path: str) -> Any:
     import tiktoken
 
     import bpe
-    from bpe.pretokenizers import get_pretokenizer
+    from bpe.pipeline.pretokenizers import get_pretokenizer
 
     tokenizer = bpe.load(path)
     first = len(tokenizer.special_tokens)
@@ -306,7 +306,7 @@ def encoder(impl: str, path: str) -> Callable[[str], list[int]]:
     if impl == "hf-ours":
         from tokenizers import Tokenizer
 
-        from bpe.hf_export import to_hf_json
+        from bpe.export.hf_export import to_hf_json
 
         hf = Tokenizer.from_str(to_hf_json(bpe.load(path)))
         return lambda text: hf.encode(text, add_special_tokens=False).ids

@@ -17,7 +17,7 @@ Suites:
             tiktoken and HF loaded with tokbench's merges), one process and all cores; plus long
             inputs: one word of 0.25 and 1 MB, one line of 50 MB
 ``count``   pre-token counting on each engine: local 1 thread, local threads, a local Dask cluster
-            (``bpe.distributed``), the same counts required of each
+            (``bpe.training.distributed``), the same counts required of each
 ``sweep``   byte-bpe at five vocabulary sizes: trained separately, and once with the rest derived
             (``bpe.train_sweep``)
 ``run``     end-to-end ``tokbench run`` of the quick, paper and inference configs, cold caches;

@@ -6,10 +6,10 @@ and the run's tokenizers for the splits section) and writes, atomically:
 * ``report.md`` - run facts (corpora, morpheme references with gold/silver and agreement), a warning
   when tokenizers stopped far below their requested vocabulary size, how to read the markers, then one
   table per metric and evaluation set (per morpheme reference for morphology) and the plots with
-  findings computed from the numbers (``benchmarks.findings``);
+  findings computed from the numbers (``benchmarks.report.findings``);
 * ``tables/<slug>.tex`` (booktabs, ``benchmarks.render.latex``: fits a one- and a two-column ``article``)
   with a ``.csv`` of its cells (full precision) beside it; captions and notes are the Markdown ones;
-* ``plots/<name>.png|.pdf|.svg`` (``benchmarks.plots``);
+* ``plots/<name>.png|.pdf|.svg`` (``benchmarks.report.plots``);
 * ``report.html`` - the same document as one self-contained page (``html``): navigation, sortable tables,
   a filter by language and tokenizer family, markers explained on hover, the plots inline as SVG, the
   token explorer for the example sentences;
@@ -49,8 +49,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from benchmarks import plots
 from benchmarks.files import atomic_write_text
+from benchmarks.report import plots
 from benchmarks.report.cells import (
     CELL_KEYS,
     add_row_labels,

@@ -8,11 +8,11 @@ import math
 
 import pandas as pd
 
-from benchmarks import findings
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import ROW_TYPES
-from benchmarks.metrics import METRICS
-from benchmarks.registry import boundary_baseline_of
+from benchmarks.measure.metrics import METRICS
+from benchmarks.measure.registry import boundary_baseline_of
+from benchmarks.report import findings
 from benchmarks.report.load import Run
 
 CELL_KEYS = ["language", "corpus", "eval_set", "reference", "metric", "tokenizer"]

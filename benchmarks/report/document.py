@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from benchmarks import plots, render
+from benchmarks import render
 from benchmarks.render import md_escape
+from benchmarks.report import plots
 from benchmarks.report.formats import code_span, markdown_table
 from benchmarks.report.tables import Table
 

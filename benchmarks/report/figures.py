@@ -1,4 +1,4 @@
-"""The report's plots (``benchmarks.plots``) with the findings under them (``benchmarks.findings``):
+"""The report's plots (``benchmarks.report.plots``) with the findings under them (``benchmarks.report.findings``):
 which plots each metric group has, and drawing them, on several processes when there are several.
 Each draw writes ``<stem>.png|.pdf|.svg`` into the plots folder it is given and returns a ``Plot``
 (its caption and findings) or ``Skipped`` (why the run has nothing to draw)."""
@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks import findings, plots
 from benchmarks.files import TRAIN_CHARS
-from benchmarks.metrics import GROUPS, METRICS
-from benchmarks.registry import Capability, capabilities_of
+from benchmarks.measure.metrics import GROUPS, METRICS
+from benchmarks.measure.registry import Capability, capabilities_of
+from benchmarks.report import findings, plots
 from benchmarks.report.cells import add_row_labels, at_report_size, tokenizer_order
 from benchmarks.report.load import Run
 from benchmarks.report.tables import ENGLISH, reference_label

@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from benchmarks import findings, render
-from benchmarks.metrics import METRICS
+from benchmarks import render
+from benchmarks.measure.metrics import METRICS
 from benchmarks.render import latex_escape, md_escape
+from benchmarks.report import findings
 from benchmarks.report.tables import BASELINE_MARK, REACHED_MARK, UNK_MARK, Table
 
 MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this language)

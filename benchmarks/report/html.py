@@ -12,7 +12,7 @@ network.  What the page adds to the Markdown:
   ``data-language`` / ``data-family`` (a table about one language carries it on the table);
 * the markers (†, ‡, §) explained on hover (``title``: the note of that table that defines them);
 * best cells highlighted where report.md bolds them (``<strong>`` in a cell with class ``best``);
-* the splits section as the token explorer (``benchmarks.explorer``) when the section carries its
+* the splits section as the token explorer (``benchmarks.report.explorer``) when the section carries its
   payload, with the Markdown's tables folded below it.
 
 Deterministic: the same blocks and plot files give the same bytes.
@@ -150,7 +150,7 @@ class Page:
     def splits(self, block: Splits) -> str:
         parts = []
         if block.explorer is not None:
-            from benchmarks.explorer import explorer_html
+            from benchmarks.report.explorer import explorer_html
 
             parts.append(explorer_html(block.explorer))
         tables = []

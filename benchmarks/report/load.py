@@ -19,12 +19,12 @@ from typing import Any
 import pandas as pd
 
 import bpe
-from benchmarks.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
 from benchmarks.errors import BenchmarkError
-from benchmarks.examples import Example, read_examples
 from benchmarks.files import TRAIN_CHARS, read_results, train_chars_of, trained_tokenizer_path
-from benchmarks.findings import vocab_label
-from benchmarks.pretrained import PretrainedRow
+from benchmarks.measure.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
+from benchmarks.report.findings import vocab_label
+from benchmarks.run.examples import Example, read_examples
+from benchmarks.run.pretrained import PretrainedRow
 
 MATCHES = ("requested", "reached")
 COSTS_FILE, PAIRED_FILE = "costs.csv", "paired.csv"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from benchmarks.findings import vocab_label
-from benchmarks.metrics import GROUPS, METRICS
-from benchmarks.registry import DESCRIPTIVE, Capability, Metric, boundary_baseline_of, capabilities_of
+from benchmarks.measure.metrics import GROUPS, METRICS
+from benchmarks.measure.registry import DESCRIPTIVE, Capability, Metric, boundary_baseline_of, capabilities_of
 from benchmarks.report.cells import at_report_size, column_keys, mark_best, tokenizer_order
+from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import Run
 
 ENGLISH = "eng_Latn"
@@ -118,7 +118,7 @@ def match_phrase(run: Run) -> str:
 
 
 def parallel_pairs(run: Run) -> dict[str, dict[str, Any]]:
-    """The manifest's parallel pairs (``benchmarks.parallel.ParallelPlan.to_json``): per non-English corpus its
+    """The manifest's parallel pairs (``benchmarks.run.parallel.ParallelPlan.to_json``): per non-English corpus its
     English partner, the parallel set and how many sentences both hold (empty for a run that records none)."""
     parallel = run.manifest.get("parallel")
     pairs = parallel.get("pairs") if isinstance(parallel, dict) else None

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import bpe
 from benchmarks.errors import BenchmarkError
-from bpe.published import PretrainedSpec, load_pretrained
+from bpe.pretrained.published import PretrainedSpec, load_pretrained
 
 #: table name -> module (under benchmarks.reproductions)
 REPRODUCTIONS: dict[str, str] = {"petrov2023": "petrov2023", "toksuite2025": "toksuite2025"}

@@ -13,7 +13,7 @@ with a space.  A data root's ``flores/<lang>.txt`` is dev followed by devtest, o
 line, so the two files are rebuilt from its first 997 and remaining 1,012 lines.  Their figures ship
 in ``benchmarks/published/`` (source and license in the README there).
 
-Columns (11 of their 27), loaded as a config's pretrained rows are (``bpe.published.load_pretrained``):
+Columns (11 of their 27), loaded as a config's pretrained rows are (``bpe.pretrained.published.load_pretrained``):
 GPT-2, r50k_base and RoBERTa from ``tokenizers/gpt2.tiktoken`` (same ranks and GPT-2 pattern;
 RoBERTa's ``<s>``/``</s>`` are special tokens their count leaves out); p50k_base and p50k_edit from
 ``tokenizers/p50k_base.tiktoken`` with GPT-2's pattern (p50k_edit only adds fill-in-the-middle
@@ -34,7 +34,7 @@ from pathlib import Path
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, load_column
-from bpe.published import PretrainedSpec
+from bpe.pretrained.published import PretrainedSpec
 
 NAME = "petrov2023"
 CITATION = (

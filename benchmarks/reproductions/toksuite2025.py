@@ -30,7 +30,7 @@ from pathlib import Path
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, load_column
-from bpe.published import PretrainedSpec
+from bpe.pretrained.published import PretrainedSpec
 
 NAME = "toksuite2025"
 CITATION = 'TokSuite (2025), "TokSuite", arXiv 2512.20757 (r-three/TokSuite, results/intrinsic_metrics/)'

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks.datafetch import Entry
+from benchmarks.data.fetch import Entry
 
 
 def url_path(url: str) -> str:

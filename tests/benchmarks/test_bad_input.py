@@ -29,8 +29,8 @@ import pytest
 
 import bpe
 from benchmarks.cli import main
-from benchmarks.config import load_config
 from benchmarks.files import result_columns
+from benchmarks.run.config import load_config
 from corpora.loader import split_role
 from tests.conftest import REPO_ROOT, SAMPLE_DATA_ROOT
 
@@ -111,8 +111,8 @@ def counts_file(pretokens: list[str], counts: list[int]) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from bpe.counts import FORMAT_NAME, FORMAT_VERSION
-    from bpe.pretokenizers import GPT2_PATTERN
+    from bpe.pipeline.pretokenizers import GPT2_PATTERN
+    from bpe.training.counts import FORMAT_NAME, FORMAT_VERSION
 
     table = pa.table({"pretoken": pretokens, "count": pa.array(counts, pa.int64())})
     metadata = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "pretokenizer": "gpt2",
@@ -144,9 +144,10 @@ CASES = [
     Case("2-cache-is-a-file", RUN, 2, ("cache folder", "TOKBENCH_CACHE", "not a directory"), kit(cachefile="x"),
          absent=("out",), env={"TOKBENCH_CACHE": "{d}/cachefile"}),
     Case("2-disk-full", RUN, 2, ("out/results.parquet", "No space left on device"), kit(),
-         absent=("out/results.csv",), fail=("benchmarks.runner.write_results", errno.ENOSPC, "out/results.parquet")),
+         absent=("out/results.csv",), fail=("benchmarks.run.runner.write_results", errno.ENOSPC,
+         "out/results.parquet")),
     Case("2-read-only", RUN, 2, ("out/manifest.json", "Read-only file system"), kit(),
-         fail=("benchmarks.runner.write_manifest", errno.EROFS, "out/manifest.json")),
+         fail=("benchmarks.run.runner.write_manifest", errno.EROFS, "out/manifest.json")),
     # -- 3: a truncated results.parquet (truncated unit files and cache entries: tests below)
     Case("3-truncated-results", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
          ("results.parquet", "cannot read results"), {"run/results.parquet": b"PAR1\x15\x04", "base.json": baseline()}),
@@ -431,7 +432,7 @@ def test_a_panic_of_a_compiled_library_is_a_tokenizer_error() -> None:
     and an encoder built around the check still turns the panic into a TokenizerError naming the tokenizer."""
     import tiktoken
 
-    from bpe.tiktoken_bpe import TiktokenTokenizer
+    from bpe.pretrained.tiktoken_bpe import TiktokenTokenizer
 
     ranks = {token: rank for rank, token in enumerate(token for token in BYTES if token != b"a")}
     encoding = tiktoken.Encoding("no-a", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
@@ -440,7 +441,7 @@ def test_a_panic_of_a_compiled_library_is_a_tokenizer_error() -> None:
 
 
 def test_sentencepiece_literal_whitespace_mark_is_documented_behaviour() -> None:
-    """Case 11 (bpe/spm.py): a literal U+2581 is encoded exactly like a space and decodes to one; its
+    """Case 11 (bpe/models/spm.py): a literal U+2581 is encoded exactly like a space and decodes to one; its
     spans still index the text as given and tile it."""
     tokenizer = spm_trained()
     for text in ["a▁b", "▁The day", "day ▁ night", "▁", "▁▁x", "x▁", "The▁▁day▁"]:
@@ -539,7 +540,7 @@ def test_a_run_without_a_parallel_set_says_why_it_has_no_parity(tmp_path: Path,
 
 
 def test_report_needs_the_run_folders_lock(finished_run: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    from benchmarks.runner import run_folder_lock
+    from benchmarks.run.runner import run_folder_lock
 
     with run_folder_lock(finished_run):
         status, _, err = tokbench(["report", str(finished_run)], capfd)
@@ -573,7 +574,7 @@ def test_a_second_writer_is_refused_and_a_killed_holder_leaves_no_lock(
     --overwrite -- is refused, naming the holder; once the holder is killed (-9), its lock is gone."""
     write_kit(tmp_path)
     out = tmp_path / "out"
-    holder = _python(f"from benchmarks.runner import run_folder_lock\nimport time\nfrom pathlib import Path\n"
+    holder = _python(f"from benchmarks.run.runner import run_folder_lock\nimport time\nfrom pathlib import Path\n"
                      f"with run_folder_lock(Path({str(out)!r})):\n    print('held', flush=True)\n    time.sleep(600)\n",
                      tmp_path)  # fmt: skip
     try:
@@ -598,7 +599,7 @@ def test_a_killed_run_resumes_to_the_same_results(tmp_path: Path, capfd: pytest.
     assert tokbench([*run_argv(tmp_path)[:3], str(reference), *run_argv(tmp_path)[4:]], capfd)[0] == 0
     units = tmp_path / "out" / "units"
     # one unit is written, then the process stops (SIGSTOP) so that the kill lands mid-run
-    code = ("import os, signal\nimport benchmarks.runner as runner\nwrite = runner.write_unit_result\n"
+    code = ("import os, signal\nimport benchmarks.run.runner as runner\nwrite = runner.write_unit_result\n"
             "def write_then_stop(*args):\n    write(*args)\n    os.kill(os.getpid(), signal.SIGSTOP)\n"
             "runner.write_unit_result = write_then_stop\nfrom benchmarks.cli import main\n"
             f"main({run_argv(tmp_path)!r})\n")  # fmt: skip

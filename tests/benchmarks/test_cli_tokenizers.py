@@ -24,8 +24,8 @@ from tokenizers import Tokenizer as HFTokenizer
 
 import bpe
 from benchmarks.cli import main
-from bpe.counts import read_counts
 from bpe.options import options_by_name
+from bpe.training.counts import read_counts
 
 
 def package_file(package: str, *parts: str) -> Path:

@@ -28,8 +28,8 @@ from benchmarks.files import (
     write_results,
 )
 from benchmarks.report import inference_method
-from benchmarks.units import ResultRow, Unit, tidy_rows
-from bpe.char import CharTokenizer
+from benchmarks.run.units import ResultRow, Unit, tidy_rows
+from bpe.models.char import CharTokenizer
 from bpe.options import CharOptions
 
 

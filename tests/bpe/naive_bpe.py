@@ -2,7 +2,7 @@
 
 After every merge it recounts every adjacent pair of every word (as ``get_stats``
 in Sennrich et al. 2016's Algorithm 1 does), picks the most frequent pair with the
-same tie-break as ``bpe.trainer`` (smallest ``(key[left], key[right])``, then
+same tie-break as ``bpe.training.trainer`` (smallest ``(key[left], key[right])``, then
 smallest ids), and rewrites every word left to right.
 """
 

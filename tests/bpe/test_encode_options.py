@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import bpe
 from bpe.base import Tokenizer, TokenizerError
-from bpe.inference import INFERENCE_METHODS
-from bpe.merge_tokenizer import MergeTokenizer
+from bpe.models.inference import INFERENCE_METHODS
+from bpe.models.merge_tokenizer import MergeTokenizer
 from tests.bpe.naive_bpe import apply_in_training_order
 from tests.conftest import leading
 

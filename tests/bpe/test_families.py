@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import bpe
 from bpe.base import Tokenizer, TokenizerError
-from bpe.byte_bpe import ByteBPETokenizer
-from bpe.char import CharTokenizer
-from bpe.char_bpe import CharBPETokenizer
-from bpe.word import WordTokenizer
+from bpe.models.byte_bpe import ByteBPETokenizer
+from bpe.models.char import CharTokenizer
+from bpe.models.char_bpe import CharBPETokenizer
+from bpe.models.word import WordTokenizer
 from tests.conftest import leading
 
 CASES = [

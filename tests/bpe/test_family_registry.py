@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 import bpe
-from benchmarks import registry
 from benchmarks.cli import main
+from benchmarks.measure import registry
 from bpe.base import FAMILY_FACTS, Capability, Tokenizer, TrainableTokenizer
-from bpe.char import CharTokenizer
+from bpe.models.char import CharTokenizer
+from bpe.models.trained import TrainedTokenizer
 from bpe.options import CharOptions, FamilyOptions
-from bpe.trained import TrainedTokenizer
 
 FACT_TYPES = {
     "capabilities": frozenset,

@@ -10,7 +10,7 @@ import pytest
 
 import bpe
 from bpe.base import Encoding, Tokenizer
-from bpe.hf_export import to_hf_json
+from bpe.export.hf_export import to_hf_json
 from bpe.render import EMPTY, SEPARATOR, render, render_bytes, render_pieces
 from tests.conftest import FULL_DATA_ROOT
 

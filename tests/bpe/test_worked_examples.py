@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bpe.char import CharTokenizer
-from bpe.char_bpe import CharBPETokenizer
-from bpe.pretokenizers import get_pretokenizer
-from bpe.trainer import train_merges
-from bpe.word import WordTokenizer
+from bpe.models.char import CharTokenizer
+from bpe.models.char_bpe import CharBPETokenizer
+from bpe.models.word import WordTokenizer
+from bpe.pipeline.pretokenizers import get_pretokenizer
+from bpe.training.trainer import train_merges
 
 
 def merged_pieces(tokenizer: CharBPETokenizer) -> list[str]:

@@ -1,11 +1,11 @@
 """The vocabulary audit of audit.csv: per tokenizer row and corpus, how many entries its own text reaches, which
-scripts the vocabulary serves and how much of it the corpus's test text never used (``benchmarks.audit``)."""
+scripts the vocabulary serves and how much of it the corpus's test text never used (``benchmarks.measure.audit``)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from benchmarks.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, SCRIPT_COLUMNS, SCRIPTS, STATUS_COLUMNS, STATUSES
+from benchmarks.measure.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, SCRIPT_COLUMNS, SCRIPTS, STATUS_COLUMNS, STATUSES
 from benchmarks.report.document import Block, Code, Heading, Inline, Link, Paragraph, SimpleTable, Verbatim, text
 from benchmarks.report.sections.context import Context
 

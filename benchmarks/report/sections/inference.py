@@ -12,11 +12,11 @@ from typing import Any
 import pandas as pd
 
 import bpe
-from benchmarks import findings
 from benchmarks.files import option_values
-from benchmarks.findings import vocab_label
-from benchmarks.metrics import METRICS
+from benchmarks.measure.metrics import METRICS
+from benchmarks.report import findings
 from benchmarks.report.document import Block, Heading, Inline, Paragraph, SimpleTable, Verbatim, text
+from benchmarks.report.findings import vocab_label
 from benchmarks.report.formats import MISSING
 from benchmarks.report.sections.context import Context
 from bpe.options import options_by_name

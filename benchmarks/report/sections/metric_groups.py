@@ -3,8 +3,7 @@ the groups without rows named in one line, each with the reason the run knows (p
 
 from __future__ import annotations
 
-from benchmarks.metrics import GROUPS
-from benchmarks.parallel import why_no_parity
+from benchmarks.measure.metrics import GROUPS
 from benchmarks.report.document import (
     Block,
     Emph,
@@ -20,6 +19,7 @@ from benchmarks.report.document import (
 from benchmarks.report.figures import Plot, Skipped
 from benchmarks.report.sections.context import Context
 from benchmarks.report.tables import Table
+from benchmarks.run.parallel import why_no_parity
 
 
 def metric_groups(context: Context) -> list[Block]:

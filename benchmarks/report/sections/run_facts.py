@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.findings import vocab_label
 from benchmarks.report.document import Block, BulletList, Code, Inline, Paragraph, SimpleTable, Verbatim, text
+from benchmarks.report.findings import vocab_label
 from benchmarks.report.sections.context import Context
 from benchmarks.report.tables import EVAL_SETS, reference_label
 

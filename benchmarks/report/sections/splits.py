@@ -1,4 +1,4 @@
-""""How the tokenizers split": the run's example sentences (``benchmarks.examples``) encoded by every
+""""How the tokenizers split": the run's example sentences (``benchmarks.run.examples``) encoded by every
 tokenizer of the run at the report vocabulary size (``Run.tokenizers``), each token shown as the text it
 covers (``bpe.render``), with its token count.  Nothing for a run without ``examples.json``."""
 
@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import bpe.render
-from benchmarks.examples import EXAMPLE_CHARS, Example
-from benchmarks.explorer import ExplorerSentence, explorer_payload
-from benchmarks.findings import vocab_label
 from benchmarks.report.cells import tokenizer_order
 from benchmarks.report.document import Block, Heading, Inline, Paragraph, SplitExample, SplitRow, Splits, Verbatim, text
+from benchmarks.report.explorer import ExplorerSentence, explorer_payload
+from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import RunTokenizers
 from benchmarks.report.sections.context import Context
+from benchmarks.run.examples import EXAMPLE_CHARS, Example
 from bpe.render import EMPTY, SEPARATOR
 
 
@@ -60,7 +60,7 @@ def splits_section(context: Context) -> list[Block]:
 
 
 def explorer_data(examples: list[Example], order: list[str], kinds: Any, tokenizers: RunTokenizers) -> Any:
-    """The token explorer's payload (``benchmarks.explorer``) of the same sentences and tokenizers: a parallel
+    """The token explorer's payload (``benchmarks.report.explorer``) of the same sentences and tokenizers: a parallel
     sentence keeps its key in every language, a test document is keyed by corpus and id; trained rows encode
     the sentences of their own corpus.  None when no tokenizer could be re-loaded."""
     sentences = [ExplorerSentence(example.language, example.key if example.key is not None

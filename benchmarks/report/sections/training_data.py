@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from benchmarks.metrics import METRICS
+from benchmarks.measure.metrics import METRICS
 from benchmarks.report.cells import tokenizer_order
 from benchmarks.report.document import Block, Figure, Heading, Inline, Paragraph, SimpleTable, Verbatim, text
 from benchmarks.report.figures import train_chars_cells

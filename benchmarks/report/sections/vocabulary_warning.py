@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from benchmarks.findings import vocab_label
 from benchmarks.report.document import Block, Quote, Strong, text
 from benchmarks.report.figures import alphabet_kinds
+from benchmarks.report.findings import vocab_label
 from benchmarks.report.sections.context import Context
 from benchmarks.report.tables import REACHED_MARK
 

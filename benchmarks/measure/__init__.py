@@ -1,0 +1,1 @@
+"""Numbers about tokenizers: metrics, evaluation, statistics, audit, segmentation diff."""

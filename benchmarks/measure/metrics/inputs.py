@@ -1,0 +1,212 @@
+"""What a metric function takes and returns: one input object per ``benchmarks.measure.registry.Needs``, the
+``MetricResult`` it gives back, and ``ratio_of_sums``, the aggregation most metrics use (items, numerators
+and denominators: the ``benchmarks.measure.metrics`` package docstring)."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.errors import BenchmarkError
+from benchmarks.measure.metrics.spans import Number, content_spans, numbers_in, tokens_per_whitespace_word
+from bpe.base import Encoding
+
+#: Gold analyses of a morpheme reference: word -> alternative sets of inner CHARACTER boundaries
+#: (``corpora.morph.MorphReference.analyses``).
+Analyses = Mapping[str, Sequence[frozenset[int]]]
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric value on one evaluation set.
+
+    ``n`` is the number of items aggregated (sentences, lines, words or word
+    types).  ``numerators``/``denominators`` hold one entry per item such that
+    ``value == numerators.sum() / denominators.sum()``; they are ``None`` for
+    metrics that are not a ratio of sums over items (no bootstrap CI then).
+    """
+
+    name: str
+    value: float
+    n: int
+    numerators: np.ndarray | None = None
+    denominators: np.ndarray | None = None
+
+
+def ratio_of_sums(name: str, numerators: Sequence[float], denominators: Sequence[float]) -> MetricResult:
+    """A metric whose value is ``sum(numerators) / sum(denominators)`` over items (NaN if the sum is 0)."""
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    if len(den) == 0:
+        raise BenchmarkError(f"metric {name}: no items to aggregate (empty evaluation set?)")
+    total = den.sum()
+    # a zero denominator sum is a legitimate "undefined" (e.g. precision of a tokenizer that never splits)
+    value = float(num.sum() / total) if total > 0 else math.nan
+    return MetricResult(name, value, len(num), num, den)
+
+
+def _check_aligned(what: str, first: Sequence[object], second: Sequence[object]) -> None:
+    if len(first) != len(second):
+        raise BenchmarkError(f"{what} differ in length ({len(first)} vs {len(second)})")
+
+
+@dataclass(frozen=True)
+class TokenizerFacts:
+    """``Needs.TOKENIZER``: what a metric may read from the trained tokenizer itself."""
+
+    vocab_size: int  # ids in the vocabulary, special tokens included
+    unk_id: int | None  # None: the tokenizer cannot produce <unk>
+
+
+@dataclass(frozen=True)
+class RunningText:
+    """``Needs.RUNNING_TEXT``: the texts (items) of an evaluation set, each encoded as running text,
+    with the tokenizer facts some metrics need."""
+
+    texts: Sequence[str]
+    encodings: Sequence[Encoding]
+    unk_id: int | None = None  # None: the tokenizer cannot produce <unk>
+    vocab_size: int | None = None  # needed by the token-distribution metrics only
+    #: the tokenizer's decoder (ids -> text), for the round-trip metrics; None: they are not computed
+    decode: Callable[[Sequence[int]], str] | None = None
+    #: the tokenizer's encoder, for the split of a number written alone; None: that metric is not computed
+    encode: Callable[[str], Encoding] | None = None
+    #: whether some vocabulary entry is not whole UTF-8 characters (a byte-level or byte-fallback token),
+    #: asked only by the metric that needs it: only then can a token end inside a character; None: not
+    #: known, that metric is not computed
+    partial_characters: Callable[[], bool] | None = None
+
+    def __post_init__(self) -> None:
+        _check_aligned("running text: texts and encodings", self.texts, self.encodings)
+
+    @functools.cached_property
+    def decoded(self) -> list[str]:
+        """Per text, ``decode(encode(text))``."""
+        if self.decode is None:
+            raise BenchmarkError("running text: no decoder given (round-trip metrics need the tokenizer's decode)")
+        return [self.decode(encoding.ids) for encoding in self.encodings]
+
+    @functools.cached_property
+    def numbers(self) -> list[list[Number]]:
+        """Per text, its numbers (``numbers_in``), computed once for the metrics that share them."""
+        return [numbers_in(t, e) for t, e in zip(self.texts, self.encodings, strict=True)]
+
+    @functools.cached_property
+    def tokens_per_word(self) -> list[np.ndarray]:
+        """Per text, ``tokens_per_whitespace_word``: computed once for the metrics that share it."""
+        return [tokens_per_whitespace_word(t, e) for t, e in zip(self.texts, self.encodings, strict=True)]
+
+
+@dataclass(frozen=True)
+class IsolatedWords:
+    """``Needs.ISOLATED_WORDS``: per item (sentence) of an evaluation set, its words each encoded alone
+    (``Tokenizer.encode_word``)."""
+
+    encodings: Sequence[Sequence[Encoding]]
+    unk_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ReferenceWords:
+    """``Needs.MORPHEME_REFERENCE`` / ``Needs.MORPHSCORE_REFERENCE``: a morpheme reference's analyses
+    (``MorphReference.analyses``) and every reference word encoded alone.  Items are the reference words,
+    in reference order.  ``Needs.MORPHEME_REFERENCE_VOCABULARY`` adds the tokenizer's vocabulary (the
+    bytes of every token) and the prefix its word-initial tokens carry (``b" "`` for ``Ġ``/``▁`` tokens)."""
+
+    analyses: Analyses
+    encodings: Mapping[str, Encoding]
+    vocabulary: frozenset[bytes] = frozenset()
+    word_prefix: bytes = b""
+
+    @functools.cached_property
+    def boundaries(self) -> list[WordBoundaries]:
+        """Every word's predicted and gold boundaries (``word_boundaries``), computed once for the
+        metrics that share them."""
+        return word_boundaries(self)
+
+
+@dataclass(frozen=True)
+class MorphScoreRows:
+    """``Needs.MORPHSCORE_ROWS``: every row of a MorphScore file as listed (``MorphReference.rows``: word and
+    the character offset of its split point, None when ``pt1`` or ``rest`` is empty), each word encoded bare
+    (``encode_with_spans(word)``, no leading space), as upstream's ``get_morphscore`` encodes it."""
+
+    rows: Sequence[tuple[str, int | None]]
+    encodings: Mapping[str, Encoding]
+
+
+@dataclass(frozen=True)
+class PairedCounts:
+    """``Needs.CHAR_BASELINE`` / ``Needs.ENGLISH_PARTNER`` / ``Needs.ENGLISH_PARTNER_DEV``: token counts
+    of one tokenizer row and of its partner on the same items (documents, or parallel sentences paired
+    by key), aligned by index."""
+
+    tokens: Sequence[float]
+    partner_tokens: Sequence[float]
+
+    def __post_init__(self) -> None:
+        _check_aligned("paired counts: the two token count lists", self.tokens, self.partner_tokens)
+
+
+@dataclass(frozen=True)
+class JoinedCounts:
+    """``Needs.ENGLISH_PARTNER_JOINED``: the token count of one string joining a corpus's parallel
+    sentences as Petrov et al. 2023 join FLORES (``benchmarks.reproductions.petrov2023.petrov_join``), the count of
+    the English partner's string of the same sentences by the same tokenizer row, and how many
+    sentences each string joins."""
+
+    tokens: int
+    partner_tokens: int
+    sentences: int
+
+
+@dataclass(frozen=True)
+class VocabularyPair:
+    """``Needs.VOCABULARY_PARTNER``: the vocabularies of two tokenizer rows of one corpus, each as the set
+    of its entries' byte strings (``benchmarks.measure.evaluate.overlap_vocabulary``)."""
+
+    vocabulary: frozenset[bytes]
+    partner_vocabulary: frozenset[bytes]
+
+
+@dataclass(frozen=True)
+class WordBoundaries:
+    """A reference word encoded in isolation, in byte offsets."""
+
+    predicted: frozenset[int]  # tokenizer boundaries
+    gold: tuple[frozenset[int], ...]  # alternative gold boundary sets
+    content_tokens: int
+
+
+def word_boundaries(reference: ReferenceWords) -> list[WordBoundaries]:
+    """Every reference word's predicted and gold boundaries, in reference order (boundaries as the
+    ``benchmarks.measure.metrics`` package docstring defines them); a reference the encodings do not match is a
+    ``BenchmarkError``."""
+    name = "morphology metrics"
+    if not reference.analyses:
+        raise BenchmarkError(f"{name}: the morpheme reference has no words")
+    words = []
+    for word, alternatives in reference.analyses.items():
+        encoding = reference.encodings.get(word)
+        if encoding is None:
+            raise BenchmarkError(f"{name}: no isolated encoding given for reference word {word!r}")
+        if not alternatives:
+            raise BenchmarkError(f"{name}: reference word {word!r} has no analysis")
+        n_bytes = len(word.encode("utf-8"))
+        spans = content_spans(encoding)
+        predicted = {offset for span in spans for offset in span}
+        if predicted and (min(predicted) < 0 or max(predicted) > n_bytes):
+            raise BenchmarkError(f"{name}: a token span lies outside word {word!r} ({n_bytes} bytes): {spans}")
+        gold = []
+        for alternative in alternatives:
+            if any(not 0 < b < len(word) for b in alternative):
+                raise BenchmarkError(f"{name}: gold boundaries {sorted(alternative)} of {word!r} are not "
+                                     f"inner character offsets (0 < b < {len(word)})")  # fmt: skip
+            gold.append(frozenset(len(word[:b].encode("utf-8")) for b in alternative))
+        predicted.difference_update((0, n_bytes))
+        words.append(WordBoundaries(frozenset(predicted), tuple(gold), len(spans)))
+    return words

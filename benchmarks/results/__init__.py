@@ -1,0 +1,1 @@
+"""Uses of a finished run's results besides the report: exporting and comparing runs."""

@@ -1,0 +1,1 @@
+"""A run: its config, grid, units of work, pretrained rows, parallel sets and the runner."""

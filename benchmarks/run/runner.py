@@ -1,0 +1,363 @@
+"""The experiment runner behind ``tokbench run``.
+
+A run is a grid of *units*: (corpus, tokenizer entry, vocab size) for trained
+rows and (corpus, pretrained tokenizer) for pretrained rows (``production`` names and
+``[[pretrained]]`` tables, resolved before any work: ``benchmarks.run.pretrained``).  Each unit trains
+(or fetches from the cache) one tokenizer and evaluates it on the corpus's
+evaluation roles, producing tidy rows (``benchmarks.run.units``).  Units run in
+worker processes, which receive the loaded corpora and the config once, from the
+pool's initializer (so any start method works: fork, spawn, forkserver), and are
+saved one file each under ``RUN_DIR/units/`` as they finish, so an interrupted
+run resumes where it stopped.  Cross-unit numbers (the char baseline, parity
+against English over the parallel sentences ``benchmarks.run.parallel`` pairs by key,
+paired tests) are computed once all units are done.  The run keeps what its report
+needs: every trained tokenizer (``RUN_DIR/tokenizers/``), the manifest (from which
+pretrained rows are re-loaded) and the example sentences (``benchmarks.run.examples``).
+
+Identity and caching: a trained tokenizer's cache key hashes the training text
+fingerprint, the family, its options, the vocab size, the ``bpe`` version and a
+hash of the ``bpe`` source code, so a second run (or another config sharing a
+unit) retrains nothing, and a change to the library retrains everything
+(``benchmarks.run.training``).  The run folder, its lock, its identity and its manifest:
+``benchmarks.run.run_folder``.  Both modules' public names are importable from here too.
+
+Safety: everything is checked before any training and before the output directory
+is touched (the config model, every corpus loaded, ``grid.check_grid``); the run
+folder is locked while the run writes it (``run_folder_lock``: a second writer is
+refused, naming the holder); resuming reads each finished unit file back and
+recomputes the ones that are damaged, and a damaged cached tokenizer is retrained.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import multiprocessing
+import sys
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm import tqdm
+
+import bpe
+from benchmarks.errors import warn
+from benchmarks.files import (
+    TRAIN_CHARS,
+    atomic_write_text,
+    check_writable_dir,
+    result_columns,
+    trained_tokenizer_path,
+    write_results,
+)
+from benchmarks.measure.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, UnitAuditFacts, audit_tables
+from benchmarks.measure.evaluate import (
+    cross_unit_rows,
+    evaluate_over_seeds,
+    evaluate_tokenizer,
+    paired_rows,
+    vocab_overlap_rows,
+)
+from benchmarks.measure.metrics import METRICS, select_metrics
+from benchmarks.run.config import ExperimentConfig
+from benchmarks.run.examples import write_examples
+from benchmarks.run.grid import (
+    EVAL_ROLES,
+    Sweep,
+    check_grid,
+    plan_sweeps,
+    plan_units,
+)
+from benchmarks.run.parallel import plan_parallel
+from benchmarks.run.pretrained import PretrainedRow, resolve_pretrained
+from benchmarks.run.run_folder import LOCK_FILE as LOCK_FILE  # re-exported: benchmarks.run.runner's public names
+from benchmarks.run.run_folder import LOCK_OWNER as LOCK_OWNER
+from benchmarks.run.run_folder import PACKAGES as PACKAGES
+from benchmarks.run.run_folder import RUN_MARKER as RUN_MARKER
+from benchmarks.run.run_folder import check_out_dir as check_out_dir
+from benchmarks.run.run_folder import code_fingerprint as code_fingerprint
+from benchmarks.run.run_folder import display_path as display_path
+from benchmarks.run.run_folder import git_revision as git_revision
+from benchmarks.run.run_folder import package_versions as package_versions
+from benchmarks.run.run_folder import prepare_out_dir as prepare_out_dir
+from benchmarks.run.run_folder import run_folder_lock as run_folder_lock
+from benchmarks.run.run_folder import run_identity as run_identity
+from benchmarks.run.run_folder import write_manifest as write_manifest
+from benchmarks.run.sidetables import side_facts
+from benchmarks.run.training import is_cached as is_cached
+from benchmarks.run.training import obtain_tokenizer as obtain_tokenizer
+from benchmarks.run.training import tokenizer_cache_paths as tokenizer_cache_paths
+from benchmarks.run.training import train_sweep as train_sweep
+from benchmarks.run.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
+from corpora import Corpus, load_corpus, silver
+from corpora.loader import cache_home
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What every unit of a run needs; handed to each worker process once, by the pool's initializer."""
+
+    config: ExperimentConfig
+    corpora: dict[str, Corpus]  # by spec id, morpheme references already built
+    out_dir: Path
+    pretrained: dict[str, PretrainedRow]  # by label
+    joined_texts: dict[str, dict[str, str]]  # ParallelPlan.joined_texts: by corpus, then by paired corpus
+
+    def unit_path(self, unit: Unit) -> Path:
+        return self.out_dir / "units" / f"{unit.key}.json"
+
+    def test_texts(self, corpus: str) -> list[str]:
+        """The texts the audit's "never used" counts are taken on (``audit.UNUSED_ROLE``)."""
+        return [document.text for document in self.corpora[corpus].documents(UNUSED_ROLE)]
+
+
+def run_unit(unit: Unit, context: RunContext) -> str:
+    """Train/load, evaluate and save one unit."""
+    corpus = context.corpora[unit.corpus]
+    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config, context.pretrained)
+    if unit.row_type != "production":
+        tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size,
+                                              unit.train_chars))  # fmt: skip
+    metrics = select_metrics(context.config.metrics, context.config.extra_metrics)
+    joined = context.joined_texts.get(unit.corpus, {})
+    if tokenizer.samples:  # stochastic rows only: deterministic ones never loop over seeds
+        result = evaluate_over_seeds(unit, tokenizer, context.config.seeds, corpus, EVAL_ROLES, metrics,
+                                     context.config, joined)  # fmt: skip
+    else:
+        result = evaluate_tokenizer(unit, tokenizer, corpus, EVAL_ROLES, metrics, context.config, joined)
+    result.costs["train_seconds"] = train_seconds
+    write_unit_result(context.unit_path(unit), result)
+    return unit.key
+
+
+# the context of the worker process this module runs in (set by the pool's initializer, never in the parent)
+_worker_context: RunContext | None = None
+
+
+def _start_worker(context: RunContext) -> None:
+    global _worker_context
+    _worker_context = context
+
+
+def _run_unit_in_worker(unit: Unit) -> str:
+    assert _worker_context is not None, "worker started without _start_worker"
+    return run_unit(unit, _worker_context)
+
+
+def _train_sweep_in_worker(sweep: Sweep) -> Sweep:
+    assert _worker_context is not None, "worker started without _start_worker"
+    train_sweep(sweep, _worker_context.corpora[sweep.largest.corpus], _worker_context.config)
+    return sweep
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run_experiment(
+    config: ExperimentConfig,
+    out_dir: Path,
+    data_dir: Path | None = None,
+    jobs: int = 1,
+    overwrite: bool = False,
+    progress: bool = True,
+    on_report: Callable[[Path], Any] | None = None,
+    start_method: str | None = None,
+) -> Path:
+    """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config.
+
+    ``jobs`` > 1 runs units in that many worker processes, started with ``start_method``
+    (``multiprocessing`` start method; None: the platform's default)."""
+    started = time.perf_counter()
+    check_out_dir(out_dir, config, overwrite)
+    check_writable_dir(cache_home(), "cache folder ($TOKBENCH_CACHE)")
+    pretrained = resolve_pretrained(config.pretrained_rows, config.source, data_dir)
+    loaded = {}
+    for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
+        loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
+    # silver analyzers are slow: their words are analyzed on worker processes from now on, while the
+    # run goes on; the references are built once, in this process, then handed to every worker
+    analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs)
+    try:
+        if any(bpe.family_class(entry.kind).trains_on_references for entry in config.tokenizers):
+            _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
+        corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
+        parallel = plan_parallel(corpora)
+        no_parity = parallel.why_no_parity()
+        if no_parity is not None and any(metric.group == "parity" for metric in select_metrics(config.metrics,
+                                                                                                config.extra_metrics)):
+            warn(f"no parity rows in this run: {no_parity}")
+
+        def trained_before(unit: Unit) -> bool:
+            return is_cached(unit, corpora[unit.corpus], config)
+
+        check_grid(config, loaded, pretrained, parallel, trained_before)
+        # only now, with everything checked, touch the output directory: a bad input leaves no trace
+        with run_folder_lock(out_dir):
+            prepare_out_dir(out_dir, config, run_identity(config, corpora, pretrained), overwrite)
+            context = RunContext(config, corpora, out_dir, pretrained, parallel.joined_texts(corpora))
+            units = plan_units(config, corpora, pretrained)
+            finished = _finished_units(context, units)
+            pending = [unit for unit in units if unit not in finished]
+            if finished and progress:
+                print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
+            pending = _work_while_analyzing(context, pending, analyzing, progress)
+            _build_references(analyzing, corpora.values(), progress)
+            _run_units(context, pending, jobs, start_method, progress)
+            results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
+            rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
+            selected = select_metrics(config.metrics, config.extra_metrics)
+            rows += cross_unit_rows(results, selected, config, parallel)
+            facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs)
+            rows += vocab_overlap_rows(results, lambda unit: facts[unit].vocabulary, selected, config)
+            write_results(out_dir, rows)
+            write_costs(out_dir, results)
+            atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
+            write_audit(out_dir, results, {unit: unit_facts.audit for unit, unit_facts in facts.items()}, context)
+            write_examples(out_dir, corpora, parallel)
+            write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
+            if on_report is not None:
+                on_report(out_dir)
+        return out_dir
+    finally:
+        analyzing.close()
+
+
+def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
+    """A unit's tokenizer for the vocabularies (``vocab_overlap``, ``audit.csv``): a production row's loaded
+    once by its label (one object for every corpus), a trained row's read back from the run's tokenizer file
+    (once per unit); a row that samples with the first of the run's seeds, as its evaluation's first pass."""
+    production: dict[str, bpe.Tokenizer] = {}
+
+    @functools.cache
+    def tokenizer(unit: Unit) -> bpe.Tokenizer:
+        if unit.row_type == "production":
+            if unit.tokenizer not in production:
+                production[unit.tokenizer] = context.pretrained[unit.tokenizer].load()
+            return production[unit.tokenizer]
+        path = trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size, unit.train_chars)
+        loaded = bpe.load(path)
+        return loaded.with_encode_options(seed=context.config.seeds[0]) if loaded.samples else loaded
+
+    return tokenizer
+
+
+def write_audit(out_dir: Path, results: list[UnitResult], facts: dict[Unit, UnitAuditFacts],
+                context: RunContext) -> None:  # fmt: skip
+    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.measure.audit.audit_tables``), each written atomically."""
+    counts, entries = audit_tables(results, facts, context.test_texts, context.config)
+    atomic_write_text(out_dir / AUDIT_FILE, counts.to_csv(index=False))
+    atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, entries.to_csv(index=False))
+
+
+def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:
+    """The words each silver analyzer will be asked for by the references of ``corpora`` (not yet built)."""
+    requests: dict[str, list[str]] = {}
+    for corpus in corpora:
+        for analyzer, words in corpus.silver_words().items():
+            requests.setdefault(analyzer, []).extend(words)
+    return requests
+
+
+def _build_references(analyzing: silver.Prefetch, corpora: Iterable[Corpus], progress: bool) -> None:
+    analyzing.wait()
+    for corpus in tqdm(list(corpora), desc="morpheme references", disable=not progress, file=sys.stderr):
+        corpus.references()
+
+
+def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: silver.Prefetch,
+                          progress: bool) -> list[Unit]:  # fmt: skip
+    """While silver analyses still run on worker processes (one slow analyzer leaves a core idle), train
+    the sweeps of ``pending`` in this process, then evaluate the units whose corpus has all its analyses;
+    stop as soon as every analysis is done.  Returns the units still pending.  A unit is computed by the
+    same function wherever it runs (``run_unit``), so where it ran never shows in the results."""
+    if analyzing.ready():
+        return pending
+    config, done = context.config, set()
+    sweeps = plan_sweeps(pending)
+    bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate while analyzers run",
+               disable=not progress, file=sys.stderr)  # fmt: skip
+    for sweep in sweeps:
+        if analyzing.ready():
+            break
+        corpus = context.corpora[sweep.largest.corpus]
+        if not all(is_cached(unit, corpus, config) for unit in sweep.units):
+            train_sweep(sweep, corpus, config)
+        bar.update()
+    else:
+        for unit in pending:
+            if analyzing.ready():
+                break
+            analyzers = context.corpora[unit.corpus].silver_analyzers()
+            if analyzing.ready(analyzers):
+                analyzing.wait(analyzers)
+                run_unit(unit, context)
+                done.add(unit)
+                bar.update()
+    bar.close()
+    return [unit for unit in pending if unit not in done]
+
+
+def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitResult]:
+    """The units a previous attempt finished, read back; a damaged unit file is said and recomputed."""
+    finished = {}
+    for unit in units:
+        path = context.unit_path(unit)
+        if not path.is_file():
+            continue
+        try:
+            finished[unit] = read_unit_result(path, unit)
+        except UnitFileError as exc:
+            warn(f"{exc}; computing the unit again")
+    return finished
+
+
+def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool) -> None:
+    """Train the sweeps the pending units need (those not all cached), then evaluate each unit.  In a
+    pool, a sweep's units are queued as soon as its training ends, so workers never wait for the
+    other trainings (trainings are queued first: they are the long tasks)."""
+    sweeps = [sweep for sweep in plan_sweeps(pending)
+              if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)]
+    waiting = {unit for sweep in sweeps for unit in sweep.units}
+    ready = [unit for unit in pending if unit not in waiting]
+    bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
+    if jobs > 1 and len(sweeps) + len(pending) > 1:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
+                                 initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
+            futures = {pool.submit(_train_sweep_in_worker, sweep) for sweep in sweeps}
+            futures |= {pool.submit(_run_unit_in_worker, unit) for unit in ready}
+            try:
+                while futures:
+                    done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        finished = future.result()
+                        if isinstance(finished, Sweep):
+                            futures |= {pool.submit(_run_unit_in_worker, unit) for unit in finished.units}
+                        bar.update()
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    else:
+        for sweep in sweeps:
+            train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
+            bar.update()
+        for unit in pending:
+            run_unit(unit, context)
+            bar.update()
+    bar.close()
+
+
+def write_costs(out_dir: Path, results: list[UnitResult]) -> None:
+    """Wall-clock figures (the registry's non-deterministic metrics) vary between runs, so they live
+    apart from the deterministic results: one row per unit, one column per figure (empty when not
+    measured, e.g. encoding throughput of a corpus without test documents)."""
+    measured = [metric.name for metric in METRICS.values() if not metric.deterministic]
+    rows = [dict(result.unit.columns(), **{name: result.costs.get(name, math.nan) for name in measured})
+            for result in results]  # fmt: skip
+    frame = pd.DataFrame(rows).astype({"vocab_size": "Int64", TRAIN_CHARS: "Int64"})
+    frame = frame[[column for column in result_columns() if column in frame.columns] + measured]  # options: as results
+    frame = frame.sort_values(["corpus", "tokenizer", "vocab_size"], na_position="first", kind="stable")
+    atomic_write_text(out_dir / "costs.csv", frame.to_csv(index=False))

@@ -1,0 +1,1 @@
+"""Writing a trained tokenizer in another library's format."""

@@ -1,0 +1,1 @@
+"""numba-compiled cores: counting pre-tokens, learning merges, batch encoding."""

@@ -1,0 +1,1 @@
+"""Tokenizer families trained here, the sentencepiece reference rows, and what they share."""

@@ -1,0 +1,108 @@
+"""byte-bpe: GPT-2 style BPE over UTF-8 bytes.
+
+The 256 byte values are the base symbols (ids right after the specials, in
+byte order), so there is no ``<unk>`` by construction and any text
+round-trips.  Pieces print bytes through GPT-2's ``bytes_to_unicode`` table
+(``Ġ`` = space), which is also what a Hugging Face ByteLevel export needs.
+Merge ties are broken on the tokens' bytes (see ``bpe.training.trainer``).  Default
+pre-tokenizer: ``gpt2`` (``cl100k`` / ``o200k`` selectable).  A token may end
+inside a multi-byte character; decoding a cut sequence gives U+FFFD, never an
+error.  ``min_frequency`` defaults to 2 (a pair seen once is not merged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.models.merge_tokenizer import MergeTokenizer
+from bpe.models.trained import TrainingRequest
+from bpe.options import ByteBPEOptions, read_common_body, special_tokens_with
+from bpe.pipeline.bytes_unicode import BYTE_TO_CHAR
+from bpe.training.counts import PretokenCounts, training_counts
+from bpe.training.trainer import progress_callback
+
+_BYTES = [bytes([value]) for value in range(256)]
+
+
+class ByteBPETokenizer(MergeTokenizer):
+    family = "byte-bpe"
+    options_model = ByteBPEOptions
+    capabilities = frozenset()
+    derivable = True
+    boundary_baseline = None
+    row_type = 'family'
+    native_method = 'merges'
+    trains_on_references = False
+
+    def __init__(
+        self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> None:
+        """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``;
+        ``options``: see ``bpe.options.ByteBPEOptions``."""
+        super().__init__(
+            special_tokens=special_tokens_with(special_tokens),
+            base_pieces=BYTE_TO_CHAR,
+            base_bytes=_BYTES,
+            merges=merges,
+            options=ByteBPEOptions.parse(self.family, options),
+        )
+
+    @classmethod
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> ByteBPETokenizer:
+        """Learn merges until the vocabulary (specials + 256 bytes + merges) has ``vocab_size``
+        entries or no pair occurs ``min_frequency`` times.  The options' ``normalizer`` rewrites
+        the text before training and encoding (``bpe.pipeline.normalizers``); the encode-time options
+        (``encode_mode``, ``dropout``, ``seed``) only change encoding (``bpe.models.merge_tokenizer``)."""
+        settings = request.options
+        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
+        arguments = {"special_tokens": request.extra_special_tokens, **settings.model_dump()}
+        with progress_callback(request.progress, "byte-bpe merges") as callback:
+            merges = cls(**arguments)._learn_merges(counts, request.vocab_size, callback)
+        return cls(merges, **arguments)
+
+    @classmethod
+    def vocab_floor(
+        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> VocabFloor:
+        """The specials and the 256 byte symbols, whatever the text."""
+        ByteBPEOptions.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        return VocabFloor(specials + 256, f"{specials} special tokens + 256 bytes")
+
+    def _merge_keys(self) -> list[bytes]:
+        return list(self._bytes)
+
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from bpe.kernels.count_kernel import utf8_words
+
+        counts = pretoken_counts
+        return utf8_words(counts.units, counts.offsets, counts.counts, len(self.special_tokens))
+
+    def base_symbol_tables(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """``(first byte id, -, -, -1)``: byte ``b`` of a pre-token's UTF-8 is base symbol ``first + b``."""
+        unused = np.full(1, -1, dtype=np.int32)
+        return len(self.special_tokens), unused, unused, -1
+
+    def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
+        first = len(self.special_tokens)
+        data = pretoken.encode("utf-8")
+        return [first + value for value in data], [1] * len(data)
+
+    @classmethod
+    def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:
+        config, specials, vocab = read_common_body(body)
+        if vocab[len(specials) : len(specials) + 256] != list(BYTE_TO_CHAR):
+            raise TokenizerError(
+                'tokenizer file: field "vocab" must list the 256 byte symbols (GPT-2 aliases, byte order) '
+                "right after the specials"
+            )
+        options = ByteBPEOptions.read_saved(config)
+        tokenizer = cls(
+            cls._read_merges(body), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
+        )
+        tokenizer._check_saved_vocab(vocab)
+        return tokenizer

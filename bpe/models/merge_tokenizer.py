@@ -1,0 +1,294 @@
+"""What char-bpe and byte-bpe share: base symbols + an ordered merge list.
+
+Ids: specials, then the base symbols, then one id per merge in the order
+learned (merge ``k`` creates id ``first_merge_id + k``, so a merge's id is
+also its rank).  A family only says how a pre-token maps to base symbol ids
+(``_base_symbols``) and what each base symbol is.
+
+Encoding modes (``encode_mode``), each applied to one pre-token's base symbols:
+
+``merges`` (default)
+    Repeatedly merge the adjacent pair with the lowest rank, every occurrence
+    left to right.  This equals applying all merges in training order
+    (Sennrich et al. 2016): a merge can only create pairs involving its new
+    token, and those all rank later.
+``longest-prefix``, ``longest-suffix``, ``longest-token``, ``fewest-tokens``
+    The vocabulary-only inference methods of Uzan et al. 2024 over the same
+    vocabulary (``bpe.models.inference``); symbols are base symbol ids, so an
+    end-of-word marker is matched like any symbol and ``<unk>`` stands alone.
+    ``greedy``, this mode's earlier name, is read as ``longest-prefix``.
+
+BPE-dropout (Provilkov et al. 2020, "BPE-Dropout: Simple and Effective
+Subword Regularization"), off unless ``dropout`` > 0, stochastic ``merges``
+encoding with the vocabulary and training unchanged: at every merge step each
+applicable pair occurrence is dropped with probability ``dropout``, the
+lowest-ranked remaining one (leftmost on ties) is merged, and the word is
+finished when every occurrence was dropped (``dropout = 1`` leaves base
+symbols).  Each encode call draws from its own random stream, seeded by
+``seed`` and the text, so the same text, seed and tokenizer always give the
+same tokens, in any order and process; the occurrences of a pre-token inside
+one text are sampled independently; another ``seed`` gives another sample.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bpe.base import UNK, TokenizerError
+from bpe.models.inference import VocabularyTrie
+from bpe.models.trained import TrainedTokenizer
+from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
+from bpe.training.trainer import ProgressCallback, train_merges
+
+if TYPE_CHECKING:
+    from bpe.training.counts import PretokenCounts
+
+_NO_RANK = 1 << 62
+# above this many base symbols a pre-token is merged with a heap (see ``_apply_merges``)
+_HEAP_FROM = 48
+
+
+def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts: Sequence[int]) -> list[int]:
+    """The byte length of each token, from the byte lengths of the base symbols it covers
+    (``symbol_counts[token]`` of them)."""
+    if len(tokens) == len(byte_lengths):  # nothing merged
+        return byte_lengths
+    lengths: list[int] = []
+    position = 0
+    for token in tokens:
+        count = symbol_counts[token]
+        lengths.append(sum(byte_lengths[position : position + count]))
+        position += count
+    return lengths
+
+
+class MergeTokenizer(TrainedTokenizer):
+    options: CharBPEOptions | ByteBPEOptions
+
+    def __init__(
+        self,
+        *,
+        special_tokens: Sequence[str],
+        base_pieces: Sequence[str],
+        base_bytes: Sequence[bytes],
+        merges: Iterable[tuple[int, int]],
+        options: CharBPEOptions | ByteBPEOptions,
+    ) -> None:
+        self.options = options
+        pieces = [*special_tokens, *base_pieces]
+        token_bytes = [*(token.encode("utf-8") for token in special_tokens), *base_bytes]
+        self.first_merge_id = len(pieces)
+        # number of base symbols under each token; a special (incl. <unk>) stands for one
+        self._symbol_counts = [1] * len(pieces)
+        self._ranks: dict[tuple[int, int], int] = {}
+        self._merge_pairs: list[tuple[int, int]] = []
+        for left, right in merges:
+            new_id = len(pieces)
+            self._check_merge(len(pieces) - self.first_merge_id, left, right, len(special_tokens), new_id)
+            self._ranks[left, right] = new_id
+            self._merge_pairs.append((left, right))
+            pieces.append(pieces[left] + pieces[right])
+            token_bytes.append(token_bytes[left] + token_bytes[right])
+            self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
+        super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer, options.normalizer)
+        self._trie: VocabularyTrie | None = None
+
+    def _check_merge(self, index: int, left: Any, right: Any, first_base: int, new_id: int) -> None:
+        for part in (left, right):
+            if isinstance(part, bool) or not isinstance(part, int) or not first_base <= part < new_id:
+                raise TokenizerError(
+                    f'tokenizer file: field "merges[{index}]" must join two earlier non-special ids '
+                    f"(between {first_base} and {new_id - 1}), got {[left, right]!r}"
+                )
+        if (left, right) in self._ranks:
+            raise TokenizerError(f'tokenizer file: field "merges[{index}]" repeats the merge {[left, right]!r}')
+
+    @property
+    def merges(self) -> list[tuple[int, int]]:
+        """The merges as (left id, right id), in the order learned."""
+        return list(self._merge_pairs)
+
+    @property
+    def encode_mode(self) -> str:
+        return self.options.encode_mode
+
+    # -- training ---------------------------------------------------------
+    def _learn_merges(
+        self, pretoken_counts: PretokenCounts, vocab_size: int, progress: ProgressCallback | None
+    ) -> list[tuple[int, int]]:
+        """Merges learned on the counted pre-tokens, called on this family's tokenizer with its
+        base symbols but no merges yet."""
+        merges = train_merges(
+            self._training_words(pretoken_counts),
+            self._merge_keys(),
+            vocab_size - self.vocab_size,
+            min_frequency=self.options.min_frequency,
+            progress=progress,
+            overwrite_words=True,  # the words are made for this call only
+        )
+        return [(merge.left, merge.right) for merge in merges]
+
+    @abstractmethod
+    def _training_words(self, pretoken_counts: PretokenCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The counted pre-tokens as the merge kernel's words ``(symbols, offsets, counts)`` of base
+        symbol ids.  A base ``<unk>`` (a character outside the alphabet) never takes part in a
+        merge: pre-tokens are cut at it, and parts of fewer than two symbols are left out."""
+
+    @abstractmethod
+    def base_symbol_tables(self) -> tuple[int, np.ndarray, np.ndarray, int]:
+        """How compiled code finds base symbols (``bpe.models.batch_encode``): ``(first byte id, plain, final,
+        end)``, either UTF-8 bytes from the first id, or code point lookups plus an end-of-word id."""
+
+    @abstractmethod
+    def _merge_keys(self) -> list[str] | list[bytes]:
+        """Tie-break key of every current id (see ``bpe.training.trainer``)."""
+
+    # -- encoding ---------------------------------------------------------
+    @abstractmethod
+    def _base_symbols(self, pretoken: str) -> tuple[list[int], list[int]]:
+        """Base symbol ids of ``pretoken`` (``<unk>`` for unknown ones) and the UTF-8 byte length of each."""
+
+    def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
+        symbols, byte_lengths = self._base_symbols(pretoken)
+        tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._segment(symbols)
+        return tokens, token_byte_lengths(tokens, byte_lengths, self._symbol_counts)
+
+    def _apply_merges(self, symbols: list[int], junctions: list[tuple[int, int]] | None = None) -> list[int]:
+        """Merge the lowest-ranked adjacent pair, leftmost first, until none has a rank.
+
+        Merging one occurrence at a time equals merging all occurrences left to
+        right: the pairs a merge creates rank later than it, and an overlapping
+        occurrence (``a a a``) is destroyed by the merge on its left.  With
+        ``junctions``, every merge appends (new id, index of the base symbol
+        where its right part starts) to it.  Short pre-tokens are merged by
+        scanning the pair list (fastest for a few symbols); long ones with a heap
+        of pair ranks over a linked list of symbols, O(n log n) (as Hugging Face
+        tokenizers' ``Word::merge_all``); both pick the same pair at every step.
+        """
+        if len(symbols) > _HEAP_FROM:
+            return self._apply_merges_heap(symbols, junctions)
+        ranks = self._ranks
+        pair_ranks = [ranks.get(pair, _NO_RANK) for pair in pairwise(symbols)]
+        starts = list(range(len(symbols))) if junctions is not None else []
+        while pair_ranks:
+            best = min(pair_ranks)
+            if best == _NO_RANK:
+                break
+            i = pair_ranks.index(best)
+            if junctions is not None:
+                junctions.append((best, starts.pop(i + 1)))
+            symbols[i] = best
+            del symbols[i + 1]
+            del pair_ranks[i]
+            if i > 0:
+                pair_ranks[i - 1] = ranks.get((symbols[i - 1], best), _NO_RANK)
+            if i < len(pair_ranks):
+                pair_ranks[i] = ranks.get((best, symbols[i + 1]), _NO_RANK)
+        return symbols
+
+    def _apply_merges_heap(self, symbols: list[int], junctions: list[tuple[int, int]] | None = None) -> list[int]:
+        """``_apply_merges`` in O(n log n): a heap of (rank, position of the pair's left symbol).
+
+        A symbol keeps the position of its first base symbol, so the smallest position among
+        equal ranks is the leftmost pair.  Entries made stale by a merge stay in the heap and are
+        skipped when popped: the symbol at the position is gone or its pair has another rank.
+        """
+        ranks = self._ranks
+        n = len(symbols)
+        following = list(range(1, n + 1))  # n: no next symbol
+        preceding = list(range(-1, n - 1))
+        alive = [True] * n
+        # an entry is rank << 32 | position: one int compares faster than a tuple
+        heap = [rank << 32 | p for p in range(n - 1) if (rank := ranks.get((symbols[p], symbols[p + 1]))) is not None]
+        heapq.heapify(heap)
+        while heap:
+            entry = heapq.heappop(heap)
+            rank, p = entry >> 32, entry & 0xFFFFFFFF
+            q = following[p]
+            if not alive[p] or q >= n or ranks.get((symbols[p], symbols[q])) != rank:
+                continue
+            if junctions is not None:
+                junctions.append((rank, q))
+            symbols[p] = rank
+            alive[q] = False
+            after = following[q]
+            following[p] = after
+            if after < n:
+                preceding[after] = p
+                right_rank = ranks.get((rank, symbols[after]))
+                if right_rank is not None:
+                    heapq.heappush(heap, right_rank << 32 | p)
+            before = preceding[p]
+            if before >= 0:
+                left_rank = ranks.get((symbols[before], rank))
+                if left_rank is not None:
+                    heapq.heappush(heap, left_rank << 32 | before)
+        return [symbol for symbol, kept in zip(symbols, alive, strict=True) if kept]
+
+    def _segment(self, symbols: list[int]) -> list[int]:
+        """One of the vocabulary-only inference methods (``bpe.models.inference``) over base symbol ids."""
+        if self._trie is None:
+            self._trie = self._build_trie()
+        # <unk> is in the trie as a one-symbol entry, so no segment is ever UNMATCHED
+        return [token for token, _ in self._trie.segment(symbols, self.encode_mode, self.options.tie_break)]
+
+    def _build_trie(self) -> VocabularyTrie:
+        """Base-symbol sequence -> id for every non-special token and ``<unk>`` (lowest id if two spell the same)."""
+        expansions: list[tuple[int, ...]] = [(i,) for i in range(self.first_merge_id)]
+        for left, right in self._merge_pairs:
+            expansions.append(expansions[left] + expansions[right])
+        unk = self._special_ids[UNK]
+        first_base = len(self.special_tokens)
+        return VocabularyTrie([((unk,), unk), *((expansions[i], i) for i in range(first_base, len(expansions)))])
+
+    # -- BPE-dropout ------------------------------------------------------
+    def _sampling_stream(self, text: str) -> random.Random | None:
+        # a str seed is hashed with SHA-512 by `random`: the same on every platform and run
+        return random.Random(f"{self.options.seed}\x00{text}") if self.samples else None
+
+    def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
+        symbols, byte_lengths = self._base_symbols(pretoken)
+        ranks, dropout = self._ranks, self.options.dropout
+        while len(symbols) > 1:
+            best, best_index = _NO_RANK, -1
+            for i, pair in enumerate(pairwise(symbols)):
+                rank = ranks.get(pair, _NO_RANK)
+                # every applicable occurrence draws once per step, whether or not it could win
+                if rank != _NO_RANK and stream.random() >= dropout and rank < best:
+                    best, best_index = rank, i
+            if best_index < 0:
+                break
+            symbols[best_index : best_index + 2] = [best]
+        return symbols, token_byte_lengths(symbols, byte_lengths, self._symbol_counts)
+
+    # -- persistence ------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "merges": [list(pair) for pair in self._merge_pairs]}
+
+    @staticmethod
+    def _read_merges(body: Mapping[str, Any]) -> list[tuple[int, int]]:
+        merges = body_field(body, "merges", list)
+        for index, pair in enumerate(merges):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise TokenizerError(f'tokenizer file: field "merges[{index}]" must be a pair of ids, got {pair!r}')
+        return [tuple(pair) for pair in merges]
+
+    def _check_saved_vocab(self, vocab: Sequence[str]) -> None:
+        """The saved pieces must be the ones the merges rebuild (catches hand-edited files)."""
+        for token_id, (saved, rebuilt) in enumerate(zip(vocab, self._pieces, strict=False)):
+            if saved != rebuilt:
+                raise TokenizerError(
+                    f'tokenizer file: field "vocab[{token_id}]" is {saved!r} but its merge spells {rebuilt!r}'
+                )
+        if len(vocab) != len(self._pieces):
+            raise TokenizerError(
+                f'tokenizer file: field "vocab" has {len(vocab)} entries, the specials, base symbols and merges '
+                f"make {len(self._pieces)}"
+            )

@@ -1,0 +1,268 @@
+"""What the families trained from scratch (word, char, char-bpe, byte-bpe, morfessor, bpe-knockout) share.
+
+* **Training** is one template (``TrainedTokenizer.train``): the family's options are parsed by its
+  ``options_model``, the vocabulary size and the special tokens checked, and the vocabulary floor
+  (unless it depends on the text), all before any text is read; then the family's ``_train``
+  learns from the text with that ``TrainingRequest``.  bpe-knockout trains another family and
+  keeps its own ``train``.
+
+* Special tokens sit at ids ``0..len(specials)-1`` (``<pad> <unk> <s> </s>``
+  first).  Text is encoded literally: ``"<s>"`` in the input is three
+  characters, unless ``encode(..., allowed_special=True)`` asks to map special
+  strings to their ids (tiktoken's convention).  Decoding a special id gives
+  back its string.
+* The vocabulary is a list of printable pieces (index = id) and an id ->
+  bytes table used for decoding and byte spans.
+* Encoding runs the pipeline of ``bpe.base``: the **normalizer**
+  (``bpe.pipeline.normalizers``, default ``none``) rewrites the text and keeps an
+  alignment to it; the **pre-tokenizer** cuts the normalized text; the
+  **model** (the family) encodes each distinct pre-token once (cached) into
+  ids and the UTF-8 byte length of each token; spans are mapped back through
+  the alignment, so they always point into the text given.  The **decoder**
+  joins the tokens' bytes and undoes the normalization.  A family that
+  samples (BPE-dropout) encodes every pre-token afresh from a random stream.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import regex
+from typing_extensions import Self
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, TokenizerError, TrainableTokenizer, utf8
+from bpe.options import DeclaredOptions, FamilyOptions, checked_vocab_size, special_tokens_with
+from bpe.pipeline.normalizers import Normalizer, get_normalizer
+from bpe.pipeline.pretokenizers import PreTokenizer, get_pretokenizer
+from bpe.training.trainer import ProgressCallback
+
+if TYPE_CHECKING:
+    from bpe.training.counts import PretokenCounts
+
+#: distinct pre-tokens remembered per tokenizer; the cache is emptied when full
+CACHE_SIZE = 200_000
+
+
+def _check_text(text: str) -> None:
+    if not (isinstance(text, str) and text.isascii()):  # ASCII has a UTF-8 form: the common case, checked fast
+        utf8(text)
+
+
+@dataclass(frozen=True)
+class TrainingRequest:
+    """The arguments of ``TrainedTokenizer.train``, checked, as a family's ``_train`` reads them."""
+
+    options: Any  # the family's options_model, parsed (``bpe.options``)
+    vocab_size: int
+    special_tokens: tuple[str, ...]  # all of them: the defaults first
+    progress: bool | ProgressCallback = False
+    workers: int | None = None
+
+    @property
+    def extra_special_tokens(self) -> tuple[str, ...]:
+        """The special tokens after the defaults, as the families' constructors take them."""
+        return self.special_tokens[len(DEFAULT_SPECIAL_TOKENS) :]
+
+
+class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
+    """Base of the from-scratch families; subclasses implement ``_train``, ``_encode_pretoken``,
+    ``vocab_floor`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
+
+    options: FamilyOptions
+
+    #: True when the vocabulary floor depends on the text's alphabet: ``_train`` checks it once counted
+    floor_needs_text: ClassVar[bool] = False
+
+    @classmethod
+    def train(
+        cls,
+        texts: Iterable[str] | PretokenCounts,
+        vocab_size: int,
+        *,
+        special_tokens: Iterable[str] = (),
+        progress: bool | ProgressCallback = False,
+        workers: int | None = None,
+        **options: Any,
+    ) -> Self:
+        """Learn a tokenizer of this family from ``texts`` (strings, one document/sentence/line each,
+        or their pre-token counts: ``bpe.training.counts``) with at most ``vocab_size`` ids.
+
+        ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``; ``progress``: True for a
+        tqdm bar on stderr, or a callback ``(steps done, steps wanted)`` (families that learn
+        merges report them; the others show none); ``workers``: threads counting pre-tokens
+        (``bpe.training.counts.count_pretokens``); ``options``: the family's ``options_model``.  Every
+        argument is checked before any text is read; the family's ``_train`` says what it learns.
+        """
+        return cls._train(texts, cls.training_request(vocab_size, special_tokens, options, progress, workers))
+
+    @classmethod
+    def training_request(
+        cls,
+        vocab_size: Any,
+        special_tokens: Iterable[str] = (),
+        options: Mapping[str, Any] | None = None,
+        progress: bool | ProgressCallback = False,
+        workers: int | None = None,
+    ) -> TrainingRequest:
+        """The arguments of ``train`` checked before any text is read: the options parsed by the
+        family's ``options_model``, the vocabulary size, all the special tokens (the defaults first)
+        and, unless ``floor_needs_text``, the family's vocabulary floor on any text."""
+        settings = cls.options_model.parse(cls.family, dict(options or {}))
+        vocab_size = checked_vocab_size(vocab_size, cls.options_model)
+        specials = special_tokens_with(special_tokens)
+        request = TrainingRequest(settings, vocab_size, specials, progress, workers)
+        if not cls.floor_needs_text:
+            cls.vocab_floor(special_tokens=request.extra_special_tokens).check(cls.family, vocab_size)
+        return request
+
+    @classmethod
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> Self:
+        """What the family learns from ``texts`` once ``request`` is checked (every family but
+        bpe-knockout, which trains another family in its own ``train``, implements it)."""
+        raise NotImplementedError(f"{cls.family} implements train itself")
+
+    def __init__(
+        self,
+        pieces: Sequence[str],
+        token_bytes: Sequence[bytes],
+        special_tokens: Sequence[str],
+        pretokenizer: str,
+        normalizer: str = "none",
+    ) -> None:
+        self._pieces = list(pieces)
+        self._bytes = list(token_bytes)
+        self.special_tokens = tuple(special_tokens)
+        self.normalizer: Normalizer = get_normalizer(normalizer)
+        self.pretokenizer: PreTokenizer = get_pretokenizer(pretokenizer)
+        self._special_ids = {token: index for index, token in enumerate(self.special_tokens)}
+        longest_first = sorted(self.special_tokens, key=len, reverse=True)
+        self._special_pattern = regex.compile("|".join(regex.escape(token) for token in longest_first))
+        self._cache: dict[str, tuple[list[int], list[int]]] = {}
+
+    # -- encoding ---------------------------------------------------------
+    def encode_with_spans(self, text: str, *, allowed_special: bool = False) -> Encoding:
+        """Encode ``text``; with ``allowed_special`` the special strings in it become their ids."""
+        _check_text(text)
+        normalized = self.normalizer.normalize(text)
+        stream = self._sampling_stream(text)
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        if not allowed_special:
+            self._encode_chunk(normalized.text, 0, ids, spans, stream)
+        else:
+            char_position = byte_position = 0
+            for match in self._special_pattern.finditer(normalized.text):
+                chunk = normalized.text[char_position : match.start()]
+                byte_position = self._encode_chunk(chunk, byte_position, ids, spans, stream)
+                end = byte_position + len(match.group().encode("utf-8"))
+                ids.append(self._special_ids[match.group()])
+                spans.append((byte_position, end))
+                char_position, byte_position = match.end(), end
+            self._encode_chunk(normalized.text[char_position:], byte_position, ids, spans, stream)
+        if normalized.changes:
+            spans = [normalized.original_span(span) for span in spans]
+        return Encoding(ids, spans)
+
+    def encode(self, text: str, *, allowed_special: bool = False) -> list[int]:
+        """Ids only: the hot path of throughput benchmarks skips building byte spans."""
+        if allowed_special or self.samples:
+            return self.encode_with_spans(text, allowed_special=allowed_special).ids
+        _check_text(text)
+        ids: list[int] = []
+        cache = self._cache
+        for pretoken in self.pretokenizer.split(self.normalizer.normalize_text(text)):
+            encoded = cache.get(pretoken) or self._encode_and_cache(pretoken)
+            ids.extend(encoded[0])
+        return ids
+
+    def _encode_and_cache(self, pretoken: str) -> tuple[list[int], list[int]]:
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.clear()
+        encoded = self._cache[pretoken] = self._encode_pretoken(pretoken)
+        return encoded
+
+    def _encode_chunk(
+        self, text: str, offset: int, ids: list[int], spans: list[tuple[int, int]], stream: random.Random | None
+    ) -> int:
+        """Append the tokens of ``text`` (which starts at byte ``offset``); return the byte offset after it."""
+        cache = self._cache
+        position = offset
+        for pretoken in self.pretokenizer.split(text):
+            if stream is None:
+                token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
+            else:
+                token_ids, byte_lengths = self._sample_pretoken(pretoken, stream)
+            ids.extend(token_ids)
+            for length in byte_lengths:
+                spans.append((position, position + length))
+                position += length
+        return position
+
+    # -- sampling (families that can sample override these and ``samples``) ---
+    def _sampling_stream(self, text: str) -> random.Random | None:
+        """The random stream of one encode call of ``text``, or None when encoding is deterministic."""
+        return None
+
+    def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
+        raise NotImplementedError(f"{self.family} does not sample")
+
+    @abstractmethod
+    def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
+        """The ids of one pre-token and the UTF-8 byte length each covers (0 for a bare marker)."""
+
+    # -- decoding ---------------------------------------------------------
+    def _check_id(self, token_id: int) -> None:
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise TokenizerError(f"token id {token_id!r} is not an integer")
+        if not 0 <= token_id < len(self._pieces):
+            raise TokenizerError(
+                f"token id {token_id} is out of range (the vocabulary has ids 0..{self.vocab_size - 1})"
+            )
+
+    def id_to_bytes(self, token_id: int) -> bytes:
+        """The token's bytes in the normalized form (jamo stay decomposed; ``decode`` recomposes)."""
+        self._check_id(token_id)
+        return self._bytes[token_id]
+
+    def id_to_piece(self, token_id: int) -> str:
+        self._check_id(token_id)
+        return self._pieces[token_id]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        for token_id in ids:
+            self._check_id(token_id)
+        text = b"".join([self._bytes[token_id] for token_id in ids]).decode("utf-8", errors="replace")
+        return self.normalizer.denormalize(text)
+
+    # -- vocabulary -------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return len(self._pieces)
+
+    @property
+    def unk_id(self) -> int | None:
+        return self._special_ids[UNK]
+
+    @property
+    def vocab(self) -> list[str]:
+        """The printable pieces, index = id (a copy)."""
+        return list(self._pieces)
+
+    # -- persistence ------------------------------------------------------
+    def config(self) -> dict[str, Any]:
+        """The options this tokenizer was built with (saved under ``config``)."""
+        return self.options.model_dump()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"config": self.config(), "specials": list(self.special_tokens), "vocab": list(self._pieces)}
+
+    def _fresh_copy(self) -> Self:
+        """A shallow copy with its own (empty) encoding cache, for variants sharing the vocabulary."""
+        clone = copy.copy(self)
+        clone._cache = {}
+        return clone

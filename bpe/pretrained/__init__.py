@@ -1,0 +1,1 @@
+"""Published tokenizers used as they are (encode-only), by name or from a file."""

@@ -1,0 +1,1 @@
+"""Learning a vocabulary: pre-token counts, BPE training, sweeps, counting on a cluster."""

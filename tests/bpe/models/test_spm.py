@@ -1,0 +1,179 @@
+"""Reference rows spm-bpe / spm-unigram: special-token layout, determinism, honest byte spans, save/load, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bpe
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
+from bpe.models.spm import WHITESPACE_MARK
+from tests.conftest import leading
+
+KINDS = ("spm-bpe", "spm-unigram")
+VOCAB_SIZE = 4000
+
+
+@pytest.fixture(scope="module")
+def training_text(embedded_text: dict[str, list[str]]) -> list[str]:
+    """About 120,000 characters per language of the embedded corpora (Korean: all 52,000): fast, and
+    every script is covered."""
+    return [text for texts in embedded_text.values() for text in leading(texts, 120_000)]
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def trained(request: pytest.FixtureRequest, training_text: list[str]) -> Tokenizer:
+    return bpe.train(request.param, training_text, VOCAB_SIZE)
+
+
+def assert_spans_are_honest(tokenizer: Tokenizer, text: str) -> None:
+    """Spans tile the UTF-8 text in order, and each token's bytes are exactly the text it covers,
+    except that the first token also carries sentencepiece's dummy-prefix space."""
+    encoding = tokenizer.encode_with_spans(text)
+    data = text.encode("utf-8")
+    cursor = 0
+    for position, (token_id, (start, end)) in enumerate(zip(encoding.ids, encoding.spans, strict=True)):
+        assert start == cursor, (text, position)
+        expected = (b" " if position == 0 else b"") + data[start:end]
+        assert tokenizer.id_to_bytes(token_id) == expected, (text, position, tokenizer.id_to_piece(token_id))
+        cursor = end
+    assert cursor == len(data)
+
+
+def test_special_and_byte_piece_layout(trained: Tokenizer) -> None:
+    assert trained.vocab_size == VOCAB_SIZE
+    assert trained.pieces(range(4)) == list(DEFAULT_SPECIAL_TOKENS)
+    assert trained.unk_id == 1
+    # byte fallback: the 256 byte pieces follow the specials
+    assert trained.pieces([4, 4 + 0xEA, 259]) == ["<0x00>", "<0xEA>", "<0xFF>"]
+    assert [trained.id_to_bytes(i) for i in (4, 4 + 0xEA, 259)] == [b"\x00", b"\xea", b"\xff"]
+    assert [trained.id_to_bytes(i) for i in range(4)] == [b""] * 4
+
+
+def test_training_is_deterministic_and_leaves_no_files(
+    training_text: list[str], tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for kind in KINDS:
+        first, second = (bpe.train(kind, training_text[::3], 2000).to_dict() for _ in range(2))
+        assert first["model"] == second["model"], kind  # byte-identical serialized models
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_flores_spans_and_round_trip(trained: Tokenizer, flores: dict[str, list[str]]) -> None:
+    for lines in flores.values():
+        for line in lines:
+            assert_spans_are_honest(trained, line)
+            assert trained.decode(trained.encode(line)) == line
+
+
+def test_byte_fallback_pieces_cover_one_byte_each(trained: Tokenizer) -> None:
+    text = "a 𓀀 b"  # an Egyptian hieroglyph: in no training sentence, so spelled with 4 byte pieces
+    encoding = trained.encode_with_spans(text)
+    pieces = trained.pieces(encoding.ids)
+    first_byte = pieces.index("<0xF0>")
+    assert pieces[first_byte : first_byte + 4] == ["<0xF0>", "<0x93>", "<0x80>", "<0x80>"]
+    assert encoding.spans[first_byte : first_byte + 4] == [(2, 3), (3, 4), (4, 5), (5, 6)]
+    assert trained.decode(encoding.ids) == text
+
+
+def test_dummy_prefix_covers_no_text(trained: Tokenizer) -> None:
+    encoding = trained.encode_with_spans("𓀀")  # no "▁𓀀" piece: the prefix stands alone
+    assert trained.id_to_piece(encoding.ids[0]) == WHITESPACE_MARK
+    assert encoding.spans[0] == (0, 0)
+    assert trained.encode_with_spans("") == bpe.Encoding(ids=[], spans=[])
+
+
+@pytest.fixture(scope="module")
+def spm_bpe_small(training_text: list[str]) -> Tokenizer:
+    return bpe.train("spm-bpe", training_text[::3], 2000)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=WHITESPACE_MARK)))
+def test_arbitrary_text_spans_and_round_trip(text: str, spm_bpe_small: Tokenizer) -> None:
+    assert_spans_are_honest(spm_bpe_small, text)
+    assert spm_bpe_small.decode(spm_bpe_small.encode(text)) == text
+
+
+def test_save_load_round_trip(trained: Tokenizer, flores_sample: dict[str, list[str]], tmp_path) -> None:
+    path = tmp_path / "tokenizer.json"
+    trained.save(path)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["family"] == trained.family
+    assert document["config"]["model_type"] == trained.family.removeprefix("spm-")
+    assert [piece for piece, _score in document["vocab"]] == trained.pieces(range(trained.vocab_size))
+    loaded = bpe.load(path)
+    assert type(loaded) is type(trained)
+    for lines in flores_sample.values():
+        for line in lines:
+            assert loaded.encode_with_spans(line) == trained.encode_with_spans(line)
+
+
+def test_load_rejects_inconsistent_files(trained: Tokenizer, tmp_path) -> None:
+    path = tmp_path / "tokenizer.json"
+    trained.save(path)
+    document = json.loads(path.read_text(encoding="utf-8"))
+
+    def load_with(**changes: object) -> None:
+        path.write_text(json.dumps({**document, **changes}), encoding="utf-8")
+        bpe.load(path)
+
+    with pytest.raises(TokenizerError, match='"vocab" does not match'):
+        load_with(vocab=[["edited", 0.0], *document["vocab"][1:]])
+    with pytest.raises(TokenizerError, match='"model" is not base64'):
+        load_with(model="not base64!")
+    with pytest.raises(TokenizerError, match="not a valid sentencepiece model"):
+        load_with(model="aGVsbG8=")
+    other = "spm-unigram" if trained.family == "spm-bpe" else "spm-bpe"
+    with pytest.raises(TokenizerError, match="another type"):
+        load_with(family=other)
+    with pytest.raises(TokenizerError, match='"config"'):
+        load_with(config=None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_vocab_size_bounds(kind: str, training_text: list[str]) -> None:
+    with pytest.raises(
+        TokenizerError, match=rf"vocab_size 300 is below the minimum \d+ for {kind} \(4 specials"
+    ) as too_small:
+        bpe.train(kind, training_text, 300)
+    message = str(too_small.value)
+    assert "256 byte-fallback pieces" in message and "src/" not in message
+    # more than the text can give: a smaller vocabulary, as in the other families
+    small = bpe.train(kind, training_text[:100], 1_000_000)
+    assert 260 < small.vocab_size < 100_000 and small.to_dict()["config"]["vocab_size"] == 1_000_000
+    if kind == "spm-bpe":  # the minimum the message names is really enough (unigram: slow at this size)
+        minimum = int(message.split("minimum ")[1].split()[0])
+        assert bpe.train(kind, training_text, minimum).vocab_size == minimum
+
+
+@pytest.mark.parametrize(
+    ("texts", "vocab_size", "options", "message"),
+    [
+        ([], 1000, {}, "empty or whitespace-only"),
+        (["  ", "\t", ""], 1000, {}, "empty or whitespace-only"),
+        ("some text", 1000, {}, "not a single string"),
+        (["some text"], 0, {}, "vocab_size must be an integer >= 1"),
+        (["some text"], "1000", {}, "vocab_size must be an integer >= 1"),
+        (["some text"], 1000, {"character_coverage": 1.5}, r"character_coverage must be a number in \(0, 1\], got 1.5"),
+        (["some text"], 1000, {"character_coverage": "all"}, r"character_coverage must be a number in \(0, 1\]"),
+        (["some text"], 1000, {"character_coverage": 0}, r"character_coverage must be a number in \(0, 1\], got 0"),
+        (["some text"], 1000, {"limit_alphabet": 0}, r"does not take option\(s\): limit_alphabet"),
+        (["some text"], 1000, {"pretokenizer": "gpt2"}, "does not take option"),
+    ],
+)
+def test_bad_training_input(texts: list[str], vocab_size: object, options: dict, message: str) -> None:
+    for kind in KINDS:
+        with pytest.raises(TokenizerError, match=message):
+            bpe.train(kind, texts, vocab_size, **options)
+
+
+def test_decode_rejects_out_of_range_ids(trained: Tokenizer) -> None:
+    with pytest.raises(TokenizerError, match=f"token id {VOCAB_SIZE} is out of range"):
+        trained.decode([5, VOCAB_SIZE])
+    with pytest.raises(TokenizerError, match="token id -1 is out of range"):
+        trained.id_to_bytes(-1)
