@@ -32,12 +32,9 @@ Agreement with a gold reference counts boundary TP/FP/FN per word against the be
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.metadata
-import json
 import logging
 import multiprocessing
-import os
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -45,13 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpora.errors import CorpusError, CorpusWarning
+from corpora.errors import CorpusError
 from corpora.morph import Coverage, MorphReference, boundaries_of, boundary_counts, boundary_prf, nfc, read_reference
+from corpora.silver_store import Segmentation, store_answers, stored_answers
 from corpora.sources import DATA_ROOT_HINT, data_root, path_files
 from corpora.spec import CorpusSpec, Source, list_corpora
-
-#: what an analyzer returns per word: its boundary set, or the reason it could not analyze it
-Segmentation = frozenset[int] | str
 
 
 @dataclass(frozen=True)
@@ -285,52 +280,6 @@ def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], l
     return unique, [word for word in unique if word not in cache]
 
 
-def _stored_path(analyzer: str, words: list[str]) -> Path:
-    """Where the answers of ``analyzer`` (at its installed version) to ``words``, in that order, are kept in
-    tokbench's cache.  The key is the whole sequence, not each word, because an analyzer may keep state
-    between words (zemberek): the answers are those of a fresh analyzer given exactly these words."""
-    from corpora.loader import cache_home  # the loader imports this module
-
-    digest = hashlib.sha256("\n".join(words).encode("utf-8")).hexdigest()[:32]  # words hold no whitespace
-    return cache_home() / "silver" / f"{analyzer}-{SILVER[analyzer].version()}-{digest}.json"
-
-
-def _stored_answers(analyzer: str, words: list[str]) -> list[Segmentation] | None:
-    """The answers ``_store_answers`` kept for these words, None when there are none; a damaged entry is
-    said (a ``CorpusWarning``) and analyzed again."""
-    path = _stored_path(analyzer, words)
-    if not path.is_file():
-        return None
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-        if stored.get("analyzer") != analyzer or stored.get("words") != len(words):
-            raise ValueError(f"it holds {stored.get('words')} answers of {stored.get('analyzer')!r}")
-        answers = [frozenset(answer) if isinstance(answer, list) else answer for answer in stored["answers"]]
-        if len(answers) != len(words) or not all(isinstance(answer, (frozenset, str)) for answer in answers):
-            raise ValueError("its answers are not one boundary list or reason per word")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:  # JSONDecodeError is a ValueError
-        warnings.warn(CorpusWarning(f"{path}: damaged silver analysis cache entry ({exc}); analyzing again"),
-                      stacklevel=2)  # fmt: skip
-        return None
-    return answers
-
-
-def _store_answers(analyzer: str, words: list[str], answers: list[Segmentation]) -> None:
-    """Keep ``answers`` for ``_stored_answers`` (written atomically); a cache that cannot be written is said
-    and skipped: the run goes on with the answers it has."""
-    path = _stored_path(analyzer, words)
-    data = {"analyzer": analyzer, "version": SILVER[analyzer].version(), "words": len(words),
-            "answers": [sorted(answer) if isinstance(answer, frozenset) else answer for answer in answers]}  # fmt: skip
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        warnings.warn(CorpusWarning(f"{path}: cannot keep the silver analyses in the cache ({exc})"), stacklevel=2)
-
-
 class Prefetch:
     """Silver analyses running on worker processes while the caller does other work (``tokbench run``
     trains and evaluates meanwhile); ``wait`` puts them in the cache, so that ``analyze`` then answers
@@ -350,7 +299,7 @@ class Prefetch:
             if analyzer not in SILVER:
                 raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
             _, todo = _words_to_analyze(analyzer, words)
-            stored = _stored_answers(analyzer, todo) if todo else None
+            stored = stored_answers(analyzer, SILVER[analyzer].version(), todo) if todo else None
             if stored is not None:  # analyzed by an earlier run (or corpus set) with the same words
                 _CACHE[analyzer].update(zip(todo, stored, strict=True))
             elif todo:
@@ -360,7 +309,7 @@ class Prefetch:
         if processes < 2 or len(tasks) < 2:
             for analyzer, words in tasks:
                 answers = SILVER[analyzer].segment(words)
-                _store_answers(analyzer, words, answers)
+                store_answers(analyzer, SILVER[analyzer].version(), words, answers)
                 _CACHE[analyzer].update(zip(words, answers, strict=True))
             return
         tasks.sort(key=lambda task: -len(task[1]) * SILVER[task[0]].cost_per_word)
@@ -381,7 +330,7 @@ class Prefetch:
         for name in self._chosen(analyzers):
             words, result = self._pending.pop(name)
             answers = result.get()
-            _store_answers(name, words, answers)
+            store_answers(name, SILVER[name].version(), words, answers)
             _CACHE[name].update(zip(words, answers, strict=True))
         if not self._pending:
             self.close()

@@ -46,8 +46,9 @@ from benchmarks.measure.metrics import (
     VocabularyPair,
     has_partial_characters,
 )
+from benchmarks.measure.paired import holm_adjust, paired_tests
 from benchmarks.measure.registry import Capability, Compute, Metric, Needs
-from benchmarks.measure.stats import holm_adjust, metric_intervals, paired_tests, seed_item_interval
+from benchmarks.measure.stats import metric_intervals, seed_item_interval
 from benchmarks.run.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.run.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer

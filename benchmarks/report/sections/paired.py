@@ -46,6 +46,6 @@ def paired_section(context: Context) -> list[Block]:
                float(row.p_value_holm)] for row in ordered]
     header: list[Inline] = [Verbatim(name) for name in ["corpus", "A", "B", "A − B", "CI", "p", "p (Holm)"]]
     return [Heading(2, Verbatim("Paired comparisons")),
-            Paragraph((Verbatim(intro), Code("benchmarks/measure/stats.py"), Verbatim(significance),
+            Paragraph((Verbatim(intro), Code("benchmarks/measure/paired.py"), Verbatim(significance),
                        Link("paired.csv", "paired.csv"), Verbatim("."))),
             BulletList(counts), Details("all pairs", [SimpleTable(header, cells, "lllrlrr", values)])]  # fmt: skip

@@ -13,6 +13,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from benchmarks.errors import BenchmarkError
+from benchmarks.measure import paired as P
 from benchmarks.measure import stats as S
 from benchmarks.measure.metrics import MetricResult
 
@@ -74,7 +75,7 @@ def test_degenerate_data_without_warnings(embedded_text):
         # mostly-zero denominators: some resamples divide by zero
         sparse = S.ratio_interval([1.0] + [0.0] * 30, [2.0] + [0.0] * 30, method="BCa")
         assert sparse.confidence == 0.95
-        same = S.paired_test((chars, chars), (chars, chars))
+        same = P.paired_test((chars, chars), (chars, chars))
         assert (same.difference, same.interval.low, same.interval.high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
 
 
@@ -114,12 +115,12 @@ def test_paired_test_detects_a_real_difference(embedded_text):
     # bytes per word vs characters per word on the same Turkish texts: bytes are always >= characters
     lines = embedded_text["tur_Latn"]
     (num_bytes, num_chars), den = bytes_and_chars(lines), words(lines)
-    comparison = S.paired_test((num_bytes, den), (num_chars, den))
+    comparison = P.paired_test((num_bytes, den), (num_chars, den))
     assert comparison.difference == pytest.approx(num_bytes.sum() / den.sum() - num_chars.sum() / den.sum())
     assert 0 < comparison.interval.low < comparison.difference < comparison.interval.high
     assert comparison.p_value == pytest.approx(1 / 1001)  # the smallest p-value 1000 random swaps can give
     assert comparison.n == len(lines)
-    assert S.paired_test((num_bytes, den), (num_chars, den)) == comparison  # deterministic
+    assert P.paired_test((num_bytes, den), (num_chars, den)) == comparison  # deterministic
 
 
 def test_paired_test_is_calibrated_under_the_null(embedded_text):
@@ -132,7 +133,7 @@ def test_paired_test_is_calibrated_under_the_null(embedded_text):
     for trial in range(100):
         swap = rng.random(len(lines)) < 0.5
         a_num, b_num = np.where(swap, second, first), np.where(swap, first, second)
-        p_values.append(S.paired_test((a_num, den), (b_num, den), n_resamples=400, seed=trial).p_value)
+        p_values.append(P.paired_test((a_num, den), (b_num, den), n_resamples=400, seed=trial).p_value)
     assert np.mean(np.array(p_values) < 0.05) <= 0.12
     assert 0.35 < np.median(p_values) < 0.65
 
@@ -154,7 +155,7 @@ def test_exact_permutation_p_value_equals_scipy(embedded_text, n):
     expected = scipy_stats.permutation_test(
         (np.ones(n),), statistic, permutation_type="samples", vectorized=True, n_resamples=5000
     ).pvalue
-    assert S.paired_test((num_a, den_a), (num_b, den_b), n_resamples=5000).p_value == pytest.approx(expected)
+    assert P.paired_test((num_a, den_a), (num_b, den_b), n_resamples=5000).p_value == pytest.approx(expected)
 
 
 def test_bad_input():
@@ -169,7 +170,7 @@ def test_bad_input():
     with pytest.raises(BenchmarkError, match="n_resamples"):
         S.ratio_interval([1, 2], [1, 2], n_resamples=0)
     with pytest.raises(BenchmarkError, match="same items"):
-        S.paired_test(([1, 2], [1, 2]), ([1, 2, 3], [1, 2, 3]))
+        P.paired_test(([1, 2], [1, 2]), ([1, 2, 3], [1, 2, 3]))
 
 
 def test_speed_per_call(embedded_text):
@@ -182,7 +183,7 @@ def test_speed_per_call(embedded_text):
     interval_seconds = (time.perf_counter() - start) / 5
     start = time.perf_counter()
     for seed in range(5):
-        S.paired_test((num, den), (den, den), seed=seed)
+        P.paired_test((num, den), (den, den), seed=seed)
     paired_seconds = (time.perf_counter() - start) / 5
     # measured ~0.03 s and ~0.06 s on an idle 2-core machine; generous bounds for a loaded CI runner
     assert interval_seconds < 1.0 and paired_seconds < 2.0, (interval_seconds, paired_seconds)
@@ -228,14 +229,14 @@ def holm_rejections(p_values: np.ndarray, alpha: float) -> set[int]:
 
 def test_holm_adjusted_p_values_by_hand():
     # sorted: 0.005 x 4 = 0.02, 0.01 x 3 = 0.03, 0.03 x 2 = 0.06, 0.04 x 1 = 0.04 -> running max 0.06
-    adjusted = S.holm_adjust([0.01, 0.04, 0.03, 0.005])
+    adjusted = P.holm_adjust([0.01, 0.04, 0.03, 0.005])
     assert adjusted == pytest.approx([0.03, 0.06, 0.06, 0.02])
-    assert S.holm_adjust([0.5, 0.9]).tolist() == [1.0, 1.0]  # capped at 1
-    nan_kept = S.holm_adjust([0.01, math.nan, 0.02])  # an undefined comparison is not counted in m
+    assert P.holm_adjust([0.5, 0.9]).tolist() == [1.0, 1.0]  # capped at 1
+    nan_kept = P.holm_adjust([0.01, math.nan, 0.02])  # an undefined comparison is not counted in m
     assert math.isnan(nan_kept[1]) and nan_kept[[0, 2]] == pytest.approx([0.02, 0.02])
-    assert S.holm_adjust([]).size == 0
+    assert P.holm_adjust([]).size == 0
     with pytest.raises(BenchmarkError, match=r"must lie in \[0, 1\]"):
-        S.holm_adjust([0.2, 1.5])
+        P.holm_adjust([0.2, 1.5])
 
 
 def test_holm_equals_the_step_down_procedure_on_paired_tests_of_real_text(embedded_text):
@@ -246,11 +247,11 @@ def test_holm_equals_the_step_down_procedure_on_paired_tests_of_real_text(embedd
     p_values = []
     for trial in range(12):
         shifted = num + rng.normal(0, 1 + trial, len(num)) * (trial % 3)
-        p_values.append(S.paired_test((num, den), (np.clip(shifted, 0, None), den), n_resamples=300,
+        p_values.append(P.paired_test((num, den), (np.clip(shifted, 0, None), den), n_resamples=300,
                                       seed=trial).p_value)  # fmt: skip
     real = np.array(p_values)
     for p in (real, rng.uniform(0, 0.2, 40), np.array([0.01, 0.01, 0.02, 0.2])):
-        adjusted = S.holm_adjust(p)
+        adjusted = P.holm_adjust(p)
         for alpha in (0.001, 0.01, 0.02, 0.05, 0.1, 0.2):
             assert {i for i, a in enumerate(adjusted) if a <= alpha} == holm_rejections(p, alpha)
         # Holm lies between Benjamini-Hochberg (scipy) and Bonferroni
@@ -279,12 +280,12 @@ def test_permutations_are_enough_for_the_family(embedded_text):
     num, den = bytes_and_chars(embedded_text["kor_Hang"][:300])
     m = 112
     draws = permutations_for_family(m, 1000)
-    comparison = S.paired_test((num, den), (num * 1.1, den), n_resamples=200, n_permutations=draws)
+    comparison = P.paired_test((num, den), (num * 1.1, den), n_resamples=200, n_permutations=draws)
     assert comparison.p_value == pytest.approx(1 / (1 + draws))
-    assert S.holm_adjust([comparison.p_value] * m).max() < 0.05
-    assert S.holm_adjust([S.paired_test((num, den), (num * 1.1, den), n_resamples=1000).p_value] * m).max() > 0.05
+    assert P.holm_adjust([comparison.p_value] * m).max() < 0.05
+    assert P.holm_adjust([P.paired_test((num, den), (num * 1.1, den), n_resamples=1000).p_value] * m).max() > 0.05
     with pytest.raises(BenchmarkError, match="n_permutations"):
-        S.paired_test((num, den), (num, den), n_permutations=0)
+        P.paired_test((num, den), (num, den), n_permutations=0)
 
 
 @pytest.mark.parametrize("method", S.METHODS)
@@ -301,9 +302,9 @@ def test_paired_tests_are_the_one_by_one_tests(embedded_text, method):
                    ((num / 3, kchars), (counts, kchars)), ((num, kchars), (num, kchars)),
                    ((num[:80], den[:80]), (counts[:80], den[:80])), ((num[:9], den[:9]), (counts[:9], den[:9])),
                    ((num[:1], den[:1]), (counts[:1], den[:1]))]  # fmt: skip
-    expected = [S.paired_test(a, b, method=method, seed=5, n_resamples=300, n_permutations=700)
+    expected = [P.paired_test(a, b, method=method, seed=5, n_resamples=300, n_permutations=700)
                 for a, b in comparisons]  # fmt: skip
-    together = S.paired_tests(comparisons, method=method, seed=5, n_resamples=300, n_permutations=700)
+    together = P.paired_tests(comparisons, method=method, seed=5, n_resamples=300, n_permutations=700)
     assert repr(together) == repr(expected)  # repr: NaN == NaN
     assert together[0].p_value < 0.01 and together[3].difference == 0.0
 

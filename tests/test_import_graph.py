@@ -1,4 +1,5 @@
-"""No import circle inside ``bpe/``: every import statement (top-level or inside a function, as
+"""No import circle inside ``bpe/``, ``corpora/`` or ``benchmarks/``, and no import running back up the
+layering ``bpe`` <- ``corpora`` <- ``benchmarks``: every import statement (top-level or inside a function, as
 Python's ``ast`` finds it) is an edge from the importing module to the module it names, and the
 graph must have no cycle.  ``from bpe import x`` is an edge to ``bpe.x`` when that is a module
 (the package's ``__init__`` is then already imported), else to ``bpe``."""
@@ -11,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "bpe"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bpe"
+#: each package and the packages below it, which it may import
+LAYERS = {"bpe": set(), "corpora": {"bpe"}, "benchmarks": {"bpe", "corpora"}}
 
 
 def module_name(path: Path, package: Path) -> str:
@@ -43,6 +47,30 @@ def test_bpe_has_no_import_circle() -> None:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as error:
         pytest.fail(f"import circle inside bpe/: {' -> '.join(error.args[1])}")
+
+
+@pytest.mark.parametrize("package", ["corpora", "benchmarks"])
+def test_corpora_and_benchmarks_have_no_import_circle(package: str) -> None:
+    graph = import_graph(ROOT / package)
+    assert len(graph) > 10
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as error:
+        pytest.fail(f"import circle inside {package}/: {' -> '.join(error.args[1])}")
+
+
+@pytest.mark.parametrize("package", sorted(LAYERS))
+def test_no_import_runs_back_up_the_layers(package: str) -> None:
+    """``bpe`` knows no corpus or experiment, ``corpora`` no experiment (every import statement, as ``ast``
+    finds it)."""
+    upper = set(LAYERS) - LAYERS[package] - {package}
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else (
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            found += [f"{path.relative_to(ROOT)} imports {name}" for name in names if name.split(".")[0] in upper]
+    assert not found, found
 
 
 def test_a_circle_is_found(tmp_path: Path) -> None:
