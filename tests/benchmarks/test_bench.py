@@ -14,6 +14,7 @@ from benchmarks.cli import main
 from benchmarks.perf.corpus import TYPES_PER_REAL_TYPE, word_types, write_diverse, write_real
 
 
+@pytest.mark.slow  # 20-45 s: a whole run (or bench suite) end to end; CI runs it with -m slow
 def test_bench_train_suite_on_one_seed_and_the_real_text(
     sample_data_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -109,6 +109,7 @@ def splits_section(report: Path) -> str:
     return report.read_text(encoding="utf-8").split("## How the tokenizers split\n")[1].split("\n## ")[0]
 
 
+@pytest.mark.slow  # 20-45 s: a whole run (or bench suite) end to end; CI runs it with -m slow
 def test_pretrained_rows_count_as_their_own_libraries(tmp_path, exported, monkeypatch):
     monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)  # corpus spec paths in the config are relative to the working directory

@@ -356,6 +356,7 @@ def test_check_rejects_foreign_files(run_dir: Path, tmp_path: Path, capsys: pyte
 # --------------------------------------------------------------------------- vocabulary audit
 
 
+@pytest.mark.slow  # 20-45 s: a whole run (or bench suite) end to end; CI runs it with -m slow
 def test_the_run_audits_its_tokenizers_and_the_report_shows_the_counts(run_dir: Path, tmp_path: Path) -> None:
     """audit.csv: one row per corpus and tokenizer row at the report size (char-bpe at 800, cl100k), counts equal to
     ``audit_vocabulary`` on the saved tokenizer, "never used" equal to a direct count over the corpus's test text;
