@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from itertools import islice
 from pathlib import Path
@@ -49,6 +52,13 @@ def _register_encode(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--input", metavar="FILE", help="text to encode (default: stdin)")
     parser.add_argument("--out", metavar="PATH", help="file to write (default: stdout)")
     parser.add_argument("--pieces", action="store_true", help="print the text each token covers instead of ids")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=len(os.sched_getaffinity(0)),
+        help="threads encoding batches of lines with a char-bpe or byte-bpe tokenizer (default: all cores; "
+        "the output does not depend on it)",
+    )
     for name, families in options_by_name(encode_time_only=True).items():
         parser.add_argument(f"--{name.replace('_', '-')}", **option_flag(families, as_saved=True))
     parser.set_defaults(handler=run_encode)
@@ -59,6 +69,8 @@ BATCH_LINES = 20_000
 
 
 def run_encode(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise BenchmarkError(f"--jobs: expected a positive number of threads, got {args.jobs}")
     encode_options = {name: getattr(args, name) for name in options_by_name(encode_time_only=True)}
     tokenizer = load_tokenizer(args).with_encode_options(**encode_options)
     out = Path(args.out) if args.out else None
@@ -73,18 +85,16 @@ def run_encode(args: argparse.Namespace) -> int:
             with writing(out):
                 sink = stack.enter_context(atomic_writer(out))
         with writing(out or Path("<stdout>")):
-            _encode_lines(tokenizer, lines, args.pieces, sink)
+            _encode_lines(tokenizer, lines, args.pieces, sink, args.jobs)
     return 0
 
 
-def _encode_lines(tokenizer: Tokenizer, lines: Iterator[str], pieces: bool, sink: BinaryIO) -> None:
+def _encode_lines(tokenizer: Tokenizer, lines: Iterator[str], pieces: bool, sink: BinaryIO, jobs: int = 1) -> None:
     """One JSON array per line: in compiled batches for BPE ids (``bpe.models.batch_encode``), else line by line."""
     from bpe.models.batch_encode import BatchEncoder
 
     if not pieces and BatchEncoder.supports(tokenizer):
-        encoder = BatchEncoder(tokenizer)
-        while batch := list(islice(lines, BATCH_LINES)):
-            sink.write(encoder.json_lines(batch))
+        _encode_batches([BatchEncoder(tokenizer) for _ in range(jobs)], lines, sink)
     else:
         for line in lines:
             if pieces:
@@ -93,6 +103,30 @@ def _encode_lines(tokenizer: Tokenizer, lines: Iterator[str], pieces: bool, sink
                 encoded = tokenizer.encode(line)
             sink.write(json.dumps(encoded, ensure_ascii=False).encode("utf-8") + b"\n")
     sink.flush()
+
+
+def _encode_batches(encoders: list[Any], lines: Iterator[str], sink: BinaryIO) -> None:
+    """Batch ``k`` of ``lines`` on ``encoders[k % len(encoders)]``, each encoder on its own thread (the
+    kernel releases the GIL; every encoder keeps its own cache of merged pre-tokens, so no state is
+    shared), written in input order.  Reading the next batch overlaps the encoding of the previous ones."""
+    if len(encoders) == 1:
+        while batch := list(islice(lines, BATCH_LINES)):
+            sink.write(encoders[0].json_lines(batch))
+        return
+    threads = [ThreadPoolExecutor(max_workers=1) for _ in encoders]  # one thread per encoder: its cache is its own
+    pending: deque[Future[bytes]] = deque()
+    try:
+        k = 0
+        while batch := list(islice(lines, BATCH_LINES)):
+            if len(pending) == len(encoders):
+                sink.write(pending.popleft().result())
+            pending.append(threads[k % len(encoders)].submit(encoders[k % len(encoders)].json_lines, batch))
+            k += 1
+        while pending:
+            sink.write(pending.popleft().result())
+    finally:
+        for thread in threads:
+            thread.shutdown(cancel_futures=True)
 
 
 def _register_decode(subparsers: argparse._SubParsersAction) -> None:

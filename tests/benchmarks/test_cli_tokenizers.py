@@ -187,7 +187,7 @@ def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str]
     declared = options_by_name(encode_time_only=command == "encode")
     own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--counts", "--out", "--engine", "--address",
                      "--workers"},
-           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces"}}[command]  # fmt: skip
+           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces", "--jobs"}}[command]  # fmt: skip
     assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
     assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
     assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")
@@ -506,6 +506,28 @@ def test_encode_writes_a_file_in_batches(tokbench, trained: dict[str, Path], kor
         json.dumps(tokenizer.encode(t)) for t in korean_lines(korean)
     ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.jsonl"]  # no temporary file left
+
+
+def test_encode_on_threads_writes_what_one_thread_writes(
+    tokbench, trained: dict[str, Path], korean: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches of 7 lines, so the constitution's lines are dozens of batches spread over 1, 2 and 3
+    threads (each with its own cache of merged pre-tokens): the same bytes, in input order."""
+    from benchmarks.commands import tokenizers as commands
+
+    monkeypatch.setattr(commands, "BATCH_LINES", 7)
+    written = {}
+    for jobs in (1, 2, 3):
+        out = tmp_path / f"ids-{jobs}.jsonl"
+        argv = ["encode", "--tokenizer", trained["byte-bpe"], "--input", korean, "--out", out, "--jobs", jobs]
+        assert tokbench(*argv).status == 0
+        written[jobs] = out.read_bytes()
+    tokenizer = bpe.load(trained["byte-bpe"])
+    assert len(korean_lines(korean)) > 10 * 7
+    assert written[1].decode().splitlines() == [json.dumps(tokenizer.encode(t)) for t in korean_lines(korean)]
+    assert written[2] == written[1] and written[3] == written[1]
+    run = tokbench("encode", "--tokenizer", trained["byte-bpe"], "--jobs", 0, stdin=b"a\n")
+    assert run.status != 0 and "--jobs" in run.err and "0" in run.err
 
 
 @pytest.mark.parametrize(
