@@ -52,7 +52,8 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 
 import numpy as np
-from numba import njit
+
+from bpe.kernels._numba import njit
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _NO_KEY = -1
