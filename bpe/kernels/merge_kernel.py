@@ -461,14 +461,19 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     n_merges = 0
     while n_merges < num_merges and heap_size > 0:
         count, pair = heap_counts[0], heap_pairs[0]
-        _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
-        heap_size -= 1
         current = pair_counts[pair]
         if current != count:  # stale entry: counts only fall, so re-rank it with its current count
             if current >= threshold:
-                _heap_push(heap_counts, heap_pairs, heap_size, current, pair, lefts, rights, units, starts, ends)
-                heap_size += 1
+                # in place: sifted down from the top, where it is (one sift instead of a pop, which
+                # sifts the last leaf down the whole heap, and a push); the pairs popped are the same,
+                # since each pair has one entry and entries are totally ordered
+                _sift_down(heap_counts, heap_pairs, heap_size, 0, current, pair, lefts, rights, units, starts, ends)
+            else:
+                _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
+                heap_size -= 1
             continue
+        _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
+        heap_size -= 1
         if count < min_frequency:
             break
 
