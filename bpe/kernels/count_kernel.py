@@ -32,7 +32,8 @@ Python object per pre-token; ``character_stats`` gives what a char-bpe or char a
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+
+from bpe.kernels._numba import njit, types
 
 # class bits per code point
 LETTER, MARK, NUMBER, SPACE, KNOWN = 1, 2, 4, 8, 16

@@ -12,8 +12,8 @@ calls.  ``json_lines`` writes ``[id, id, ...]`` per text, byte for byte what ``j
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
 
+from bpe.kernels._numba import njit, types
 from bpe.kernels.count_kernel import (
     _HASH_MULTIPLIER,
     _RECORD,

@@ -21,8 +21,10 @@ sequences (byte values, or Unicode code points); merge ``k`` creates token
 Representation (why it is fast):
 
 * every distinct word is laid out once in flat arrays: one *position* per
-  symbol with ``prev``/``next`` links, so a merge edits two positions and never
-  rebuilds a word;
+  symbol with a ``next`` link, so a merge edits two positions and never
+  rebuilds a word.  No ``prev`` link (4 bytes a symbol): the live position
+  before ``p`` is found by stepping back over the merged-away positions just
+  before ``p``, which are the rest of that one token (a few symbols);
 * ``pair_at[p]`` is the pair that starts at position ``p``; pair counts change
   by exact deltas at the merged positions only;
 * each pair has a contiguous, ascending slice of its starting positions in one
@@ -52,7 +54,8 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 
 import numpy as np
-from numba import njit
+
+from bpe.kernels._numba import njit
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _NO_KEY = -1
@@ -169,10 +172,12 @@ def _spell(piece_keys: Sequence[str] | Sequence[bytes]) -> tuple[np.ndarray, np.
 
 @njit(["int32[::1](int32[::1], int64)", "int64[::1](int64[::1], int64)"], cache=True)
 def _grown(array, needed):
-    """``array`` if it holds ``needed`` items, else a copy with doubled capacity."""
+    """``array`` if it holds ``needed`` items, else a copy with half as much capacity again (not
+    twice: the pair arrays reach a few hundred thousand pairs, so doubling would leave up to half
+    of them empty at the end, when the training's memory peaks; the copies stay few either way)."""
     if needed <= array.size:
         return array
-    bigger = np.empty(max(needed, 2 * array.size), dtype=array.dtype)
+    bigger = np.empty(max(needed, array.size + array.size // 2), dtype=array.dtype)
     bigger[: array.size] = array
     return bigger
 
@@ -368,9 +373,9 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     units = token_units.copy()
     n_units = units.size
 
-    # positions: symbol (-1 once merged away), neighbour links, word, pair starting here (-1: none)
+    # positions: symbol (-1 once merged away), the next live position of its word (-1: none), word,
+    # pair starting here (-1: none)
     symbol = word_symbols if overwrite else word_symbols.copy()
-    prev = np.empty(n_positions, dtype=np.int32)
     next_ = np.empty(n_positions, dtype=np.int32)
     word_of = np.empty(n_positions, dtype=np.int32)
     pair_at = np.full(n_positions, -1, dtype=np.int32)
@@ -394,7 +399,6 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
         begin, end = word_offsets[w], word_offsets[w + 1]
         for p in range(begin, end):
             word_of[p] = w
-            prev[p] = p - 1 if p > begin else -1
             next_[p] = p + 1 if p + 1 < end else -1
         for p in range(begin, end - 1):
             if 2 * (n_pairs + 1) > keys.size:
@@ -457,14 +461,19 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     n_merges = 0
     while n_merges < num_merges and heap_size > 0:
         count, pair = heap_counts[0], heap_pairs[0]
-        _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
-        heap_size -= 1
         current = pair_counts[pair]
         if current != count:  # stale entry: counts only fall, so re-rank it with its current count
             if current >= threshold:
-                _heap_push(heap_counts, heap_pairs, heap_size, current, pair, lefts, rights, units, starts, ends)
-                heap_size += 1
+                # in place: sifted down from the top, where it is (one sift instead of a pop, which
+                # sifts the last leaf down the whole heap, and a push); the pairs popped are the same,
+                # since each pair has one entry and entries are totally ordered
+                _sift_down(heap_counts, heap_pairs, heap_size, 0, current, pair, lefts, rights, units, starts, ends)
+            else:
+                _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
+                heap_size -= 1
             continue
+        _heap_pop(heap_counts, heap_pairs, heap_size, lefts, rights, units, starts, ends)
+        heap_size -= 1
         if count < min_frequency:
             break
 
@@ -481,10 +490,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
         n_units += left_len + right_len
         ends[new] = n_units
 
-        # room for the at most two new pairs per occurrence
+        # room for the new pairs: at most two per occurrence, and at most one (x, new) per left
+        # neighbour x and one (new, y) per right neighbour y (the stamps below), so at most
+        # 2 * n_tokens; the second bound keeps a merge of many occurrences from reserving room for
+        # pairs that cannot exist (on 8 MB of text the first merge alone would reserve a million)
         begin, n_occ = occ_start[pair], occ_len[pair]
         first_new_pair = n_pairs
-        needed = n_pairs + 2 * n_occ
+        needed = n_pairs + 2 * min(n_occ, n_tokens)
         lefts = _grown(lefts, needed)
         rights = _grown(rights, needed)
         pair_counts = _grown(pair_counts, needed)
@@ -499,7 +511,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             if pair_at[p] != pair:  # stale: a neighbour merged since it was recorded
                 continue
             q = next_[p]
-            before, after = prev[p], next_[q]
+            after = next_[q]
+            first = word_offsets[word_of[p]]
+            before = p - 1
+            while before >= first and symbol[before] < 0:  # the rest of the token before p
+                before -= 1
+            if before < first:
+                before = -1
             weight = word_counts[word_of[p]]
             pair_counts[pair] -= weight
             if before >= 0:
@@ -528,7 +546,6 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
                 pair_at[p] = created
                 record_pairs[n_records], record_positions[n_records] = created, p
                 n_records += 1
-                prev[after] = p
             else:
                 pair_at[p] = -1
             symbol[p] = new
@@ -538,10 +555,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
 
         occ_len[pair] = 0  # every occurrence is merged; the pair can never reappear
         if occ_size + n_records > occ.size:
-            # full: first drop the stale entries; grow only if less than half would then be free
+            # full: first drop the stale entries; grow only if less than a quarter would then be
+            # free, to a third more than needed.  Not to twice: the first merges fill it (it starts
+            # exactly full), and while it grows both copies are held, at the peak of the training's
+            # memory; later merges mostly leave stale entries, which the compactions drop.
             occ_size = _compacted(occ, pair_at, first_new_pair, occ_start, occ_len)
-            if 2 * (occ_size + n_records) > occ.size:
-                bigger = np.empty(2 * (occ_size + n_records), dtype=np.int32)
+            if 4 * (occ_size + n_records) > 3 * occ.size:
+                bigger = np.empty((occ_size + n_records) * 4 // 3 + 16, dtype=np.int32)
                 bigger[:occ_size] = occ[:occ_size]
                 occ = bigger
         occ_size = _group_by_pair(

@@ -106,6 +106,34 @@ def test_counting_threads_sum_their_tables_exactly_on_flores(
         assert list(again) == list(threaded) and again.counts.tolist() == threaded.counts.tolist()
 
 
+def test_a_small_input_is_counted_in_the_calling_thread(
+    embedded_text: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to SERIAL_CHUNKS chunks the calling thread counts whatever ``workers`` says (so the order of
+    the pre-tokens is that of ``workers=1``); one chunk more and the counting threads do."""
+    lines = embedded_text["tur_Latn"][:400]
+    monkeypatch.setattr(counts_module, "CHUNK_CHARS", sum(map(len, lines)) // counts_module.SERIAL_CHUNKS + 1)
+    assert len(list(counts_module._chunks(iter(lines), counts_module.CHUNK_CHARS))) == counts_module.SERIAL_CHUNKS
+    counted_by: dict[str, int] = Counter()
+    count = counts_module._Counter.count
+
+    def counting(self, chunk) -> None:
+        counted_by[threading.current_thread().name] += 1
+        count(self, chunk)
+
+    monkeypatch.setattr(counts_module._Counter, "count", counting)
+    serial = count_pretokens(lines, "gpt2", workers=1)
+    counted_by.clear()
+    small = count_pretokens(lines, "gpt2", workers=2)
+    assert dict(counted_by) == {threading.current_thread().name: counts_module.SERIAL_CHUNKS}
+    assert list(small) == list(serial) and small.counts.tolist() == serial.counts.tolist()
+    monkeypatch.setattr(counts_module, "CHUNK_CHARS", sum(map(len, lines)) // (counts_module.SERIAL_CHUNKS + 1))
+    counted_by.clear()
+    larger = count_pretokens(lines, "gpt2", workers=2)
+    assert sorted(counted_by) == ["tokbench-count-0", "tokbench-count-1"], counted_by
+    assert larger == serial and larger.total == serial.total
+
+
 def test_an_error_in_a_counting_thread_is_raised_and_every_thread_ends(
     embedded_text: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
