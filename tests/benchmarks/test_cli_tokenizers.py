@@ -187,7 +187,8 @@ def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str]
     declared = options_by_name(encode_time_only=command == "encode")
     own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--counts", "--out", "--engine", "--address",
                      "--workers"},
-           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces", "--jobs"}}[command]  # fmt: skip
+           "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces",
+                      "--jobs"}}[command]  # fmt: skip
     assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
     assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
     assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")

@@ -170,7 +170,14 @@ def test_choosing_a_korean_sentence_shows_every_tokenizer(browser, page: Path, p
 
 
 def marked(browser: Any, side: str) -> list[int]:
-    marks = browser.find_elements("css selector", f'[data-role="compare"] tr[data-side="{side}"] mark[data-offset]')
+    """The offsets marked on ``side`` of the comparison, read once its row is there: with the implicit wait
+    on, an empty result (nothing only in B) would cost the whole wait."""
+    row = browser.find_element("css selector", f'[data-role="compare"] tr[data-side="{side}"]')
+    browser.implicitly_wait(0)
+    try:
+        marks = row.find_elements("css selector", "mark[data-offset]")
+    finally:
+        browser.implicitly_wait(WAIT_SECONDS)
     return [int(mark.get_attribute("data-offset")) for mark in marks]
 
 
