@@ -110,6 +110,12 @@ class IsolatedWords:
     encodings: Sequence[Sequence[Encoding]]
     unk_id: int | None = None
 
+    @functools.cached_property
+    def content_tokens(self) -> list[list[int]]:
+        """Per item, every word's number of content tokens (``content_spans``), computed once for the
+        metrics that share it."""
+        return [[sum(1 for start, end in e.spans if end > start) for e in item] for item in self.encodings]
+
 
 @dataclass(frozen=True)
 class ReferenceWords:
