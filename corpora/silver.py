@@ -269,6 +269,12 @@ SILVER: dict[str, SilverAnalyzer] = {
 _CACHE: dict[str, dict[str, Segmentation]] = {}
 
 
+def analyzers_loaded() -> bool:
+    """Whether this process has loaded a silver analyzer (a loaded kiwi holds worker threads, which a
+    forked child would inherit dead: fork only a process that has loaded none)."""
+    return any(loader.cache_info().currsize for loader in (_zemberek, _kiwi, _pymorphy, _lemminflect))
+
+
 def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], list[str]]:
     """``words`` NFC-normalized without duplicates (first-seen order), and those of them the cache does not
     hold yet; words an analyzer would split or reject are answered in the cache right away."""

@@ -45,6 +45,7 @@ letters of several scripts, or no letter at all (spaces, digits, punctuation, by
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import re
@@ -82,9 +83,15 @@ def entry_script(data: bytes) -> str:
     letters = _LETTER.findall(data.decode("utf-8", errors="ignore"))
     if not letters:
         return "other"
-    found = {next((name for name, pattern in _SCRIPT_OF_LETTER.items() if pattern.match(letter)), "other")
-             for letter in letters}  # fmt: skip
+    found = {_letter_script(letter) for letter in letters}
     return found.pop() if len(found) == 1 else "other"
+
+
+@functools.cache
+def _letter_script(letter: str) -> str:
+    """The script of one letter (``_SCRIPT_OF_LETTER``, else ``other``); looked up once per distinct letter:
+    a 200k-entry vocabulary holds a few thousand."""
+    return next((name for name, pattern in _SCRIPT_OF_LETTER.items() if pattern.match(letter)), "other")
 
 
 @dataclass(frozen=True)

@@ -105,17 +105,16 @@ def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: d
     return _rows([(eval_set, reference, result) for result in metric_results(metrics, data)], settings)
 
 
-class _WordCache:
-    """Encodes each distinct word once (words recur across sentences and references)."""
+class _WordCache(dict[str, Encoding]):
+    """Encodes each distinct word once (words recur across sentences and references): ``cache[word]``; a word
+    seen before is a plain dict lookup, with no Python call."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
+        super().__init__()
         self.tokenizer = tokenizer
-        self.cache: dict[str, Encoding] = {}
 
-    def __call__(self, word: str) -> Encoding:
-        encoding = self.cache.get(word)
-        if encoding is None:
-            encoding = self.cache[word] = self.tokenizer.encode_word(word)
+    def __missing__(self, word: str) -> Encoding:
+        encoding = self[word] = self.tokenizer.encode_word(word)
         return encoding
 
 
@@ -186,7 +185,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             if text not in counted:
                 counted[text] = len(tokenizer.encode(text))
             result.joined[paired] = counted[text]
-    encode_word = _WordCache(tokenizer)
+    encode_word = _WordCache(tokenizer).__getitem__
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
     partial_characters = functools.cache(
         lambda: has_partial_characters(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size)))

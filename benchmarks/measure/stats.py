@@ -219,7 +219,8 @@ def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed
     sums = np.empty((n_resamples, len(unique)))
     if exact_values is not None:
         for first, counts in zip(range(0, n_resamples, batch), _draw_counts(n, n_resamples, seed), strict=True):
-            sums[first : first + len(counts), exact] = counts @ exact_values
+            # counts are kept small (``_draw_counts``); as float64 the product is the same as before, exact
+            sums[first : first + len(counts), exact] = counts.astype(np.float64) @ exact_values
     if gathered:
         rng = np.random.default_rng(seed)
         for first in range(0, n_resamples, batch):
@@ -232,14 +233,18 @@ def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed
 #: the draw counts of recent (n, n_resamples, seed): every unit of a corpus resamples the same item counts
 #: with the same seed, so a worker evaluating them one after the other draws them once
 _DRAW_COUNTS: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
-#: bytes those draw counts may hold per process (least recently used ones are dropped first)
-_DRAW_COUNTS_BYTES = 160_000_000
+#: bytes those draw counts may hold per process (least recently used ones are dropped first).  One byte per
+#: count: a paper run's item counts of every corpus (documents, sentences, reference words; about 30,000 per
+#: corpus) fit at once, where float64 counts filled the budget with one corpus's and were drawn again for
+#: every unit (an LRU cache smaller than the cycle of its keys misses every time)
+_DRAW_COUNTS_BYTES = 400_000_000
 
 
 def _draw_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
     """Per batch of the resamples ``scipy.stats.bootstrap(paired=True)`` draws with
-    ``np.random.default_rng(seed)``, how often each of the n items is drawn in each resample (float64, one
-    row per resample); kept for later calls with the same arguments (``_DRAW_COUNTS``)."""
+    ``np.random.default_rng(seed)``, how often each of the n items is drawn in each resample (one row per
+    resample; uint8, or uint32 in the rare batch where an item is drawn more than 255 times); kept for later
+    calls with the same arguments (``_DRAW_COUNTS``)."""
     key = (n, n_resamples, seed)
     if key in _DRAW_COUNTS:
         _DRAW_COUNTS.move_to_end(key)
@@ -251,14 +256,19 @@ def _draw_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
         rows = min(batch, n_resamples - first)
         drawn = rng.integers(0, n, size=(rows, n))
         offsets = (drawn + np.arange(rows)[:, None] * n).ravel()
-        batches.append(np.bincount(offsets, minlength=rows * n).reshape(rows, n).astype(np.float64))
-    counts = tuple(batches)
-    size = n * n_resamples * 8
+        counts = np.bincount(offsets, minlength=rows * n).reshape(rows, n)
+        batches.append(counts.astype(np.uint8 if counts.max(initial=0) <= 255 else np.uint32))
+    kept = tuple(batches)
+    size = sum(counts.nbytes for counts in kept)
     if size <= _DRAW_COUNTS_BYTES:
-        while _DRAW_COUNTS and size + sum(n * r * 8 for n, r, _ in _DRAW_COUNTS) > _DRAW_COUNTS_BYTES:
+        while _DRAW_COUNTS and size + _draw_counts_bytes() > _DRAW_COUNTS_BYTES:
             _DRAW_COUNTS.popitem(last=False)
-        _DRAW_COUNTS[key] = counts
-    return counts
+        _DRAW_COUNTS[key] = kept
+    return kept
+
+
+def _draw_counts_bytes() -> int:
+    return sum(counts.nbytes for kept in _DRAW_COUNTS.values() for counts in kept)
 
 
 def _percentile_interval(distribution: np.ndarray, point: float, confidence: float, method: str,

@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
@@ -178,7 +178,10 @@ def git_revision() -> str:
 
 def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, Corpus],
                    pretrained: dict[str, PretrainedRow], parallel: ParallelPlan, seconds: float,
-                   data_dir: Path | None = None) -> None:  # fmt: skip
+                   data_dir: Path | None = None,
+                   references: Mapping[str, dict[str, dict[str, Any]]] | None = None) -> None:  # fmt: skip
+    """``manifest.json``; ``references``: each corpus's ``corpora.stats.reference_coverage(corpus, agreement=True)``
+    when computed already (``runner`` computes it on another process while the run's last steps go on)."""
     from benchmarks.data.fetch import provenance
 
     manifest = {
@@ -198,7 +201,9 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
                 "documents": {role: len(corpus.documents(role)) for role in corpus.roles()},
                 "characters": {role: sum(len(d.text) for d in corpus.documents(role)) for role in corpus.roles()},
                 "sources": role_sources(corpus),
-                "references": reference_coverage(corpus, agreement=True),
+                "references": (
+                    references[corpus_id] if references is not None else reference_coverage(corpus, agreement=True)
+                ),
                 "leaks": corpus.leaks,
             }
             for corpus_id, corpus in corpora.items()

@@ -95,6 +95,7 @@ from benchmarks.run.training import train_sweep as train_sweep
 from benchmarks.run.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus, silver
 from corpora.loader import cache_home
+from corpora.stats import reference_coverage
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,7 @@ def run_experiment(
     # silver analyzers are slow: their words are analyzed on worker processes from now on, while the
     # run goes on; the references are built once, in this process, then handed to every worker
     analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs)
+    closing: list[Callable[[], None]] = [analyzing.close]
     try:
         if any(bpe.family_class(entry.kind).trains_on_references for entry in config.tokenizers):
             _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
@@ -207,6 +209,10 @@ def run_experiment(
             pending = _work_while_analyzing(context, pending, analyzing, progress)
             _build_references(analyzing, corpora.values(), progress)
             _run_units(context, pending, jobs, start_method, progress)
+            # the manifest's silver agreement (an analyzer loaded again, gold words analyzed: one process for
+            # seconds) depends on the corpora alone: computed on another process while the side tables go on
+            coverage = _ReferenceCoverage(corpora, jobs)
+            closing.append(coverage.close)
             results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
             rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
             selected = select_metrics(config.metrics, config.extra_metrics)
@@ -218,12 +224,62 @@ def run_experiment(
             atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
             write_audit(out_dir, results, {unit: unit_facts.audit for unit, unit_facts in facts.items()}, context)
             write_examples(out_dir, corpora, parallel)
-            write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir)
+            write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir,
+                           coverage.result())  # fmt: skip
             if on_report is not None:
                 on_report(out_dir)
         return out_dir
     finally:
-        analyzing.close()
+        for close in closing:
+            close()
+
+
+# the corpora of the forked coverage process (set before it is forked, never pickled)
+_coverage_corpora: dict[str, Corpus] | None = None
+
+
+def _coverage_of(corpora: dict[str, Corpus]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every corpus's ``reference_coverage`` with agreement, as the manifest lists it."""
+    return {corpus_id: reference_coverage(corpus, agreement=True) for corpus_id, corpus in corpora.items()}
+
+
+def _coverage_in_worker() -> dict[str, dict[str, dict[str, Any]]]:
+    assert _coverage_corpora is not None, "coverage process forked without its corpora"
+    return _coverage_of(_coverage_corpora)
+
+
+class _ReferenceCoverage:
+    """``_coverage_of(corpora)`` on one forked process, started now; ``result`` waits for it.  Computed in
+    this process instead (when ``result`` is called) on one job, where fork is not available, or once this
+    process has loaded a silver analyzer (``silver.analyzers_loaded``).  A forked child starts from this
+    process's memory (its analyses cache, its analyzers: none loaded), so the numbers are the ones this
+    process would compute."""
+
+    def __init__(self, corpora: dict[str, Corpus], jobs: int) -> None:
+        global _coverage_corpora
+        self._corpora = corpora
+        self._pool: ProcessPoolExecutor | None = None
+        self._future: Any = None
+        if jobs > 1 and "fork" in multiprocessing.get_all_start_methods() and not silver.analyzers_loaded():
+            _coverage_corpora = corpora
+            try:
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+                self._future = self._pool.submit(_coverage_in_worker)  # forks here, with the corpora set
+            finally:
+                _coverage_corpora = None
+
+    def result(self) -> dict[str, dict[str, dict[str, Any]]]:
+        if self._future is None:
+            return _coverage_of(self._corpora)
+        try:
+            return self._future.result()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
 
 def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:

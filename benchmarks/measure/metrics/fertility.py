@@ -8,7 +8,6 @@ from collections.abc import Callable
 import numpy as np
 
 from benchmarks.measure.metrics.inputs import IsolatedWords, MetricResult, RunningText, ratio_of_sums
-from benchmarks.measure.metrics.spans import content_spans
 
 
 def fertility_isolated(words: IsolatedWords) -> MetricResult:
@@ -33,7 +32,7 @@ def fertility_isolated(words: IsolatedWords) -> MetricResult:
 def _isolated_split_share(name: str, words: IsolatedWords, is_counted: Callable[[int], bool]) -> MetricResult:
     return ratio_of_sums(
         name,
-        [sum(1 for e in item if is_counted(len(content_spans(e)))) for item in words.encodings],
+        [sum(1 for count in item if is_counted(count)) for item in words.content_tokens],
         [len(item) for item in words.encodings],
     )
 

@@ -5,6 +5,7 @@ and denominators: the ``benchmarks.measure.metrics`` package docstring)."""
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -109,6 +110,12 @@ class IsolatedWords:
     encodings: Sequence[Sequence[Encoding]]
     unk_id: int | None = None
 
+    @functools.cached_property
+    def content_tokens(self) -> list[list[int]]:
+        """Per item, every word's number of content tokens (``content_spans``), computed once for the
+        metrics that share it."""
+        return [[sum(1 for start, end in e.spans if end > start) for e in item] for item in self.encodings]
+
 
 @dataclass(frozen=True)
 class ReferenceWords:
@@ -190,23 +197,53 @@ def word_boundaries(reference: ReferenceWords) -> list[WordBoundaries]:
     if not reference.analyses:
         raise BenchmarkError(f"{name}: the morpheme reference has no words")
     words = []
-    for word, alternatives in reference.analyses.items():
+    for word, (n_bytes, gold, fault) in zip(reference.analyses, _gold_boundaries(reference.analyses), strict=True):
         encoding = reference.encodings.get(word)
         if encoding is None:
             raise BenchmarkError(f"{name}: no isolated encoding given for reference word {word!r}")
-        if not alternatives:
+        if not gold and fault is None:
             raise BenchmarkError(f"{name}: reference word {word!r} has no analysis")
-        n_bytes = len(word.encode("utf-8"))
         spans = content_spans(encoding)
-        predicted = {offset for span in spans for offset in span}
+        predicted = set(itertools.chain.from_iterable(spans))
         if predicted and (min(predicted) < 0 or max(predicted) > n_bytes):
             raise BenchmarkError(f"{name}: a token span lies outside word {word!r} ({n_bytes} bytes): {spans}")
-        gold = []
+        if fault is not None:
+            raise BenchmarkError(f"{name}: {fault}")
+        predicted.discard(0)
+        predicted.discard(n_bytes)
+        words.append(WordBoundaries(frozenset(predicted), gold, len(spans)))
+    return words
+
+
+#: per word of a reference: its UTF-8 length, its gold alternatives in byte offsets (empty: it has no analysis)
+#: and what is wrong with its gold boundaries (None: nothing)
+_Gold = tuple[int, tuple[frozenset[int], ...], str | None]
+#: ``_gold_boundaries`` of the references of recent calls, by ``id`` of the analyses (the object is kept with
+#: them, so its id is not reused while the entry lives): they depend on the reference alone, and every unit of
+#: a corpus scores the same reference objects
+_GOLD: dict[int, tuple[Analyses, list[_Gold]]] = {}
+_GOLD_KEPT = 32
+
+
+def _gold_boundaries(analyses: Analyses) -> list[_Gold]:
+    """Per word of ``analyses`` (in order), its byte length, its gold boundary sets converted from character
+    to byte offsets and the first of them that is not inner character offsets, said; computed once per
+    reference object (``_GOLD``)."""
+    kept = _GOLD.get(id(analyses))
+    if kept is not None and kept[0] is analyses and len(kept[1]) == len(analyses):
+        return kept[1]
+    table: list[_Gold] = []
+    for word, alternatives in analyses.items():
+        gold: list[frozenset[int]] = []
+        fault = None
         for alternative in alternatives:
             if any(not 0 < b < len(word) for b in alternative):
-                raise BenchmarkError(f"{name}: gold boundaries {sorted(alternative)} of {word!r} are not "
-                                     f"inner character offsets (0 < b < {len(word)})")  # fmt: skip
+                fault = (f"gold boundaries {sorted(alternative)} of {word!r} are not "
+                         f"inner character offsets (0 < b < {len(word)})")  # fmt: skip
+                break
             gold.append(frozenset(len(word[:b].encode("utf-8")) for b in alternative))
-        predicted.difference_update((0, n_bytes))
-        words.append(WordBoundaries(frozenset(predicted), tuple(gold), len(spans)))
-    return words
+        table.append((len(word.encode("utf-8")), tuple(gold), fault))
+    if len(_GOLD) >= _GOLD_KEPT:
+        _GOLD.pop(next(iter(_GOLD)))
+    _GOLD[id(analyses)] = (analyses, table)
+    return table

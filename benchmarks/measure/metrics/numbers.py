@@ -3,12 +3,13 @@ split depends on its context, and whether punctuation shares tokens with words."
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import numpy as np
 
 from benchmarks.measure.metrics.inputs import MetricResult, RunningText, ratio_of_sums
-from benchmarks.measure.metrics.spans import content_spans, span_chunks, utf8_offsets
+from benchmarks.measure.metrics.spans import TEXT_FACTS_KEPT, content_spans, span_chunks, utf8_offsets
 
 #: a number's digits from which ``digit_chunk_share`` scores it (shorter ones cannot have a longer chunk)
 LONG_NUMBER_DIGITS = 4
@@ -82,6 +83,20 @@ def _is_word_character(character: str) -> bool:
     return unicodedata.category(character)[0] in "LNM"
 
 
+@functools.lru_cache(maxsize=TEXT_FACTS_KEPT)
+def _character_classes(text: str) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """Per character of ``text``, whether it is punctuation, how many word characters precede each position
+    (``words_before[i]``: among the first i characters) and the punctuation count; None without punctuation.
+    Text-only, so computed once per text (the Unicode category of every character is the cost), read-only."""
+    punctuation = np.fromiter((_is_punctuation(c) for c in text), dtype=bool, count=len(text))
+    if not punctuation.any():
+        return None
+    word = np.fromiter((_is_word_character(c) for c in text), dtype=bool, count=len(text))
+    words_before = np.concatenate(([0], np.cumsum(word)))
+    punctuation.flags.writeable = words_before.flags.writeable = False
+    return punctuation, words_before, int(np.count_nonzero(punctuation))
+
+
 def punctuation_attached_share(text: RunningText) -> MetricResult:
     """Share of punctuation characters that share a token with a letter or digit.
 
@@ -95,22 +110,21 @@ def punctuation_attached_share(text: RunningText) -> MetricResult:
     """
     attached, totals = [], []
     for original, encoding in zip(text.texts, text.encodings, strict=True):
-        punctuation = np.fromiter((_is_punctuation(c) for c in original), dtype=bool, count=len(original))
-        if not punctuation.any():
+        classes = _character_classes(original)
+        if classes is None:
             attached.append(0)
             totals.append(0)
             continue
-        word = np.fromiter((_is_word_character(c) for c in original), dtype=bool, count=len(original))
+        punctuation, words_before, total = classes
         offsets = utf8_offsets(original)
         spans = np.array(content_spans(encoding), dtype=np.int64).reshape(-1, 2)
         first = np.searchsorted(offsets, spans[:, 0], side="right") - 1  # the character holding the first byte
         last = np.searchsorted(offsets, spans[:, 1] - 1, side="right") - 1  # ... and the last byte
-        words_before = np.concatenate(([0], np.cumsum(word)))
         with_word = words_before[last + 1] - words_before[first] > 0
-        cover = np.zeros(len(original) + 1, dtype=np.int64)  # characters covered by a token holding a word char
-        np.add.at(cover, first[with_word], 1)
-        np.add.at(cover, last[with_word] + 1, -1)
+        # characters covered by a token holding a word character: +1 where such a token starts, -1 after it ends
+        size = len(original) + 1
+        cover = np.bincount(first[with_word], minlength=size) - np.bincount(last[with_word] + 1, minlength=size)
         covered = np.cumsum(cover)[:-1] > 0
         attached.append(int(np.count_nonzero(punctuation & covered)))
-        totals.append(int(np.count_nonzero(punctuation)))
+        totals.append(total)
     return ratio_of_sums("punctuation_attached_share", attached, totals)

@@ -4,6 +4,7 @@ Conventions (content tokens, byte offsets): the ``benchmarks.measure.metrics`` p
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,11 +22,30 @@ def content_spans(encoding: Encoding) -> list[tuple[int, int]]:
     return [(start, end) for start, end in encoding.spans if end > start]
 
 
+#: texts whose text-only facts (``utf8_offsets``, ``whitespace_word_bytes``) a process keeps: every unit of a
+#: corpus measures the same texts, so a worker computes them once per text, not once per unit
+TEXT_FACTS_KEPT = 1 << 16
+
+
+@functools.lru_cache(maxsize=TEXT_FACTS_KEPT)
 def utf8_offsets(text: str) -> np.ndarray:
-    """``offsets[i]`` = UTF-8 byte offset of character ``i``; ``offsets[len(text)]`` = byte length."""
+    """``offsets[i]`` = UTF-8 byte offset of character ``i``; ``offsets[len(text)]`` = byte length
+    (read-only: one array per text, shared by its callers)."""
     code_points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     widths = 1 + (code_points >= 0x80) + (code_points >= 0x800) + (code_points >= 0x10000)
-    return np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(widths))).astype(np.int64)
+    offsets.flags.writeable = False
+    return offsets
+
+
+@functools.lru_cache(maxsize=TEXT_FACTS_KEPT)
+def whitespace_word_bytes(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The UTF-8 byte starts and ends of the whitespace words of ``text`` (``str.split``'s words), read-only."""
+    offsets = utf8_offsets(text)
+    bounds = np.array([(m.start(), m.end()) for m in _WHITESPACE_WORD.finditer(text)], dtype=np.int64).reshape(-1, 2)
+    starts, ends = offsets[bounds[:, 0]], offsets[bounds[:, 1]]
+    starts.flags.writeable = ends.flags.writeable = False
+    return starts, ends
 
 
 def tokens_per_whitespace_word(text: str, encoding: Encoding) -> np.ndarray:
@@ -34,12 +54,10 @@ def tokens_per_whitespace_word(text: str, encoding: Encoding) -> np.ndarray:
     A token overlapping several words (a piece spanning a space) counts for each of them;
     tokens covering only whitespace count for none.
     """
-    offsets = utf8_offsets(text)
-    words = [(offsets[m.start()], offsets[m.end()]) for m in _WHITESPACE_WORD.finditer(text)]
-    spans = content_spans(encoding)
-    if not words:
+    word_starts, word_ends = whitespace_word_bytes(text)
+    if not len(word_starts):
         return np.zeros(0, dtype=np.int64)
-    word_starts, word_ends = np.array(words, dtype=np.int64).T
+    spans = content_spans(encoding)
     starts = np.sort(np.array([s for s, _ in spans], dtype=np.int64))
     ends = np.sort(np.array([e for _, e in spans], dtype=np.int64))
     # tokens overlapping [ws, we) = tokens starting before we minus tokens ending at or before ws

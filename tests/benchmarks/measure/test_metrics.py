@@ -639,3 +639,23 @@ def test_selection_keeps_registry_order_and_adds_what_the_report_needs():
         "unk_token_rate", "boundary_precision", "boundary_recall", "boundary_f1", "boundary_precision_in_vocab",
         "boundary_recall_in_vocab", "boundary_f1_in_vocab", "in_vocab_word_share", "vocab_size_reached",
     ]  # fmt: skip
+
+
+def test_a_references_gold_boundaries_are_converted_once_and_follow_its_words() -> None:
+    """The gold boundaries in bytes depend on the reference alone: a second tokenizer's encodings of the same
+    reference object reuse them (same boundaries as a fresh copy of the reference), and a reference that
+    gained a word since is converted again."""
+    from benchmarks.measure.metrics import inputs
+
+    analyses = {"évek": (frozenset({2}),), "ab": (frozenset(), frozenset({1}))}
+    first = {"évek": Encoding([1, 2], [(0, 3), (3, 5)]), "ab": Encoding([3], [(0, 2)])}
+    second = {"évek": Encoding([4], [(0, 5)]), "ab": Encoding([5, 6], [(0, 1), (1, 2)])}
+    once = inputs.word_boundaries(ReferenceWords(analyses, first))
+    assert inputs._GOLD[id(analyses)][0] is analyses
+    assert [w.gold for w in once] == [(frozenset({3}),), (frozenset(), frozenset({1}))]  # é is 2 bytes
+    again = inputs.word_boundaries(ReferenceWords(analyses, second))
+    assert again == inputs.word_boundaries(ReferenceWords(dict(analyses), second))
+    assert [w.predicted for w in again] == [frozenset(), frozenset({1})]
+    analyses["cd"] = (frozenset({1}),)
+    grown = inputs.word_boundaries(ReferenceWords(analyses, {**second, "cd": Encoding([7], [(0, 2)])}))
+    assert grown[2].gold == (frozenset({1}),)

@@ -318,6 +318,9 @@ def test_draw_counts_kept_between_calls_give_the_same_intervals(embedded_text, m
     S._DRAW_COUNTS.clear()
     fresh = S.metric_intervals(results, seed=7, n_resamples=300)
     assert (len(num), 300, 7) in S._DRAW_COUNTS
+    # one byte a count: a paper run's item counts of every corpus fit in the bound together
+    assert all(counts.dtype == np.uint8 for counts in S._DRAW_COUNTS[len(num), 300, 7])
+    assert S._draw_counts_bytes() == len(num) * 300
     assert repr(S.metric_intervals(results, seed=7, n_resamples=300)) == repr(fresh)
     assert repr(fresh) == repr([S.ratio_interval(r.numerators, r.denominators, seed=7, n_resamples=300)
                                 for r in results])  # fmt: skip

@@ -439,3 +439,20 @@ def test_side_tables_on_worker_processes_equal_the_one_by_one_audit(run_dir: Pat
     assert counts.to_csv(index=False) == (run_dir / "audit.csv").read_text(encoding="utf-8")
     assert entries.to_csv(index=False) == (run_dir / "audit-entries.csv").read_text(encoding="utf-8")
     assert len(counts) == 4
+
+
+def test_the_manifests_reference_coverage_is_computed_on_a_forked_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With several jobs and no analyzer loaded here, the coverage runs on a forked child (which starts from
+    this process's memory); on one job, or once an analyzer is loaded here (kiwi's threads would be dead in a
+    child), in this process, when asked."""
+    import os
+
+    monkeypatch.setattr(runner, "_coverage_of", lambda corpora: {name: (len(text), os.getpid())
+                                                                 for name, text in corpora.items()})  # fmt: skip
+    monkeypatch.setattr(silver, "analyzers_loaded", lambda: False)
+    forked = runner._ReferenceCoverage({"a": "xyz"}, jobs=2)
+    length, pid = forked.result()["a"]
+    assert length == 3 and pid != os.getpid()
+    assert runner._ReferenceCoverage({"a": "xyz"}, jobs=1).result() == {"a": (3, os.getpid())}
+    monkeypatch.setattr(silver, "analyzers_loaded", lambda: True)
+    assert runner._ReferenceCoverage({"a": "xyz"}, jobs=2).result() == {"a": (3, os.getpid())}
