@@ -35,6 +35,7 @@ import functools
 import importlib.metadata
 import logging
 import multiprocessing
+import time
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -286,6 +287,13 @@ def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], l
     return unique, [word for word in unique if word not in cache]
 
 
+def _timed_segment(analyzer: str, words: list[str]) -> tuple[list[Segmentation], float]:
+    """``SILVER[analyzer].segment(words)`` and the seconds it took (on a worker process: a module-level function)."""
+    started = time.perf_counter()
+    answers = SILVER[analyzer].segment(words)
+    return answers, round(time.perf_counter() - started, 2)
+
+
 class Prefetch:
     """Silver analyses running on worker processes while the caller does other work (``tokbench run``
     trains and evaluates meanwhile); ``wait`` puts them in the cache, so that ``analyze`` then answers
@@ -312,15 +320,18 @@ class Prefetch:
                 tasks.append((analyzer, todo))
         self._pool: Any = None
         self._pending: dict[str, tuple[list[str], Any]] = {}
+        #: analyzer -> seconds its analysis took (loading the analyzer included), once waited for; an
+        #: analyzer answered from the disk cache has none
+        self.seconds: dict[str, float] = {}
         if processes < 2 or len(tasks) < 2:
             for analyzer, words in tasks:
-                answers = SILVER[analyzer].segment(words)
+                answers, self.seconds[analyzer] = _timed_segment(analyzer, words)
                 store_answers(analyzer, SILVER[analyzer].version(), words, answers)
                 _CACHE[analyzer].update(zip(words, answers, strict=True))
             return
         tasks.sort(key=lambda task: -len(task[1]) * SILVER[task[0]].cost_per_word)
         self._pool = multiprocessing.get_context("spawn").Pool(min(processes, len(tasks)))
-        self._pending = {analyzer: (words, self._pool.apply_async(SILVER[analyzer].segment, (words,)))
+        self._pending = {analyzer: (words, self._pool.apply_async(_timed_segment, (analyzer, words)))
                          for analyzer, words in tasks}  # fmt: skip
 
     def _chosen(self, analyzers: Iterable[str] | None) -> list[str]:
@@ -335,7 +346,7 @@ class Prefetch:
         error is raised here)."""
         for name in self._chosen(analyzers):
             words, result = self._pending.pop(name)
-            answers = result.get()
+            answers, self.seconds[name] = result.get()
             store_answers(name, SILVER[name].version(), words, answers)
             _CACHE[name].update(zip(words, answers, strict=True))
         if not self._pending:

@@ -225,7 +225,7 @@ def run_experiment(
             write_audit(out_dir, results, {unit: unit_facts.audit for unit, unit_facts in facts.items()}, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir,
-                           coverage.result())  # fmt: skip
+                           coverage.result(), analyzing.seconds)  # fmt: skip
             if on_report is not None:
                 on_report(out_dir)
         return out_dir

@@ -4,6 +4,7 @@ and of the diverse text it generates; the real figures are not timed tests (benc
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -184,6 +185,17 @@ vocab_size = 300
 """
 
 
+def test_the_floor_of_a_run_is_its_slowest_silver_analysis(tmp_path: Path) -> None:
+    from benchmarks.perf.reference import slowest_analysis
+
+    timings = {"total_seconds": 168.0, "silver_analysis_seconds": {"kiwi": 3.5, "zemberek": 29.04, "pymorphy": 2.0}}
+    (tmp_path / "manifest.json").write_text(json.dumps({"timings": timings}), encoding="utf-8")
+    assert slowest_analysis(tmp_path) == "zemberek 29.0 s"
+    (tmp_path / "manifest.json").write_text(json.dumps({"timings": {"total_seconds": 9.0}}), encoding="utf-8")
+    assert slowest_analysis(tmp_path) == "-"  # a manifest of an older commit
+    assert slowest_analysis(tmp_path / "absent") == "-"
+
+
 def test_bench_reference_names_an_unknown_commit(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--suites", "run", "--reference", "no-such-commit-0000"]) == 2
     assert "--reference 'no-such-commit-0000': no such commit" in capsys.readouterr().err
@@ -199,7 +211,7 @@ def test_bench_reference_mode_against_this_very_commit(tmp_path: Path, capsys: p
     assert main(argv) == 0
     report = capsys.readouterr().out
     row = re.search(
-        r"^\| tokbench run tiny \| (\d+\.\d\d) \| \d+ \| - \| (\d+\.\d\d) \| (\d+\.\d\d) \| True \|$", report, re.M
+        r"^\| tokbench run tiny \| (\d+\.\d\d) \| \d+ \| - \| - \| (\d+\.\d\d) \| (\d+\.\d\d) \| True \|$", report, re.M
     )
     assert row, report
     assert float(row[3]) == pytest.approx(float(row[1]) / float(row[2]), abs=0.01)

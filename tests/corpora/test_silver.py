@@ -115,7 +115,10 @@ def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatc
     assert set(silver._CACHE["kiwi"]) == set(words["kiwi"])
     prefetching.wait()
     assert prefetching.ready()
+    assert sorted(prefetching.seconds) == ["kiwi", "lemminflect"] and all(s > 0 for s in prefetching.seconds.values())
     assert sum(len(answers) for answers in silver._CACHE.values()) >= 300
+    monkeypatch.setattr(silver, "_CACHE", {})
+    assert Prefetch(words, processes=2).seconds == {}  # every answer from the disk cache: nothing analyzed
     assert {name: analyze(name, words[name], languages[name]) for name in words} == serial
     with pytest.raises(CorpusError, match="unknown silver analyzer 'mecab'"):
         Prefetch({"mecab": ["a"]}, processes=2)

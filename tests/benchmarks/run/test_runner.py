@@ -83,6 +83,9 @@ def test_outputs_are_tidy_and_complete(run_dir: Path) -> None:
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert set(manifest["corpora"]) == {"embedded-kor", "embedded-eng"}
     assert manifest["config_fingerprint"] == parse_config(TINY).fingerprint()
+    # the analyses this run made (none for answers this worker process or the cache already held)
+    analysis_seconds = manifest["timings"]["silver_analysis_seconds"]
+    assert set(analysis_seconds) <= {"kiwi", "lemminflect"} and all(s > 0 for s in analysis_seconds.values())
     saved = sorted(p.name for p in (run_dir / "tokenizers" / "embedded-kor").iterdir())
     assert saved == ["byte-bpe-1000.json", "char-2000.json", "char-bpe-1500.json", "char-bpe-800.json",
                      "word-2000.json"]  # fmt: skip
