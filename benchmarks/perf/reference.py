@@ -40,10 +40,12 @@ from benchmarks.errors import BenchmarkError
 if TYPE_CHECKING:
     from benchmarks.perf.common import Bench
 
-#: compiles every kernel module of the bpe package it runs in (names differ between commits)
-_COMPILE_KERNELS = (
-    "import importlib, pathlib, bpe; "
-    "[importlib.import_module('bpe.' + p.stem) for p in sorted(pathlib.Path(bpe.__file__).parent.glob('*kernel*.py'))]"
+#: compiles every kernel module of the bpe package it runs in, at any depth (names and folders differ
+#: between commits: ``bpe/merge_kernel.py`` once, ``bpe/kernels/merge_kernel.py`` now)
+COMPILE_KERNELS = (
+    "import importlib, pathlib, bpe; root = pathlib.Path(bpe.__file__).parent; "
+    "[importlib.import_module('.'.join(('bpe', *p.relative_to(root).with_suffix('').parts))) "
+    "for p in sorted(root.rglob('*kernel*.py'))]"
 )
 
 
@@ -114,7 +116,7 @@ def build_reference(commit: str, work_dir: Path, log: Any = print) -> Path:
          str(source)],
         f"pip install of reference {commit}",
     )  # fmt: skip
-    _run([str(python), "-c", _COMPILE_KERNELS], f"compiling the kernels of reference {commit}", cwd=home)
+    _run([str(python), "-c", COMPILE_KERNELS], f"compiling the kernels of reference {commit}", cwd=home)
     (home / "built").write_text(sha + "\n", encoding="utf-8")
     return python
 
@@ -141,8 +143,6 @@ def compare_runs(
     options = bench.options
     work = options.work_dir.resolve()
     old_python = build_reference(reference, work, bench.log) if reference is not None else None
-    if old_python is not None:  # this code's kernels compiled too, from the same neutral folder
-        _run([sys.executable, "-c", _COMPILE_KERNELS], "compiling this code's kernels", cwd=work)
     rows: list[list[Any]] = []
     ratios: list[tuple[str, float | None, str]] = []
     for config in configs:
