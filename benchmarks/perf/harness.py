@@ -34,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from benchmarks.errors import BenchmarkError
 from benchmarks.perf.common import Bench, BenchOptions
 from benchmarks.perf.corpus import word_types
 from benchmarks.perf.report import plot_growth, report_text
@@ -63,7 +64,11 @@ def run_bench(options: BenchOptions, all_mode: bool = False) -> str:
     # built): a measurement is of a tokbench whose machine code exists, not of its first compilation
     from benchmarks.perf.reference import COMPILE_KERNELS
 
-    subprocess.run([sys.executable, "-c", COMPILE_KERNELS], check=True, cwd=options.work_dir)
+    compiled = subprocess.run([sys.executable, "-c", COMPILE_KERNELS], capture_output=True, text=True,
+                              cwd=options.work_dir)  # fmt: skip
+    if compiled.returncode != 0:
+        last = (compiled.stderr or compiled.stdout).strip().splitlines() or [f"exit status {compiled.returncode}"]
+        raise BenchmarkError(f"compiling this code's kernels failed: {last[-1]}")
     for suite in options.suites:
         SUITE_FUNCTIONS[suite](bench)
     load_after = os.getloadavg()

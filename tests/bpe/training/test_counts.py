@@ -80,6 +80,19 @@ def test_threads_and_chunks_do_not_change_the_counts(
     assert count_pretokens(lines, pretokenizer, workers=1) == serial
 
 
+def chunks_counted_by_thread(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """From now on, how many chunks each thread counts (by thread name)."""
+    counted_by: Counter[str] = Counter()
+    count = counts_module._Counter.count
+
+    def counting(self, chunk) -> None:
+        counted_by[threading.current_thread().name] += 1
+        count(self, chunk)
+
+    monkeypatch.setattr(counts_module._Counter, "count", counting)
+    return counted_by
+
+
 def test_counting_threads_sum_their_tables_exactly_on_flores(
     flores: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,14 +102,7 @@ def test_counting_threads_sum_their_tables_exactly_on_flores(
     serial = count_pretokens(lines, "gpt2", workers=1)
     assert serial == regex_counts(lines, "gpt2")
     monkeypatch.setattr(counts_module, "CHUNK_CHARS", 2_000)
-    counted_by: dict[str, int] = Counter()
-    count = counts_module._Counter.count
-
-    def counting(self, chunk) -> None:
-        counted_by[threading.current_thread().name] += 1
-        count(self, chunk)
-
-    monkeypatch.setattr(counts_module._Counter, "count", counting)
+    counted_by = chunks_counted_by_thread(monkeypatch)
     for workers in (2, 3):
         counted_by.clear()
         threaded = count_pretokens(lines, "gpt2", workers=workers)
@@ -114,14 +120,7 @@ def test_a_small_input_is_counted_in_the_calling_thread(
     lines = embedded_text["tur_Latn"][:400]
     monkeypatch.setattr(counts_module, "CHUNK_CHARS", sum(map(len, lines)) // counts_module.SERIAL_CHUNKS + 1)
     assert len(list(counts_module._chunks(iter(lines), counts_module.CHUNK_CHARS))) == counts_module.SERIAL_CHUNKS
-    counted_by: dict[str, int] = Counter()
-    count = counts_module._Counter.count
-
-    def counting(self, chunk) -> None:
-        counted_by[threading.current_thread().name] += 1
-        count(self, chunk)
-
-    monkeypatch.setattr(counts_module._Counter, "count", counting)
+    counted_by = chunks_counted_by_thread(monkeypatch)
     serial = count_pretokens(lines, "gpt2", workers=1)
     counted_by.clear()
     small = count_pretokens(lines, "gpt2", workers=2)
