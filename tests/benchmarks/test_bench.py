@@ -211,7 +211,8 @@ def test_bench_reference_mode_against_this_very_commit(tmp_path: Path, capsys: p
     assert main(argv) == 0
     report = capsys.readouterr().out
     row = re.search(
-        r"^\| tokbench run tiny \| (\d+\.\d\d) \| \d+ \| [a-z]+ \d+\.\d s \| - \| (\d+\.\d\d) \| (\d+\.\d\d) \| True \|$",
+        r"^\| tokbench run tiny \| (\d+\.\d\d) \| \d+ \| [a-z]+ \d+\.\d s \| - "
+        r"\| (\d+\.\d\d) \| (\d+\.\d\d) \| True \|$",
         report,
         re.M,
     )
