@@ -35,6 +35,8 @@ import functools
 import importlib.metadata
 import logging
 import multiprocessing
+import os
+import pickle
 import time
 import warnings
 from collections import Counter
@@ -77,6 +79,9 @@ class SilverAnalyzer:
     #: relative time per word, to start the slow analyzers first (``Prefetch``): zemberek ~3.8 ms, the others
     #: well under 0.5 ms
     cost_per_word: float = 1.0
+    #: a loaded analyzer holds no threads (pure Python), so a forked copy of a process that loaded it works:
+    #: ``Prefetch`` then loads it once for several fresh analyses
+    fork_safe: bool = False
 
     def version(self) -> str:
         try:
@@ -249,7 +254,7 @@ SILVER: dict[str, SilverAnalyzer] = {
         SilverAnalyzer("zemberek", "tr", "zemberek-python", "morpheme surfaces of best analysis", _segment_zemberek,
                        "zemberek-python morphemes",
                        (MeasuredAgreement("morphochallenge2010", 1751, 1760, 0.971, 0.936, 0.953),),
-                       "zemberek-python 0.2.3", cost_per_word=10.0),
+                       "zemberek-python 0.2.3", cost_per_word=10.0, fork_safe=True),
         SilverAnalyzer("kiwi", "ko", "kiwipiepy", "morpheme offsets, fused syllables never cut", _segment_kiwi,
                        "kiwipiepy morphemes",
                        (MeasuredAgreement("ud-korean-lemma", 10561, 10561, 0.921, 0.969, 0.945),),
@@ -265,6 +270,8 @@ SILVER: dict[str, SilverAnalyzer] = {
                        "lemminflect 0.2.3"),
     )
 }  # fmt: skip
+
+_CAN_FORK = hasattr(os, "fork")
 
 # analyzer name -> word -> result; analyses are deterministic, so caching never changes an answer
 _CACHE: dict[str, dict[str, Segmentation]] = {}
@@ -287,11 +294,56 @@ def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], l
     return unique, [word for word in unique if word not in cache]
 
 
-def _timed_segment(analyzer: str, words: list[str]) -> tuple[list[Segmentation], float]:
-    """``SILVER[analyzer].segment(words)`` and the seconds it took (on a worker process: a module-level function)."""
+def _timed_segment(analyzer: str, batches: list[list[str]]) -> tuple[list[list[Segmentation]], float]:
+    """``SILVER[analyzer].segment`` of each batch of words by a fresh analyzer, and the seconds it all took (on
+    a worker process: a module-level function).  A fork-safe analyzer is loaded once and the batches after the
+    first are segmented on forked copies of this process, taken before it segments anything, so each copy
+    starts from the freshly loaded analyzer; any other analyzer gets one batch per call (``Prefetch``)."""
     started = time.perf_counter()
-    answers = SILVER[analyzer].segment(words)
+    segment = SILVER[analyzer].segment
+    if len(batches) == 1:
+        answers = [segment(batches[0])]
+    else:
+        segment([])  # loads the analyzer: the copies start from here
+        children = [_fork_segment(segment, batch) for batch in batches[1:]]
+        answers = [segment(batches[0])] + [_forked_answers(analyzer, *child) for child in children]
     return answers, round(time.perf_counter() - started, 2)
+
+
+def _fork_segment(segment: Callable[[list[str]], list[Segmentation]], words: list[str]) -> tuple[int, int]:
+    """Start ``segment(words)`` on a forked copy of this process; returns its pid and the pipe to read its
+    answers from (``_forked_answers``)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the copy: answer, write the pickled outcome, leave without running any cleanup of the parent
+        status = 0
+        try:
+            os.close(read)
+            try:
+                outcome: tuple[bool, Any] = (True, segment(words))
+            except Exception as exc:  # said by the parent, as an error of the analysis
+                outcome = (False, f"{type(exc).__name__}: {exc}")
+            with os.fdopen(write, "wb") as out:
+                pickle.dump(outcome, out, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write)
+    return pid, read
+
+
+def _forked_answers(analyzer: str, pid: int, read: int) -> list[Segmentation]:
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        raise CorpusError(f"silver analyzer {analyzer!r}: a forked copy of its worker ended without answers "
+                          f"(wait status {status})")  # fmt: skip
+    ok, answers = pickle.loads(data)
+    if not ok:
+        raise CorpusError(f"silver analyzer {analyzer!r} failed: {answers}")
+    return answers
 
 
 class Prefetch:
@@ -303,52 +355,72 @@ class Prefetch:
     workers, the slowest first.  Each analyzer gets its words in one piece and in the order ``analyze``
     would give them, in a fresh process, because an analyzer may keep state between words (zemberek's
     guessed stems leave traces that change a later word's analysis): the answers are those of
-    ``analyze`` in a fresh process.  With fewer than 2 processes or analyzers everything is analyzed
-    right away, in this process.  Workers are spawned, not forked: a loaded analyzer may hold worker
-    threads (kiwi), which a forked child would inherit dead."""
+    ``analyze`` in a fresh process.  ``afterwards``: analyzer name -> words asked later by a process that
+    has the answers of ``requests`` in its cache but has not loaded the analyzer (the run's reference
+    coverage, on a forked process): analyzed by another fresh analyzer, so they too are answered as that
+    process would answer them (a fork-safe analyzer is loaded once for both: ``_timed_segment``).  With fewer
+    than 2 processes or analyses everything is analyzed right away, in this process, ``afterwards`` by the
+    analyzer that answered ``requests`` (as this process would answer them later).  Workers are spawned, not
+    forked: a loaded analyzer may hold worker threads (kiwi), which a forked child would inherit dead."""
 
-    def __init__(self, requests: Mapping[str, Iterable[str]], processes: int) -> None:
-        tasks = []
-        for analyzer, words in requests.items():
+    def __init__(self, requests: Mapping[str, Iterable[str]], processes: int,
+                 afterwards: Mapping[str, Iterable[str]] | None = None) -> None:  # fmt: skip
+        tasks: list[tuple[str, list[list[str]]]] = []
+        for analyzer in dict.fromkeys([*requests, *(afterwards or {})]):
             if analyzer not in SILVER:
                 raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
-            _, todo = _words_to_analyze(analyzer, words)
-            stored = stored_answers(analyzer, SILVER[analyzer].version(), todo) if todo else None
-            if stored is not None:  # analyzed by an earlier run (or corpus set) with the same words
-                _CACHE[analyzer].update(zip(todo, stored, strict=True))
-            elif todo:
-                tasks.append((analyzer, todo))
+            unique, todo = _words_to_analyze(analyzer, requests.get(analyzer, []))
+            _, later = _words_to_analyze(analyzer, (afterwards or {}).get(analyzer, []))
+            requested = set(unique)
+            batches = [batch for batch in (todo, [word for word in later if word not in requested]) if batch]
+            unanswered = []
+            for batch in batches:
+                stored = stored_answers(analyzer, SILVER[analyzer].version(), batch)
+                if stored is not None:  # analyzed by an earlier run (or corpus set) with the same words
+                    _CACHE[analyzer].update(zip(batch, stored, strict=True))
+                else:
+                    unanswered.append(batch)
+            if len(unanswered) > 1 and not (SILVER[analyzer].fork_safe and _CAN_FORK):
+                tasks += [(analyzer, [batch]) for batch in unanswered]  # one fresh process each
+            elif unanswered:
+                tasks.append((analyzer, unanswered))
         self._pool: Any = None
-        self._pending: dict[str, tuple[list[str], Any]] = {}
-        #: analyzer -> seconds its analysis took (loading the analyzer included), once waited for; an
+        self._pending: list[tuple[str, list[list[str]], Any]] = []
+        #: analyzer -> seconds its analyses took (loading the analyzer included), once waited for; an
         #: analyzer answered from the disk cache has none
         self.seconds: dict[str, float] = {}
         if processes < 2 or len(tasks) < 2:
-            for analyzer, words in tasks:
-                answers, self.seconds[analyzer] = _timed_segment(analyzer, words)
-                store_answers(analyzer, SILVER[analyzer].version(), words, answers)
-                _CACHE[analyzer].update(zip(words, answers, strict=True))
+            for analyzer, batches in tasks:
+                for batch in batches:  # one analyzer, as this process would answer them one after the other
+                    self._keep(analyzer, [batch], *_timed_segment(analyzer, [batch]))
             return
-        tasks.sort(key=lambda task: -len(task[1]) * SILVER[task[0]].cost_per_word)
+        tasks.sort(key=lambda task: -len(task[1][0]) * SILVER[task[0]].cost_per_word)
         self._pool = multiprocessing.get_context("spawn").Pool(min(processes, len(tasks)))
-        self._pending = {analyzer: (words, self._pool.apply_async(_timed_segment, (analyzer, words)))
-                         for analyzer, words in tasks}  # fmt: skip
+        self._pending = [(analyzer, batches, self._pool.apply_async(_timed_segment, (analyzer, batches)))
+                         for analyzer, batches in tasks]  # fmt: skip
 
-    def _chosen(self, analyzers: Iterable[str] | None) -> list[str]:
-        return list(self._pending) if analyzers is None else [name for name in analyzers if name in self._pending]
+    def _keep(self, analyzer: str, batches: list[list[str]], answers: list[list[Segmentation]],
+              seconds: float) -> None:  # fmt: skip
+        for words, batch_answers in zip(batches, answers, strict=True):
+            store_answers(analyzer, SILVER[analyzer].version(), words, batch_answers)
+            _CACHE[analyzer].update(zip(words, batch_answers, strict=True))
+        self.seconds[analyzer] = round(self.seconds.get(analyzer, 0.0) + seconds, 2)
+
+    def _chosen(self, analyzers: Iterable[str] | None) -> list[tuple[str, list[list[str]], Any]]:
+        chosen = None if analyzers is None else set(analyzers)
+        return [task for task in self._pending if chosen is None or task[0] in chosen]
 
     def ready(self, analyzers: Iterable[str] | None = None) -> bool:
         """True when the analyses of ``analyzers`` (default: all) are finished."""
-        return all(self._pending[name][1].ready() for name in self._chosen(analyzers))
+        return all(result.ready() for _, _, result in self._chosen(analyzers))
 
     def wait(self, analyzers: Iterable[str] | None = None) -> None:
         """Wait for the analyses of ``analyzers`` (default: all) and put them in the cache (an analyzer's
         error is raised here)."""
-        for name in self._chosen(analyzers):
-            words, result = self._pending.pop(name)
-            answers, self.seconds[name] = result.get()
-            store_answers(name, SILVER[name].version(), words, answers)
-            _CACHE[name].update(zip(words, answers, strict=True))
+        for task in self._chosen(analyzers):
+            analyzer, batches, result = task
+            self._pending.remove(task)
+            self._keep(analyzer, batches, *result.get())
         if not self._pending:
             self.close()
 
@@ -463,9 +535,13 @@ def gold_references(
 def agreement_with_golds(analyzer: str, golds: Iterable[MorphReference]) -> list[Agreement]:
     """``analyzer``'s agreement with every gold reference (kind ``gold``) of its language among ``golds``:
     what a run prints beside a silver reference when the corpus also has gold."""
-    spec = SILVER[analyzer]
-    return [agreement(analyze(analyzer, gold.analyses, gold.language), gold)
-            for gold in golds if gold.kind == "gold" and gold.language == spec.language]  # fmt: skip
+    return [agreement(analyze(analyzer, gold.analyses, gold.language), gold) for gold in golds_of(analyzer, golds)]
+
+
+def golds_of(analyzer: str, references: Iterable[MorphReference]) -> list[MorphReference]:
+    """The gold references (kind ``gold``) of ``analyzer``'s language among ``references``, in their order."""
+    language = SILVER[analyzer].language
+    return [reference for reference in references if reference.kind == "gold" and reference.language == language]
 
 
 def agreement_table(golds: list[MorphReference]) -> list[tuple[Agreement, MorphReference, MorphReference]]:

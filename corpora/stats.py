@@ -8,6 +8,7 @@ letters (\\p{L}) written in the spec's ISO 15924 script (composite codes such as
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import regex
 
 from corpora.loader import Corpus, Document
 from corpora.morph import CITATIONS, MorphReference
-from corpora.silver import SILVER, agreement_with_golds
+from corpora.silver import SILVER, agreement_with_golds, golds_of
 
 _SENTENCE_END = regex.compile(r"[.!?…。！？]+(?=\s|$)")
 _LETTER = regex.compile(r"\p{L}")
@@ -101,7 +102,7 @@ def reference_coverage(corpus: Corpus, agreement: bool = False) -> dict[str, dic
     """
     built = corpus.references()
     golds = [reference for reference in built.values() if reference.kind == "gold"]
-    analyzers = {spec.name: spec.analyzer for spec in corpus.spec.references if spec.analyzer is not None}
+    analyzers = _analyzers(corpus)
     coverage = {}
     for name, reference in sorted(built.items()):
         entry = {
@@ -120,6 +121,26 @@ def reference_coverage(corpus: Corpus, agreement: bool = False) -> dict[str, dic
             entry.update(_silver_agreement(analyzers[name], golds if agreement else []))
         coverage[name] = entry
     return coverage
+
+
+def _analyzers(corpus: Corpus) -> dict[str, str]:
+    """Reference name -> silver analyzer, for the references a silver analyzer builds."""
+    return {spec.name: spec.analyzer for spec in corpus.spec.references if spec.analyzer is not None}
+
+
+def agreement_words(corpora: Iterable[Corpus]) -> dict[str, list[str]]:
+    """The gold words each silver analyzer is asked for by ``reference_coverage(corpus, agreement=True)`` of
+    every corpus of ``corpora`` in turn, in the order it asks for them (duplicates kept), so that they can be
+    analyzed ahead (``silver.Prefetch``'s ``afterwards``).  Reads the gold references only: no analyzer runs."""
+    words: dict[str, list[str]] = {}
+    for corpus in corpora:
+        evaluated = {spec.name for spec in corpus.spec.references if spec.role == "evaluation"}
+        golds = list(corpus.gold_references().values())
+        for name, analyzer in sorted(_analyzers(corpus).items()):  # the order of reference_coverage's loop
+            if name in evaluated:
+                for gold in golds_of(analyzer, golds):
+                    words.setdefault(analyzer, []).extend(gold.analyses)
+    return words
 
 
 def _relative_source(source: str, data_dir: Path | None) -> str:

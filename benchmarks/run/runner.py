@@ -95,7 +95,7 @@ from benchmarks.run.training import train_sweep as train_sweep
 from benchmarks.run.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus, silver
 from corpora.loader import cache_home
-from corpora.stats import reference_coverage
+from corpora.stats import agreement_words, reference_coverage
 
 
 @dataclass(frozen=True)
@@ -180,8 +180,10 @@ def run_experiment(
     for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
         loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
     # silver analyzers are slow: their words are analyzed on worker processes from now on, while the
-    # run goes on; the references are built once, in this process, then handed to every worker
-    analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs)
+    # run goes on; the references are built once, in this process, then handed to every worker.  The gold
+    # words the manifest's agreement asks for later are analyzed there too (a fork-safe analyzer, zemberek,
+    # is loaded once for both: its lexicon load is a third of its time)
+    analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs, afterwards=agreement_words(loaded.values()))
     closing: list[Callable[[], None]] = [analyzing.close]
     try:
         if any(bpe.family_class(entry.kind).trains_on_references for entry in config.tokenizers):

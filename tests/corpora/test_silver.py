@@ -124,6 +124,95 @@ def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatc
         Prefetch({"mecab": ["a"]}, processes=2)
 
 
+def _stateful_analyzer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replace zemberek (fork-safe) by a fake whose answers say which process loaded it, which process
+    answered and how many words it had seen before: a stateful analyzer whose every answer shows its history."""
+    import dataclasses
+    import os
+
+    loaded: dict[str, int] = {}
+
+    def segment(words: list[str]) -> list[str]:
+        if not loaded:
+            loaded.update(loader=os.getpid(), seen=0)
+        answers = []
+        for word in words:
+            answers.append(f"{word}: loaded by {loaded['loader']}, answered by {os.getpid()}, after {loaded['seen']}")
+            loaded["seen"] += 1
+        return answers
+
+    monkeypatch.setitem(SILVER, "zemberek", dataclasses.replace(SILVER["zemberek"], segment=segment))
+
+
+def test_a_fork_safe_analyzer_is_loaded_once_and_answers_each_batch_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    _stateful_analyzer(monkeypatch)
+    assert SILVER["zemberek"].fork_safe
+    (first, later), seconds = silver._timed_segment("zemberek", [["a", "b"], ["c", "d"]])
+    me = os.getpid()
+    assert first == [f"{word}: loaded by {me}, answered by {me}, after {seen}" for seen, word in enumerate("ab")]
+    child = later[0].split("answered by ")[1].split(",")[0]
+    assert int(child) != me  # a forked copy, started from the analyzer loaded here but before it answered anything
+    assert later == [f"{word}: loaded by {me}, answered by {child}, after {seen}" for seen, word in enumerate("cd")]
+    assert seconds >= 0
+
+
+def test_a_failing_forked_analysis_is_a_corpus_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    def segment(words: list[str]) -> list[str]:
+        if words == ["bad"]:
+            raise ValueError("no lexicon")
+        return ["fine"] * len(words)
+
+    monkeypatch.setitem(SILVER, "zemberek", dataclasses.replace(SILVER["zemberek"], segment=segment))
+    with pytest.raises(CorpusError, match="silver analyzer 'zemberek' failed: ValueError: no lexicon"):
+        silver._timed_segment("zemberek", [["a"], ["bad"]])
+
+
+def test_prefetch_answers_afterwards_words_once_after_the_requests(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """On one process the words asked afterwards are answered by the analyzer that answered the requests (as
+    this process would answer them later); a word of both is asked once."""
+    import os
+
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(silver, "_CACHE", {})
+    _stateful_analyzer(monkeypatch)
+    prefetching = Prefetch({"zemberek": ["a", "b"]}, processes=1, afterwards={"zemberek": ["b", "c"]})
+    me = os.getpid()
+    assert silver._CACHE["zemberek"] == {word: f"{word}: loaded by {me}, answered by {me}, after {seen}"
+                                         for seen, word in enumerate("abc")}  # fmt: skip
+    assert list(prefetching.seconds) == ["zemberek"]
+
+
+def test_the_coverage_analyzes_nothing_after_a_prefetch_of_its_agreement_words(monkeypatch: pytest.MonkeyPatch,
+                                                                                tmp_path) -> None:  # fmt: skip
+    """``agreement_words`` are exactly the words the manifest's agreement asks for: prefetched with the corpus
+    words, they leave the coverage nothing to analyze."""
+    import dataclasses
+
+    from corpora import load_corpus
+    from corpora.stats import agreement_words, reference_coverage
+
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(silver, "_CACHE", {})
+    corpus = load_corpus("ud-eng", data_dir=DATA_ROOT)
+    asked = agreement_words([corpus])
+    golds = corpus.gold_references()
+    assert list(asked) == ["lemminflect"]
+    assert asked["lemminflect"] == [*golds["sigmorphon2022"].analyses, *golds["morphochallenge2010"].analyses]
+    Prefetch(corpus.silver_words(), processes=1, afterwards=asked)
+
+    def never(_: list[str]) -> list:
+        raise AssertionError("analyzed although prefetched")
+
+    monkeypatch.setitem(SILVER, "lemminflect", dataclasses.replace(SILVER["lemminflect"], segment=never))
+    coverage = reference_coverage(corpus, agreement=True)
+    assert [entry["gold"] for entry in coverage["lemminflect"]["agreement_measured"]] == [
+        CITATIONS["sigmorphon2022-word"], CITATIONS["morphochallenge2010"]]
+
+
 @pytest.mark.parametrize("name", list(SILVER))
 def test_analyzers_survive_non_words(name: str) -> None:
     odd = ["", " ", "a b", "...", "123", "'s", "ab-cd", "😀"]
