@@ -24,7 +24,11 @@ Representation (why it is fast):
   symbol with a ``next`` link, so a merge edits two positions and never
   rebuilds a word.  No ``prev`` link (4 bytes a symbol): the live position
   before ``p`` is found by stepping back over the merged-away positions just
-  before ``p``, which are the rest of that one token (a few symbols);
+  before ``p``, which are the rest of that one token (a few symbols); at the
+  start of a word the step lands in the word before (or off the array), which
+  the live position found tells: it links to ``p`` only if it precedes it in
+  the same word.  Each position also holds its word's count, so a merge reads
+  no per-word array;
 * ``pair_at[p]`` is the pair that starts at position ``p``; pair counts change
   by exact deltas at the merged positions only;
 * each pair has a contiguous, ascending slice of its starting positions in one
@@ -373,11 +377,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     units = token_units.copy()
     n_units = units.size
 
-    # positions: symbol (-1 once merged away), the next live position of its word (-1: none), word,
+    # positions: symbol (-1 once merged away), the next live position of its word (-1: none), the
+    # count of its word (a merge reads it at the position, not through the word: one random access
+    # less per occurrence; a count beyond int32 is stored as -1 - word, read from word_counts),
     # pair starting here (-1: none)
     symbol = word_symbols if overwrite else word_symbols.copy()
     next_ = np.empty(n_positions, dtype=np.int32)
-    word_of = np.empty(n_positions, dtype=np.int32)
+    weight_at = np.empty(n_positions, dtype=np.int32)
     pair_at = np.full(n_positions, -1, dtype=np.int32)
 
     # pairs: tokens, count, occurrence slice; (left << 32 | right) -> pair via an open-addressing table
@@ -397,8 +403,9 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     n_records = 0
     for w in range(n_words):
         begin, end = word_offsets[w], word_offsets[w + 1]
+        stored = word_counts[w] if word_counts[w] < 2**31 else -1 - w
         for p in range(begin, end):
-            word_of[p] = w
+            weight_at[p] = stored
             next_[p] = p + 1 if p + 1 < end else -1
         for p in range(begin, end - 1):
             if 2 * (n_pairs + 1) > keys.size:
@@ -512,13 +519,17 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
                 continue
             q = next_[p]
             after = next_[q]
-            first = word_offsets[word_of[p]]
+            # the live position before p: back over the rest of the token before it (a few merged-away
+            # positions).  At the start of a word this steps into the word before (over the rest of its
+            # last token) or off the array; the live position found is p's neighbour iff it links to p.
             before = p - 1
-            while before >= first and symbol[before] < 0:  # the rest of the token before p
+            while before >= 0 and symbol[before] < 0:
                 before -= 1
-            if before < first:
+            if before >= 0 and next_[before] != p:
                 before = -1
-            weight = word_counts[word_of[p]]
+            weight = np.int64(weight_at[p])
+            if weight < 0:
+                weight = word_counts[-1 - weight]
             pair_counts[pair] -= weight
             if before >= 0:
                 pair_counts[pair_at[before]] -= weight
