@@ -30,6 +30,22 @@ def test_overlapping_pair_is_replaced_left_to_right():
     assert learn_merges({(0, 0, 0): 1}, ["a"], 5, 1) == [(0, 0, 2), (1, 0, 1)]
 
 
+def test_pairs_never_cross_words_after_a_merge_at_the_end_of_the_word_before():
+    # laid out "a b | b c": once (a, b) is merged, the word before "b c" ends in a merged-away
+    # position, and the step back from "b" lands in that word; it must not pair "ab" with "bc"
+    word_counts = {(0, 1): 5, (1, 2): 3, (2, 0, 1): 2}
+    expected = naive_merges(word_counts, ["a", "b", "c"], 10, 1)
+    assert learn_merges(word_counts, ["a", "b", "c"], 10, 1) == expected
+    assert expected[:2] == [(0, 1, 7), (1, 2, 3)]
+
+
+def test_word_counts_beyond_int32_are_exact():
+    word_counts = {(0, 1, 0, 1): 3 * 2**31 + 5, (1, 0): 7, (0, 1, 1): 2**31 - 1}
+    expected = naive_merges(word_counts, ["a", "b"], 10, 1)
+    assert learn_merges(word_counts, ["a", "b"], 10, 1) == expected
+    assert expected[0] == (0, 1, 6 * 2**31 + 10 + 2**31 - 1)
+
+
 def test_korean_first_merge_is_gan_jang():
     alphabet = sorted(set("계란밥간장볶음"))
     ids = {ch: i for i, ch in enumerate(alphabet)}
