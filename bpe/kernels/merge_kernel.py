@@ -43,7 +43,8 @@ Representation (why it is fast):
   merge that created it, so a popped entry whose stored count is stale is
   pushed back with its current count instead of being updated in place; a
   pair below ``min_frequency`` never enters it (it can never be merged);
-* a hash table of pairs serves the initial scan only: every pair a merge
+* a hash table of pairs serves the initial scan only (a direct table of all
+  initial pairs when there are few initial tokens, as the 256 bytes): every pair a merge
   creates holds the merge's new token, so it is found by its other token in
   a per-token array stamped with the new token.
 
@@ -63,6 +64,7 @@ from bpe.kernels._numba import njit
 
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _NO_KEY = -1
+_DIRECT_LIMIT = 1 << 20  # pair table entries (4 MB) up to which the initial scan indexes pairs directly
 # Explicit signatures: one compiled version per function (no literal/int32 variants), compiled
 # once at import and cached.  _ORDER: what ranking a pair needs (lefts, rights, units, starts, ends).
 _ORDER = "int32[::1], int32[::1], int32[::1], int64[::1], int64[::1]"
@@ -395,6 +397,12 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
     occ_len = np.zeros(capacity, dtype=np.int64)
     keys = np.full(2 * capacity, _NO_KEY, dtype=np.int64)
     values = np.empty(2 * capacity, dtype=np.int32)
+    # few initial tokens (the 256 bytes of byte-level BPE): a direct table of every (left, right)
+    # instead of the hash table, 256 KB that stay in cache where the hash table's probes miss it
+    direct_size = n_initial * n_initial if n_initial * n_initial <= _DIRECT_LIMIT else 0
+    direct = np.full(max(direct_size, 1), -1, dtype=np.int32)
+    cell = np.int64(0)
+    slot = np.int64(0)
     n_pairs = 0
 
     # initial scan: link positions, find every pair (pair_at is its record of the occurrences, in
@@ -408,13 +416,21 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
             weight_at[p] = stored
             next_[p] = p + 1 if p + 1 < end else -1
         for p in range(begin, end - 1):
-            if 2 * (n_pairs + 1) > keys.size:
-                keys, values = _rehashed(keys, values, 2 * keys.size)
-            key = (np.int64(symbol[p]) << 32) | symbol[p + 1]
-            slot = _slot(keys, key)
-            if keys[slot] == _NO_KEY:
-                keys[slot] = key
-                values[slot] = n_pairs
+            if direct_size:
+                cell = np.int64(symbol[p]) * n_initial + symbol[p + 1]
+                is_new = direct[cell] < 0
+                if is_new:
+                    direct[cell] = n_pairs
+            else:
+                if 2 * (n_pairs + 1) > keys.size:
+                    keys, values = _rehashed(keys, values, 2 * keys.size)
+                key = (np.int64(symbol[p]) << 32) | symbol[p + 1]
+                slot = _slot(keys, key)
+                is_new = keys[slot] == _NO_KEY
+                if is_new:
+                    keys[slot] = key
+                    values[slot] = n_pairs
+            if is_new:
                 lefts = _grown(lefts, n_pairs + 1)
                 rights = _grown(rights, n_pairs + 1)
                 pair_counts = _grown(pair_counts, n_pairs + 1)
@@ -425,12 +441,13 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
                 pair_counts[n_pairs] = 0
                 occ_len[n_pairs] = 0
                 n_pairs += 1
-            pair = values[slot]
+            pair = direct[cell] if direct_size else values[slot]
             pair_counts[pair] += word_counts[w]
             pair_at[p] = pair
             n_records += 1
-    keys = np.empty(1, dtype=np.int64)  # the pair hash table is done with: freed before occ is made
+    keys = np.empty(1, dtype=np.int64)  # the pair tables are done with: freed before occ is made
     values = np.empty(1, dtype=np.int32)
+    direct = np.empty(1, dtype=np.int32)
     occ = np.empty(max(n_records, 16), dtype=np.int32)
     occ_size = _group_positions(pair_at, n_pairs, occ, occ_start, occ_len)
     record_pairs = np.empty(16, dtype=np.int32)
