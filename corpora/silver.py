@@ -37,6 +37,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import signal
 import time
 import warnings
 from collections import Counter
@@ -306,7 +307,15 @@ def _timed_segment(analyzer: str, batches: list[list[str]]) -> tuple[list[list[S
     else:
         segment([])  # loads the analyzer: the copies start from here
         children = [_fork_segment(segment, batch) for batch in batches[1:]]
-        answers = [segment(batches[0])] + [_forked_answers(analyzer, *child) for child in children]
+        try:
+            first = segment(batches[0])
+        except BaseException:  # no copy outlives the analysis it belongs to
+            for pid, read in children:
+                os.kill(pid, signal.SIGKILL)
+                os.close(read)
+                os.waitpid(pid, 0)
+            raise
+        answers = [first] + [_forked_answers(analyzer, *child) for child in children]
     return answers, round(time.perf_counter() - started, 2)
 
 

@@ -171,6 +171,33 @@ def test_a_failing_forked_analysis_is_a_corpus_error(monkeypatch: pytest.MonkeyP
         silver._timed_segment("zemberek", [["a"], ["bad"]])
 
 
+def test_no_forked_copy_outlives_a_failing_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+    import os
+
+    def segment(words: list[str]) -> list[str]:
+        if words == ["bad"]:
+            raise ValueError("no lexicon")
+        return ["fine"] * len(words)
+
+    started: list[int] = []
+    fork = silver._fork_segment
+
+    def recorded(*args: object) -> tuple[int, int]:
+        child = fork(*args)  # type: ignore[arg-type]
+        started.append(child[0])
+        return child
+
+    monkeypatch.setitem(SILVER, "zemberek", dataclasses.replace(SILVER["zemberek"], segment=segment))
+    monkeypatch.setattr(silver, "_fork_segment", recorded)
+    with pytest.raises(ValueError, match="no lexicon"):
+        silver._timed_segment("zemberek", [["bad"], ["a"], ["b"]])
+    assert len(started) == 2
+    for pid in started:
+        with pytest.raises(ChildProcessError):  # killed and reaped
+            os.waitpid(pid, os.WNOHANG)
+
+
 def test_prefetch_answers_afterwards_words_once_after_the_requests(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     """On one process the words asked afterwards are answered by the analyzer that answered the requests (as
     this process would answer them later); a word of both is asked once."""
