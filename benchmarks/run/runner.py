@@ -182,7 +182,7 @@ def run_experiment(
     # silver analyzers are slow: their words are analyzed on worker processes from now on, while the
     # run goes on; the references are built once, in this process, then handed to every worker.  The gold
     # words the manifest's agreement asks for later are analyzed there too (a fork-safe analyzer, zemberek,
-    # is loaded once for both: its lexicon load is a third of its time)
+    # is loaded once for both)
     analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs, afterwards=agreement_words(loaded.values()))
     closing: list[Callable[[], None]] = [analyzing.close]
     try:

@@ -64,6 +64,42 @@ def test_zemberek_segments_surface_morphemes() -> None:
     assert result.kind == "silver" and "zemberek-python" in result.source
 
 
+def _lexicon_items(lexicon: object) -> list[tuple]:
+    """Every item of a zemberek RootLexicon, in order, as plain values (its reference item's too)."""
+
+    def values(item: object) -> tuple:
+        return tuple((name, values(value) if name == "reference_item" and value is not None
+                      else sorted(map(str, value)) if isinstance(value, set) else value)
+                     for name, value in sorted(vars(item).items()))  # fmt: skip
+
+    return [(key, [values(item) for item in items]) for key, items in lexicon.item_map.items()]  # type: ignore[attr-defined]
+
+
+def test_zemberek_lexicon_reads_as_the_library_reads(tmp_path: Path) -> None:
+    """On an excerpt of the packaged lexicon holding every referencing line and the lines they refer to, plus
+    a second line of a referenced id (the first one is the reference, as in the library's scan)."""
+    import csv
+    import importlib.resources
+
+    from zemberek.morphology.lexicon.root_lexicon import DictionaryReader
+
+    packaged = importlib.resources.files("zemberek") / "resources" / "lexicon.csv"
+    rows = packaged.read_text(encoding="utf-8").splitlines()
+    fields = [row.split("\t") for row in rows]
+    referenced = {row[7] for row in fields if row[7] != "null"}
+    kept = [row for number, (row, split) in enumerate(zip(rows, fields, strict=True))
+            if number < 500 or split[7] != "null" or split[0] in referenced]  # fmt: skip
+    target = next(row for row in kept if row.split("\t")[0] in referenced).split("\t")
+    kept.append("\t".join([target[0], target[1] + "x", *target[2:]]))
+    excerpt = tmp_path / "lexicon.csv"
+    excerpt.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    assert sum(row.split("\t")[7] != "null" for row in kept) > 1000
+    ours = silver.zemberek_lexicon(excerpt)
+    assert _lexicon_items(ours) == _lexicon_items(DictionaryReader.load_from_resources(str(excerpt)))
+    assert csv.field_size_limit() == 100_000_000  # set as the library sets it
+    assert len(ours) == len(kept)
+
+
 def test_kiwi_segments_with_syllable_boundaries() -> None:
     result = analyze("kiwi", ["했다", "서울입니다", "먹었습니다", "학교에서"], "ko")
     assert result.analyses == {
