@@ -118,7 +118,16 @@ def _zemberek() -> Any:
             root.removeHandler(handler)
         root.setLevel(level)
     # TurkishMorphology.create_with_defaults(), with the lexicon read by zemberek_lexicon
-    return TurkishMorphology.Builder(zemberek_lexicon()).build()
+    morphology = TurkishMorphology.Builder(zemberek_lexicon()).build()
+    _memoize_weights(morphology)
+    return morphology
+
+
+def _memoize_weights(morphology: Any) -> None:
+    """Keep each perceptron weight the disambiguator looks up: its lookup hashes the feature string in pure
+    Python every time (most of the analysis's time), and the weights are read-only, so the answers stay."""
+    model = morphology.ambiguity_resolver.decoder.model
+    model.get_ = functools.cache(model.get_)
 
 
 def zemberek_lexicon(path: Path | None = None) -> Any:

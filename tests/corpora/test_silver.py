@@ -64,6 +64,29 @@ def test_zemberek_segments_surface_morphemes() -> None:
     assert result.kind == "silver" and "zemberek-python" in result.source
 
 
+def test_zemberek_with_kept_weights_analyzes_as_without(embedded_text: dict[str, list[str]]) -> None:
+    """Two fresh analyzers, one with the perceptron weights memoized, given the same 600 Turkish words in
+    the same order, choose the same best analysis of every word."""
+    import re
+    import warnings
+
+    from zemberek import TurkishMorphology
+
+    words = list(dict.fromkeys(re.findall(r"\w+", " ".join(embedded_text["tur_Latn"][:80]))))[:600]
+    assert len(words) == 600
+
+    def best(morphology: object) -> list[str]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return [morphology.analyze_and_disambiguate(word).best_analysis()[0].format_string()  # type: ignore[attr-defined]
+                    for word in words]  # fmt: skip
+
+    kept = TurkishMorphology.Builder(silver.zemberek_lexicon()).build()
+    silver._memoize_weights(kept)
+    assert best(kept) == best(TurkishMorphology.Builder(silver.zemberek_lexicon()).build())
+    assert kept.ambiguity_resolver.decoder.model.get_.cache_info().hits > 0
+
+
 def _lexicon_items(lexicon: object) -> list[tuple]:
     """Every item of a zemberek RootLexicon, in order, as plain values (its reference item's too)."""
 
