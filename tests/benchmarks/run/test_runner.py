@@ -125,6 +125,15 @@ def test_the_report_shows_how_every_tokenizer_splits_the_first_test_documents(ru
                 assert re.search(row, section), (corpus_id, label)
 
 
+def test_the_run_gives_the_collector_its_heap_back(run_dir: Path) -> None:
+    """The run freezes its long-lived objects out of the collector's passes and collects less often while it
+    runs; a caller's process gets both back."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == (700, 10, 10)  # Python's defaults, as the test session runs with
+
+
 def test_values_are_consistent_with_their_intervals(run_dir: Path) -> None:
     frame = results(run_dir).dropna(subset=["ci_low"])
     assert len(frame) > 100
