@@ -267,6 +267,12 @@ class TrainableTokenizer(Tokenizer):
         atomic_write_text(Path(path), json.dumps(document, ensure_ascii=False, indent=1) + "\n")
 
 
+def ids_in_range(ids: Sequence[int], vocab_size: int) -> bool:
+    """Whether every id of ``ids`` is an ``int`` (not a bool) in ``0..vocab_size-1``, checked in a few passes
+    in C; a decoder that gets False checks id by id, to name the first bad one."""
+    return set(map(type, ids)) <= {int} and (not ids or (min(ids) >= 0 and max(ids) < vocab_size))
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically: see ``atomic_path``."""
     atomic_write_bytes(path, text.encode("utf-8"))

@@ -72,7 +72,16 @@ from typing import Any, ClassVar
 import sentencepiece
 from sentencepiece import sentencepiece_model_pb2
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer, TokenizerError, TrainableTokenizer, VocabFloor, utf8
+from bpe.base import (
+    DEFAULT_SPECIAL_TOKENS,
+    Encoding,
+    Tokenizer,
+    TokenizerError,
+    TrainableTokenizer,
+    VocabFloor,
+    ids_in_range,
+    utf8,
+)
 from bpe.models.inference import UNMATCHED, VocabularyTrie
 from bpe.options import DeclaredOptions, SentencePieceBPEOptions, SentencePieceUnigramOptions, checked_vocab_size
 from bpe.pretrained.base import PretrainedTokenizer, check_token_id
@@ -188,8 +197,9 @@ class SentencePieceBacked(Tokenizer):
     def decode(self, ids: Sequence[int]) -> str:
         """sentencepiece's own decoding: drops the dummy-prefix space and control ids,
         shows ``<unk>`` as `` ⁇ ``, turns cut byte sequences into U+FFFD."""
-        for token_id in ids:
-            self._check_id(token_id)
+        if not ids_in_range(ids, self.vocab_size):
+            for token_id in ids:
+                self._check_id(token_id)
         return self._processor.decode(list(ids))
 
     def id_to_piece(self, token_id: int) -> str:

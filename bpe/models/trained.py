@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import regex
 from typing_extensions import Self
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, TokenizerError, TrainableTokenizer, utf8
+from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, TokenizerError, TrainableTokenizer, ids_in_range, utf8
 from bpe.options import DeclaredOptions, FamilyOptions, checked_vocab_size, special_tokens_with
 from bpe.pipeline.normalizers import Normalizer, get_normalizer
 from bpe.pipeline.pretokenizers import PreTokenizer, get_pretokenizer
@@ -234,8 +234,9 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         return self._pieces[token_id]
 
     def decode(self, ids: Sequence[int]) -> str:
-        for token_id in ids:
-            self._check_id(token_id)
+        if not ids_in_range(ids, len(self._pieces)):
+            for token_id in ids:
+                self._check_id(token_id)
         text = b"".join([self._bytes[token_id] for token_id in ids]).decode("utf-8", errors="replace")
         return self.normalizer.denormalize(text)
 

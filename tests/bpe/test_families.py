@@ -304,6 +304,12 @@ def test_unknown_kind() -> None:
 def test_bad_ids_and_text(small_byte_bpe: ByteBPETokenizer) -> None:
     with pytest.raises(TokenizerError, match="token id 9999 is out of range"):
         small_byte_bpe.decode([5, 9999])
+    with pytest.raises(TokenizerError, match="token id -1 is out of range"):  # the first bad id is named
+        small_byte_bpe.decode([5, -1, 9999])
+    with pytest.raises(TokenizerError, match="token id True is not an integer"):  # a bool is no id
+        small_byte_bpe.decode([5, True])
+    with pytest.raises(TokenizerError, match="token id 5.0 is not an integer"):
+        small_byte_bpe.decode([5.0])  # type: ignore[list-item]
     with pytest.raises(TokenizerError, match="out of range"):
         small_byte_bpe.id_to_piece(-1)
     with pytest.raises(TokenizerError, match="token id '5' is not an integer"):

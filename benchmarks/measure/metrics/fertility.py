@@ -73,8 +73,12 @@ def fertility_running(text: RunningText) -> MetricResult:
 
 
 def _running_split_share(name: str, text: RunningText, is_counted: Callable[[np.ndarray], np.ndarray]) -> MetricResult:
-    per_word = text.tokens_per_word
-    return ratio_of_sums(name, [int(is_counted(c).sum()) for c in per_word], [len(c) for c in per_word])
+    word_text, texts = text.joined.word_text, len(text.texts)
+    return ratio_of_sums(
+        name,
+        np.bincount(word_text[is_counted(text.tokens_per_word)], minlength=texts),
+        np.bincount(word_text, minlength=texts),
+    )
 
 
 def continued_word_share_running(text: RunningText) -> MetricResult:

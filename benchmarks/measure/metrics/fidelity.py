@@ -8,7 +8,6 @@ from collections.abc import Iterable
 import numpy as np
 
 from benchmarks.measure.metrics.inputs import MetricResult, RunningText, ratio_of_sums
-from benchmarks.measure.metrics.spans import utf8_offsets
 
 
 def roundtrip_failure_rate(text: RunningText) -> MetricResult:
@@ -65,13 +64,11 @@ def partial_char_token_share(text: RunningText) -> MetricResult | None:
     """
     if text.partial_characters is None or not text.partial_characters():
         return None
-    inside, totals = [], []
-    for original, encoding in zip(text.texts, text.encodings, strict=True):
-        boundaries = utf8_offsets(original)
-        ends = np.fromiter((end for _, end in encoding.spans), dtype=np.int64, count=len(encoding))
-        at_boundary = boundaries[np.searchsorted(boundaries, ends).clip(max=len(boundaries) - 1)] == ends
-        inside.append(int(np.count_nonzero(~at_boundary)))
-        totals.append(len(encoding))
+    boundaries, spans, texts = text.joined.offsets, text.spans, len(text.texts)
+    # over the joined texts at once: a token ends inside its text, where the only boundaries are its own
+    at_boundary = boundaries[np.searchsorted(boundaries, spans.ends).clip(max=len(boundaries) - 1)] == spans.ends
+    inside = np.bincount(spans.text[~at_boundary], minlength=texts)
+    totals = np.bincount(spans.text, minlength=texts)
     return ratio_of_sums("partial_char_token_share", inside, totals)
 
 

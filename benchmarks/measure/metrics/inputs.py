@@ -13,7 +13,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.errors import BenchmarkError
-from benchmarks.measure.metrics.spans import Number, content_spans, numbers_in, tokens_per_whitespace_word
+from benchmarks.measure.metrics.spans import (
+    JoinedSpans,
+    JoinedText,
+    Number,
+    content_spans,
+    joined_spans,
+    joined_text,
+    numbers_in,
+    tokens_per_whitespace_word,
+)
 from bpe.base import Encoding
 
 #: Gold analyses of a morpheme reference: word -> alternative sets of inner CHARACTER boundaries
@@ -97,9 +106,20 @@ class RunningText:
         return [numbers_in(t, e) for t, e in zip(self.texts, self.encodings, strict=True)]
 
     @functools.cached_property
-    def tokens_per_word(self) -> list[np.ndarray]:
-        """Per text, ``tokens_per_whitespace_word``: computed once for the metrics that share it."""
-        return [tokens_per_whitespace_word(t, e) for t, e in zip(self.texts, self.encodings, strict=True)]
+    def joined(self) -> JoinedText:
+        """The texts joined end to end (``joined_text``; kept per process for the next unit of the same texts)."""
+        return joined_text(tuple(self.texts))
+
+    @functools.cached_property
+    def spans(self) -> JoinedSpans:
+        """Every token's span in the joined texts (``joined_spans``), for the metrics vectorized over them."""
+        return joined_spans(self.joined, self.encodings)
+
+    @functools.cached_property
+    def tokens_per_word(self) -> np.ndarray:
+        """Per whitespace word of the texts (``JoinedText.word_text`` names its text),
+        ``tokens_per_whitespace_word``: computed once for the metrics that share it."""
+        return tokens_per_whitespace_word(self.joined, self.spans)
 
 
 @dataclass(frozen=True)

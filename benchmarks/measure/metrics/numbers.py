@@ -9,7 +9,7 @@ import unicodedata
 import numpy as np
 
 from benchmarks.measure.metrics.inputs import MetricResult, RunningText, ratio_of_sums
-from benchmarks.measure.metrics.spans import TEXT_FACTS_KEPT, content_spans, span_chunks, utf8_offsets
+from benchmarks.measure.metrics.spans import JOINED_TEXTS_KEPT, JoinedText, content_spans, span_chunks
 
 #: a number's digits from which ``digit_chunk_share`` scores it (shorter ones cannot have a longer chunk)
 LONG_NUMBER_DIGITS = 4
@@ -83,18 +83,17 @@ def _is_word_character(character: str) -> bool:
     return unicodedata.category(character)[0] in "LNM"
 
 
-@functools.lru_cache(maxsize=TEXT_FACTS_KEPT)
-def _character_classes(text: str) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """Per character of ``text``, whether it is punctuation, how many word characters precede each position
-    (``words_before[i]``: among the first i characters) and the punctuation count; None without punctuation.
-    Text-only, so computed once per text (the Unicode category of every character is the cost), read-only."""
+@functools.lru_cache(maxsize=JOINED_TEXTS_KEPT)
+def _character_classes(joined: JoinedText) -> tuple[np.ndarray, np.ndarray]:
+    """Per character of the joined texts, whether it is punctuation, and how many word characters precede
+    each position (``words_before[i]``: among the first i characters).  Text-only, so computed once per
+    evaluation set (the Unicode category of every character is the cost), read-only."""
+    text = joined.text
     punctuation = np.fromiter((_is_punctuation(c) for c in text), dtype=bool, count=len(text))
-    if not punctuation.any():
-        return None
     word = np.fromiter((_is_word_character(c) for c in text), dtype=bool, count=len(text))
     words_before = np.concatenate(([0], np.cumsum(word)))
     punctuation.flags.writeable = words_before.flags.writeable = False
-    return punctuation, words_before, int(np.count_nonzero(punctuation))
+    return punctuation, words_before
 
 
 def punctuation_attached_share(text: RunningText) -> MetricResult:
@@ -108,23 +107,18 @@ def punctuation_attached_share(text: RunningText) -> MetricResult:
     Source: punctuation handling as a pre-tokenization choice (GPT-2's pattern keeps punctuation apart
     from letters, sentencepiece does not; Radford et al. 2019, Kudo & Richardson 2018).
     """
-    attached, totals = [], []
-    for original, encoding in zip(text.texts, text.encodings, strict=True):
-        classes = _character_classes(original)
-        if classes is None:
-            attached.append(0)
-            totals.append(0)
-            continue
-        punctuation, words_before, total = classes
-        offsets = utf8_offsets(original)
-        spans = np.array(content_spans(encoding), dtype=np.int64).reshape(-1, 2)
-        first = np.searchsorted(offsets, spans[:, 0], side="right") - 1  # the character holding the first byte
-        last = np.searchsorted(offsets, spans[:, 1] - 1, side="right") - 1  # ... and the last byte
-        with_word = words_before[last + 1] - words_before[first] > 0
-        # characters covered by a token holding a word character: +1 where such a token starts, -1 after it ends
-        size = len(original) + 1
-        cover = np.bincount(first[with_word], minlength=size) - np.bincount(last[with_word] + 1, minlength=size)
-        covered = np.cumsum(cover)[:-1] > 0
-        attached.append(int(np.count_nonzero(punctuation & covered)))
-        totals.append(total)
+    joined, spans = text.joined, text.spans
+    punctuation, words_before = _character_classes(joined)
+    content = spans.content
+    # computed over the joined texts at once: a token lies inside its text (``JoinedSpans``)
+    first = np.searchsorted(joined.offsets, spans.starts[content], side="right") - 1  # the character of its first byte
+    last = np.searchsorted(joined.offsets, spans.ends[content] - 1, side="right") - 1  # ... and of its last byte
+    with_word = words_before[last + 1] - words_before[first] > 0
+    # characters covered by a token holding a word character: +1 where such a token starts, -1 after it ends
+    size = len(joined.text) + 1
+    cover = np.bincount(first[with_word], minlength=size) - np.bincount(last[with_word] + 1, minlength=size)
+    covered = np.cumsum(cover)[:-1] > 0
+    texts = len(text.texts)
+    attached = np.bincount(joined.char_text[punctuation & covered], minlength=texts)
+    totals = np.bincount(joined.char_text[punctuation], minlength=texts)
     return ratio_of_sums("punctuation_attached_share", attached, totals)

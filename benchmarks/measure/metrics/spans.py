@@ -5,12 +5,14 @@ Conventions (content tokens, byte offsets): the ``benchmarks.measure.metrics`` p
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.errors import BenchmarkError
 from bpe.base import Encoding
 
 _WHITESPACE_WORD = re.compile(r"\S+")  # the words of str.split(): same notion of whitespace
@@ -22,7 +24,7 @@ def content_spans(encoding: Encoding) -> list[tuple[int, int]]:
     return [(start, end) for start, end in encoding.spans if end > start]
 
 
-#: texts whose text-only facts (``utf8_offsets``, ``whitespace_word_bytes``) a process keeps: every unit of a
+#: texts whose text-only facts (``utf8_offsets``) a process keeps: every unit of a
 #: corpus measures the same texts, so a worker computes them once per text, not once per unit
 TEXT_FACTS_KEPT = 1 << 16
 
@@ -38,31 +40,96 @@ def utf8_offsets(text: str) -> np.ndarray:
     return offsets
 
 
-@functools.lru_cache(maxsize=TEXT_FACTS_KEPT)
-def whitespace_word_bytes(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """The UTF-8 byte starts and ends of the whitespace words of ``text`` (``str.split``'s words), read-only."""
-    offsets = utf8_offsets(text)
-    bounds = np.array([(m.start(), m.end()) for m in _WHITESPACE_WORD.finditer(text)], dtype=np.int64).reshape(-1, 2)
-    starts, ends = offsets[bounds[:, 0]], offsets[bounds[:, 1]]
-    starts.flags.writeable = ends.flags.writeable = False
-    return starts, ends
+#: evaluation sets whose joined-text facts (``joined_text``) a process keeps: every unit of a corpus measures
+#: the same texts, so a worker computes them once per evaluation set, not once per unit
+JOINED_TEXTS_KEPT = 16
 
 
-def tokens_per_whitespace_word(text: str, encoding: Encoding) -> np.ndarray:
-    """For every whitespace word of ``text``, the number of content tokens whose byte span overlaps it.
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: ``joined_text`` keeps one per texts
+class JoinedText:
+    """The texts of an evaluation set joined end to end with nothing between them (text i is characters
+    ``char_starts[i]:char_starts[i + 1]``, bytes ``byte_starts[i]:byte_starts[i + 1]``), and the facts
+    metrics read from it: character offsets in bytes and the whitespace words of every text.  A metric
+    vectorized over the joined text gives each text what it would alone: every token of text i lies in
+    its bytes (``JoinedSpans``), and whitespace words are found per text.  Read-only."""
+
+    text: str
+    char_starts: np.ndarray  # per text, then the joined length: n + 1 character offsets
+    byte_starts: np.ndarray  # the same in UTF-8 bytes
+    offsets: np.ndarray  # ``utf8_offsets`` of the joined text
+    word_starts: np.ndarray  # byte range of every whitespace word (``str.split``'s words) of every text, in order
+    word_ends: np.ndarray
+    word_text: np.ndarray  # the index of each word's text
+
+    @functools.cached_property
+    def char_text(self) -> np.ndarray:
+        """The index of each character's text."""
+        return np.repeat(np.arange(len(self.char_starts) - 1), np.diff(self.char_starts))
+
+
+@functools.lru_cache(maxsize=JOINED_TEXTS_KEPT)
+def joined_text(texts: tuple[str, ...]) -> JoinedText:
+    """``JoinedText`` of ``texts``, kept for later calls with the same texts (``JOINED_TEXTS_KEPT``)."""
+    joined = "".join(texts)
+    char_starts = np.concatenate(([0], np.cumsum([len(text) for text in texts], dtype=np.int64)))
+    offsets = utf8_offsets.__wrapped__(joined)  # not kept in the per-text cache
+    bounds = [(m.start() + int(first), m.end() + int(first)) for text, first in zip(texts, char_starts, strict=False)
+              for m in _WHITESPACE_WORD.finditer(text)]  # fmt: skip
+    bounds_array = np.array(bounds, dtype=np.int64).reshape(-1, 2)
+    word_text = np.searchsorted(char_starts, bounds_array[:, 0], side="right") - 1
+    facts = JoinedText(joined, char_starts, offsets[char_starts], offsets, offsets[bounds_array[:, 0]],
+                       offsets[bounds_array[:, 1]], word_text)  # fmt: skip
+    for array in (facts.char_starts, facts.byte_starts, facts.word_starts, facts.word_ends, facts.word_text):
+        array.flags.writeable = False
+    return facts
+
+
+@dataclass(frozen=True)
+class JoinedSpans:
+    """The byte spans of every token of a list of encodings in the bytes of their ``JoinedText``, in order,
+    and the index of each token's text."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    text: np.ndarray
+
+    @property
+    def content(self) -> np.ndarray:
+        """Which tokens are content tokens (a non-empty span)."""
+        return self.ends > self.starts
+
+
+def joined_spans(joined: JoinedText, encodings: Sequence[Encoding]) -> JoinedSpans:
+    """The spans of ``encodings`` (one per text of ``joined``) moved into the joined text; a span outside
+    its text's bytes is a ``BenchmarkError`` (it would land in a neighbour's)."""
+    per_text = np.fromiter((len(encoding.spans) for encoding in encodings), dtype=np.int64, count=len(encodings))
+    flat = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in encodings)),
+                       dtype=np.int64, count=2 * int(per_text.sum())).reshape(-1, 2)  # fmt: skip
+    text = np.repeat(np.arange(len(encodings)), per_text)
+    lengths = np.diff(joined.byte_starts)[text]
+    outside = np.flatnonzero((flat < 0).any(axis=1) | (flat > lengths[:, None]).any(axis=1))
+    if len(outside):
+        token = outside[0]
+        raise BenchmarkError(f"running text: token {token - int(per_text[: text[token]].sum())} of text "
+                             f"{text[token]} spans bytes {tuple(flat[token].tolist())} outside the text "
+                             f"({lengths[token]} bytes)")  # fmt: skip
+    base = joined.byte_starts[text]
+    return JoinedSpans(flat[:, 0] + base, flat[:, 1] + base, text)
+
+
+def tokens_per_whitespace_word(joined: JoinedText, spans: JoinedSpans) -> np.ndarray:
+    """For every whitespace word of the joined texts (``JoinedText.word_starts``), the number of content
+    tokens whose byte span overlaps it.
 
     A token overlapping several words (a piece spanning a space) counts for each of them;
     tokens covering only whitespace count for none.
     """
-    word_starts, word_ends = whitespace_word_bytes(text)
-    if not len(word_starts):
-        return np.zeros(0, dtype=np.int64)
-    spans = content_spans(encoding)
-    starts = np.sort(np.array([s for s, _ in spans], dtype=np.int64))
-    ends = np.sort(np.array([e for _, e in spans], dtype=np.int64))
+    content = spans.content
+    starts, ends = np.sort(spans.starts[content]), np.sort(spans.ends[content])
     # tokens overlapping [ws, we) = tokens starting before we minus tokens ending at or before ws
     # (every token ending at or before ws also starts before we, so the difference is exact)
-    return np.searchsorted(starts, word_ends, side="left") - np.searchsorted(ends, word_starts, side="right")
+    return np.searchsorted(starts, joined.word_ends, side="left") - np.searchsorted(ends, joined.word_starts,
+                                                                                   side="right")  # fmt: skip
 
 
 @dataclass(frozen=True)

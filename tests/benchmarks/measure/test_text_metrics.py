@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bpe
+from benchmarks.errors import BenchmarkError
 from benchmarks.measure import metrics as M
 from benchmarks.measure.evaluate import metric_results
 from benchmarks.measure.metrics import METRICS, RunningText
@@ -193,14 +194,15 @@ def test_round_trip_losses_of_unk_tokenizers(flores_text):
 
 def test_tokens_ending_inside_a_character(encoded):
     for (name, language), running in encoded.items():
-        inside = total = 0
+        inside, total = [], []
         for text, encoding in zip(running.texts, running.encodings, strict=True):
             data = text.encode("utf-8")
             # a token ends inside a character when the next byte is a UTF-8 continuation byte 10xxxxxx
-            inside += sum(1 for _, end in encoding.spans if end < len(data) and data[end] & 0xC0 == 0x80)
-            total += len(encoding)
+            inside.append(sum(1 for _, end in encoding.spans if end < len(data) and data[end] & 0xC0 == 0x80))
+            total.append(len(encoding))
         result = M.partial_char_token_share(running)
-        assert result is not None and result.value == inside / total, (name, language)
+        assert result is not None and result.value == sum(inside) / sum(total), (name, language)
+        assert result.numerators.tolist() == inside and result.denominators.tolist() == total, (name, language)
     # cl100k and the byte-level BPE cut Hangul syllables; so does Llama 2's byte fallback, rarely
     assert M.partial_char_token_share(encoded["byte-bpe", "kor_Hang"]).value > 0.1
     assert M.partial_char_token_share(encoded["cl100k", "kor_Hang"]).value > 0.01
@@ -250,8 +252,9 @@ def test_number_hand_cases():
 
 def test_punctuation_attached_recomputed_per_character(encoded):
     for (name, language), running in encoded.items():
-        attached = total = 0
+        attached_per_text, total_per_text = [], []
         for text, encoding in zip(running.texts, running.encodings, strict=True):
+            attached = total = 0
             table = owners(text, encoding)
             char_of_byte = [i for i, c in enumerate(text) for _ in c.encode("utf-8")]
             token_chars: dict[int, set[int]] = {}  # token -> the characters it covers
@@ -266,10 +269,37 @@ def test_punctuation_attached_recomputed_per_character(encoded):
                 total += 1
                 attached += any(unicodedata.category(text[c])[0] in "LNM"
                                 for token in char_tokens.get(index, ()) for c in token_chars[token])  # fmt: skip
-        assert M.punctuation_attached_share(running).value == attached / total, (name, language)
+            attached_per_text.append(attached)
+            total_per_text.append(total)
+        result = M.punctuation_attached_share(running)
+        assert result.value == sum(attached_per_text) / sum(total_per_text), (name, language)
+        assert result.numerators.tolist() == attached_per_text, (name, language)
+        assert result.denominators.tolist() == total_per_text, (name, language)
     # cl100k's pattern lets one leading punctuation character join a word ("(UTC"); Llama 2 and Mistral do not
     assert M.punctuation_attached_share(encoded["cl100k", "tur_Latn"]).value > 0.05
     assert M.punctuation_attached_share(encoded["mistral-v1", "tur_Latn"]).value < 0.01
+
+
+def test_joined_texts_give_each_text_what_it_gives_alone(encoded):
+    """The running-text metrics computed over the joined texts at once give every text the numerator and
+    denominator it has when it is the only text (texts of Hangul, Latin, digits, punctuation, empty ones)."""
+    encode = encoded["byte-bpe", "kor_Hang"].encode  # the byte-level BPE's encode_with_spans
+    texts = [*encoded["byte-bpe", "kor_Hang"].texts[:40], "", *encoded["cl100k", "tur_Latn"].texts[:40], "", ""]
+    chosen = RunningText(texts, [encode(text) for text in texts], partial_characters=lambda: True)
+    for metric in (M.punctuation_attached_share, M.partial_char_token_share, M.continued_word_share_running,
+                   M.single_token_word_share_running):  # fmt: skip
+        together = metric(chosen)
+        alone = [metric(RunningText([text], [encoding], partial_characters=lambda: True))
+                 for text, encoding in zip(chosen.texts, chosen.encodings, strict=True)]  # fmt: skip
+        assert together.numerators.tolist() == [result.numerators[0] for result in alone], metric.__name__
+        assert together.denominators.tolist() == [result.denominators[0] for result in alone], metric.__name__
+
+
+def test_a_span_outside_its_text_is_an_error():
+    """Joined texts would hand such a token to the next text: it is named instead."""
+    running = RunningText(["ab", "cd"], [Encoding([1, 2], [(0, 1), (1, 3)]), Encoding([3], [(0, 2)])])
+    with pytest.raises(BenchmarkError, match=r"token 1 of text 0 spans bytes \(1, 3\) outside the text \(2 bytes\)"):
+        M.punctuation_attached_share(running)
 
 
 def test_punctuation_hand_case():
