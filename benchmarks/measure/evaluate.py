@@ -221,7 +221,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             encodings = {word: encode_word(word) for word in reference.analyses}
             if with_vocabulary:
                 vocabulary = vocabulary or vocabulary_bytes(tokenizer)
-            # one object for both kinds of metrics: they share its boundaries (``ReferenceWords.boundaries``)
+            # one object for both kinds of metrics: they share its boundary counts (``ReferenceWords.counts``)
             words = ReferenceWords(reference.analyses, encodings, *(vocabulary if with_vocabulary else ()))
             for measured in metric_results(needing[plain], words):
                 yield REFERENCE_ROLE, name, measured

@@ -150,10 +150,10 @@ class ReferenceWords:
     word_prefix: bytes = b""
 
     @functools.cached_property
-    def boundaries(self) -> list[WordBoundaries]:
-        """Every word's predicted and gold boundaries (``word_boundaries``), computed once for the
-        metrics that share them."""
-        return word_boundaries(self)
+    def counts(self) -> BoundaryCounts:
+        """Every word's boundaries against each of its gold alternatives (``count_boundaries``), computed
+        once for the metrics that share them."""
+        return count_boundaries(self)
 
 
 @dataclass(frozen=True)
@@ -200,59 +200,149 @@ class VocabularyPair:
     partner_vocabulary: frozenset[bytes]
 
 
+@dataclass(frozen=True, eq=False)  # one per reference object: compared by identity
+class GoldTable:
+    """The gold boundaries of a morpheme reference in byte offsets, as arrays over its words (in reference
+    order) and over their alternatives (word by word, each word's in its own order); text-only, so built
+    once per reference object (``gold_table``), read-only."""
+
+    analyses: Analyses
+    words: list[_Gold]  # per word: (UTF-8 length, its alternatives as byte-offset sets, what is wrong or None)
+    word_bytes: np.ndarray  # per word, its UTF-8 length
+    alternative_word: np.ndarray  # per alternative, the index of its word
+    alternative_size: np.ndarray  # per alternative, its number of boundaries
+    boundary_alternative: np.ndarray  # per gold boundary of every alternative, the index of that alternative
+    boundary_key: np.ndarray  # ... and its word index * ``stride`` + byte offset
+    stride: int  # above every byte offset of every word
+
+    @property
+    def sound(self) -> bool:
+        """Whether every word has an analysis and every analysis inner character offsets."""
+        return all(gold and fault is None for _, gold, fault in self.words)
+
+    @functools.cached_property
+    def morphemes(self) -> GoldMorphemes:
+        """The morphemes of every alternative (of a sound table), for vocabulary lookups."""
+        first: dict[bytes, int] = {}
+        later: dict[bytes, int] = {}
+        first_of, later_of, later_alternative = [], [], []
+        for word, alternatives in self.analyses.items():
+            for alternative in alternatives:
+                cuts = [0, *sorted(alternative), len(word)]
+                head, *tail = (word[a:b].encode("utf-8") for a, b in itertools.pairwise(cuts))
+                first_of.append(first.setdefault(head, len(first)))
+                later_of += [later.setdefault(morpheme, len(later)) for morpheme in tail]
+                later_alternative += [len(first_of) - 1] * len(tail)
+        return GoldMorphemes(list(first), np.array(first_of, dtype=np.int64), list(later),
+                             np.array(later_of, dtype=np.int64), np.array(later_alternative, dtype=np.int64),
+                             [word.encode("utf-8") for word in self.analyses])  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class GoldMorphemes:
+    """The morphemes of every gold alternative of a reference (``GoldTable`` order), for a vocabulary
+    lookup: each alternative's first morpheme and its later ones, as indices into the distinct UTF-8
+    strings of each kind, and every word's UTF-8 form (``ReferenceWords.word_prefix`` goes before the
+    first morpheme and the whole word)."""
+
+    first: list[bytes]  # distinct first morphemes
+    first_of: np.ndarray  # per alternative, its first morpheme
+    later: list[bytes]  # distinct later morphemes
+    later_of: np.ndarray  # per later morpheme of every alternative, in order: which one it is
+    later_alternative: np.ndarray  # ... and its alternative
+    words: list[bytes]  # every word in UTF-8
+
+
 @dataclass(frozen=True)
-class WordBoundaries:
-    """A reference word encoded in isolation, in byte offsets."""
+class BoundaryCounts:
+    """A reference's words encoded in isolation, scored against every gold alternative (``GoldTable``
+    order): TP, FP and FN of the word's predicted boundaries against that alternative, and per word its
+    content tokens."""
 
-    predicted: frozenset[int]  # tokenizer boundaries
-    gold: tuple[frozenset[int], ...]  # alternative gold boundary sets
-    content_tokens: int
+    gold: GoldTable
+    tp: np.ndarray
+    fp: np.ndarray
+    fn: np.ndarray
+    content_tokens: np.ndarray
+
+    def best(self, among: np.ndarray | None = None) -> np.ndarray:
+        """The best-matching alternative of every word (``among``: only alternatives where it is True;
+        words with none are left out), in word order: fewest errors (FP + FN), ties to more TP, then to
+        the earlier alternative (``corpora.morph.boundary_counts``' choice)."""
+        alternatives = np.arange(len(self.tp)) if among is None else np.flatnonzero(among)
+        order = np.lexsort((alternatives, -self.tp[alternatives], (self.fp + self.fn)[alternatives],
+                            self.gold.alternative_word[alternatives]))  # fmt: skip
+        ranked = alternatives[order]
+        words = self.gold.alternative_word[ranked]
+        return ranked[np.concatenate(([True], words[1:] != words[:-1]))] if len(ranked) else ranked
 
 
-def word_boundaries(reference: ReferenceWords) -> list[WordBoundaries]:
-    """Every reference word's predicted and gold boundaries, in reference order (boundaries as the
-    ``benchmarks.measure.metrics`` package docstring defines them); a reference the encodings do not match is a
-    ``BenchmarkError``."""
+def count_boundaries(reference: ReferenceWords) -> BoundaryCounts:
+    """Every reference word's boundaries (as the ``benchmarks.measure.metrics`` package docstring defines
+    them) counted against each gold alternative, all words at once; a word without an encoding or an
+    analysis, a span outside its word or a gold boundary that is not an inner character offset is a
+    ``BenchmarkError`` naming the first such word (``_check_words``)."""
+    gold = gold_table(reference.analyses)
+    encodings = [reference.encodings.get(word) for word in reference.analyses]
+    if not reference.analyses or not gold.sound or any(encoding is None for encoding in encodings):
+        _check_words(reference)
+    tokens = np.fromiter((len(encoding.spans) for encoding in encodings), dtype=np.int64, count=len(encodings))
+    spans = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in encodings)),
+                        dtype=np.int64, count=2 * int(tokens.sum())).reshape(-1, 2)  # fmt: skip
+    owner = np.repeat(np.arange(len(encodings)), tokens)
+    content = spans[:, 1] > spans[:, 0]
+    spans, owner = spans[content], owner[content]
+    if np.any(spans < 0) or np.any(spans > gold.word_bytes[owner][:, None]):
+        _check_words(reference)
+    offsets, owner = spans.ravel(), np.repeat(owner, 2)
+    inner = (offsets > 0) & (offsets < gold.word_bytes[owner])
+    predicted = np.unique(owner[inner] * gold.stride + offsets[inner])  # word * stride + offset, once each
+    place = np.searchsorted(predicted, gold.boundary_key).clip(max=max(len(predicted) - 1, 0))
+    found = predicted[place] == gold.boundary_key if len(predicted) else np.zeros(len(gold.boundary_key), bool)
+    tp = np.bincount(gold.boundary_alternative[found], minlength=len(gold.alternative_word))
+    per_word = np.bincount(predicted // gold.stride, minlength=len(encodings))
+    return BoundaryCounts(gold, tp, per_word[gold.alternative_word] - tp, gold.alternative_size - tp,
+                          np.bincount(owner[::2], minlength=len(encodings)))  # fmt: skip
+
+
+def _check_words(reference: ReferenceWords) -> None:
+    """The ``BenchmarkError`` of the first reference word whose encoding or gold boundaries cannot be
+    scored, checked word by word in reference order."""
     name = "morphology metrics"
     if not reference.analyses:
         raise BenchmarkError(f"{name}: the morpheme reference has no words")
-    words = []
-    for word, (n_bytes, gold, fault) in zip(reference.analyses, _gold_boundaries(reference.analyses), strict=True):
+    for word, (n_bytes, gold, fault) in zip(reference.analyses, gold_table(reference.analyses).words, strict=True):
         encoding = reference.encodings.get(word)
         if encoding is None:
             raise BenchmarkError(f"{name}: no isolated encoding given for reference word {word!r}")
         if not gold and fault is None:
             raise BenchmarkError(f"{name}: reference word {word!r} has no analysis")
         spans = content_spans(encoding)
-        predicted = set(itertools.chain.from_iterable(spans))
-        if predicted and (min(predicted) < 0 or max(predicted) > n_bytes):
+        if any(not 0 <= offset <= n_bytes for offset in itertools.chain.from_iterable(spans)):
             raise BenchmarkError(f"{name}: a token span lies outside word {word!r} ({n_bytes} bytes): {spans}")
         if fault is not None:
             raise BenchmarkError(f"{name}: {fault}")
-        predicted.discard(0)
-        predicted.discard(n_bytes)
-        words.append(WordBoundaries(frozenset(predicted), gold, len(spans)))
-    return words
+    raise BenchmarkError(f"internal error: {name} found no fault to report")
 
 
 #: per word of a reference: its UTF-8 length, its gold alternatives in byte offsets (empty: it has no analysis)
 #: and what is wrong with its gold boundaries (None: nothing)
 _Gold = tuple[int, tuple[frozenset[int], ...], str | None]
-#: ``_gold_boundaries`` of the references of recent calls, by ``id`` of the analyses (the object is kept with
+#: ``gold_table`` of the references of recent calls, by ``id`` of the analyses (the object is kept with
 #: them, so its id is not reused while the entry lives): they depend on the reference alone, and every unit of
 #: a corpus scores the same reference objects
-_GOLD: dict[int, tuple[Analyses, list[_Gold]]] = {}
+_GOLD: dict[int, tuple[Analyses, GoldTable]] = {}
 _GOLD_KEPT = 32
 
 
-def _gold_boundaries(analyses: Analyses) -> list[_Gold]:
-    """Per word of ``analyses`` (in order), its byte length, its gold boundary sets converted from character
-    to byte offsets and the first of them that is not inner character offsets, said; computed once per
-    reference object (``_GOLD``)."""
+def gold_table(analyses: Analyses) -> GoldTable:
+    """The ``GoldTable`` of ``analyses``: per word (in order) its byte length, its gold boundary sets
+    converted from character to byte offsets and the first of them that is not inner character offsets,
+    said; computed once per reference object (``_GOLD``)."""
     kept = _GOLD.get(id(analyses))
-    if kept is not None and kept[0] is analyses and len(kept[1]) == len(analyses):
+    if kept is not None and kept[0] is analyses and len(kept[1].words) == len(analyses):
         return kept[1]
-    table: list[_Gold] = []
+    words: list[_Gold] = []
     for word, alternatives in analyses.items():
         gold: list[frozenset[int]] = []
         fault = None
@@ -262,7 +352,17 @@ def _gold_boundaries(analyses: Analyses) -> list[_Gold]:
                          f"inner character offsets (0 < b < {len(word)})")  # fmt: skip
                 break
             gold.append(frozenset(len(word[:b].encode("utf-8")) for b in alternative))
-        table.append((len(word.encode("utf-8")), tuple(gold), fault))
+        words.append((len(word.encode("utf-8")), tuple(gold), fault))
+    word_bytes = np.array([n_bytes for n_bytes, _, _ in words], dtype=np.int64)
+    stride = int(word_bytes.max(initial=0)) + 1
+    alternatives = [(index, sorted(alternative)) for index, (_, gold, _) in enumerate(words) for alternative in gold]
+    boundary_alternative = np.repeat(np.arange(len(alternatives)), [len(b) for _, b in alternatives])
+    boundary_word = np.array([index for index, _ in alternatives], dtype=np.int64)[boundary_alternative]
+    offsets = np.fromiter(itertools.chain.from_iterable(b for _, b in alternatives), dtype=np.int64,
+                          count=len(boundary_alternative))  # fmt: skip
+    table = GoldTable(analyses, words, word_bytes, np.array([index for index, _ in alternatives], dtype=np.int64),
+                      np.array([len(b) for _, b in alternatives], dtype=np.int64), boundary_alternative,
+                      boundary_word * stride + offsets, stride)  # fmt: skip
     if len(_GOLD) >= _GOLD_KEPT:
         _GOLD.pop(next(iter(_GOLD)))
     _GOLD[id(analyses)] = (analyses, table)

@@ -4,7 +4,6 @@ vocabulary filter, upstream MorphScore)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 
@@ -13,7 +12,6 @@ import numpy as np
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics.inputs import MetricResult, MorphScoreRows, ReferenceWords, ratio_of_sums
 from benchmarks.measure.metrics.spans import utf8_offsets
-from corpora.morph import boundary_counts
 
 # metric -> (numerators, denominators) from the per-word table with columns TP, FP, FN, EXACT
 _BOUNDARY_RATIOS: dict[str, Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]] = {
@@ -47,11 +45,10 @@ def boundary_metrics(reference: ReferenceWords) -> dict[str, MetricResult]:
     segmentation.  Differences: offsets come from byte spans, so markers (``</w>``,
     ``▁``, ``Ġ``, ``##``) can never shift them (the bug fixed in morphscore PR #2).
     """
-    rows = []
-    for word in reference.boundaries:
-        tp, fp, fn = boundary_counts(set(word.predicted), word.gold)
-        rows.append((tp, fp, fn, float(word.predicted in word.gold)))
-    table = np.array(rows, dtype=np.float64)
+    counts = reference.counts
+    best = counts.best()
+    tp, fp, fn = counts.tp[best], counts.fp[best], counts.fn[best]
+    table = np.stack([tp, fp, fn, fp + fn == 0], axis=1).astype(np.float64)  # exact: some alternative has no error
     return {name: ratio_of_sums(name, *ratios(table)) for name, ratios in _BOUNDARY_RATIOS.items()}
 
 
@@ -74,19 +71,16 @@ def morphscore(reference: ReferenceWords) -> dict[str, MetricResult]:
     """
     if any(len(alternative) != 1 for alternatives in reference.analyses.values() for alternative in alternatives):
         raise BenchmarkError("metric morphscore: needs a MorphScore reference (exactly one boundary per analysis)")
-    words = reference.boundaries
-    scored = [w for w in words if w.content_tokens > 1]
-    excluded = MetricResult("morphscore_excluded", float(len(words) - len(scored)), len(words))
-    if not scored:  # e.g. a word-level tokenizer: every item excluded, the score is undefined
+    counts = reference.counts
+    scored = counts.content_tokens > 1
+    excluded = MetricResult("morphscore_excluded", float(len(scored) - np.count_nonzero(scored)), len(scored))
+    if not scored.any():  # e.g. a word-level tokenizer: every item excluded, the score is undefined
         return {"morphscore": MetricResult("morphscore", math.nan, 0, np.zeros(0), np.zeros(0)),
                 "morphscore_excluded": excluded}  # fmt: skip
-    hits = [float(any(gold <= w.predicted for gold in w.gold)) for w in scored]
-    return {"morphscore": ratio_of_sums("morphscore", hits, np.ones(len(scored))), "morphscore_excluded": excluded}
-
-
-def _morphemes(word: str, boundaries: frozenset[int]) -> list[str]:
-    cuts = [0, *sorted(boundaries), len(word)]
-    return [word[a:b] for a, b in itertools.pairwise(cuts)]
+    # a word scores 1 when the predicted boundaries hold some alternative's (no false negative against it)
+    covered = np.bincount(counts.gold.alternative_word[counts.fn == 0], minlength=len(scored)) > 0
+    hits = covered[scored].astype(np.float64)
+    return {"morphscore": ratio_of_sums("morphscore", hits, np.ones(len(hits))), "morphscore_excluded": excluded}
 
 
 def in_vocabulary_boundary_metrics(reference: ReferenceWords) -> dict[str, MetricResult]:
@@ -106,23 +100,24 @@ def in_vocabulary_boundary_metrics(reference: ReferenceWords) -> dict[str, Metri
     family's markers (``Ġ``, ``▁``, ``</w>``) need no special case.
     """
     vocabulary, prefix = reference.vocabulary, reference.word_prefix
-    rows, scored = [], []
-    for word, boundaries in zip(reference.analyses, reference.boundaries, strict=True):
-        passing = []
-        for alternative, gold in zip(reference.analyses[word], boundaries.gold, strict=True):
-            morphemes = [m.encode("utf-8") for m in _morphemes(word, alternative)]
-            morphemes[0] = prefix + morphemes[0]
-            if all(m in vocabulary for m in morphemes) and prefix + word.encode("utf-8") not in vocabulary:
-                passing.append(gold)
-        scored.append(float(bool(passing)))
-        if passing:
-            tp, fp, fn = boundary_counts(set(boundaries.predicted), tuple(passing))
-            rows.append((tp, fp, fn, 0.0))
+    counts = reference.counts
+    gold, morphemes = counts.gold, counts.gold.morphemes
+    first_known = np.fromiter((prefix + m in vocabulary for m in morphemes.first), dtype=bool,
+                              count=len(morphemes.first))  # fmt: skip
+    later_known = np.fromiter((m in vocabulary for m in morphemes.later), dtype=bool, count=len(morphemes.later))
+    word_known = np.fromiter((prefix + w in vocabulary for w in morphemes.words), dtype=bool,
+                             count=len(morphemes.words))  # fmt: skip
+    later_unknown = np.bincount(morphemes.later_alternative[~later_known[morphemes.later_of]],
+                                minlength=len(gold.alternative_word))  # fmt: skip
+    passing = first_known[morphemes.first_of] & (later_unknown == 0) & ~word_known[gold.alternative_word]
+    best = counts.best(passing)
+    scored = np.zeros(len(word_known))
+    scored[gold.alternative_word[best]] = 1.0
+    table = np.stack([counts.tp[best], counts.fp[best], counts.fn[best]], axis=1).astype(np.float64)
     results = {"in_vocab_word_share": ratio_of_sums("in_vocab_word_share", scored, np.ones(len(scored)))}
-    table = np.array(rows, dtype=np.float64).reshape(-1, 4)
     for name in ("boundary_precision", "boundary_recall", "boundary_f1"):
         filtered = f"{name}_in_vocab"
-        results[filtered] = (ratio_of_sums(filtered, *_BOUNDARY_RATIOS[name](table)) if rows
+        results[filtered] = (ratio_of_sums(filtered, *_BOUNDARY_RATIOS[name](table)) if len(table)
                              else MetricResult(filtered, math.nan, 0, np.zeros(0), np.zeros(0)))  # fmt: skip
     return results
 

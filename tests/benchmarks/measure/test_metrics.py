@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure import metrics as M
-from benchmarks.measure.metrics import IsolatedWords, PairedCounts, ReferenceWords, RunningText
+from benchmarks.measure.metrics import IsolatedWords, PairedCounts, ReferenceWords, RunningText, inputs
 from benchmarks.measure.registry import DOC_PATH, Needs, declare
 from bpe.base import Encoding
-from corpora.morph import read_reference
+from corpora.morph import boundary_counts, read_reference
 from tests.conftest import DATA_ROOT, by_data
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -645,17 +645,46 @@ def test_a_references_gold_boundaries_are_converted_once_and_follow_its_words() 
     """The gold boundaries in bytes depend on the reference alone: a second tokenizer's encodings of the same
     reference object reuse them (same boundaries as a fresh copy of the reference), and a reference that
     gained a word since is converted again."""
-    from benchmarks.measure.metrics import inputs
-
     analyses = {"évek": (frozenset({2}),), "ab": (frozenset(), frozenset({1}))}
     first = {"évek": Encoding([1, 2], [(0, 3), (3, 5)]), "ab": Encoding([3], [(0, 2)])}
     second = {"évek": Encoding([4], [(0, 5)]), "ab": Encoding([5, 6], [(0, 1), (1, 2)])}
-    once = inputs.word_boundaries(ReferenceWords(analyses, first))
+    once = inputs.count_boundaries(ReferenceWords(analyses, first))
     assert inputs._GOLD[id(analyses)][0] is analyses
-    assert [w.gold for w in once] == [(frozenset({3}),), (frozenset(), frozenset({1}))]  # é is 2 bytes
-    again = inputs.word_boundaries(ReferenceWords(analyses, second))
-    assert again == inputs.word_boundaries(ReferenceWords(dict(analyses), second))
-    assert [w.predicted for w in again] == [frozenset(), frozenset({1})]
+    assert [gold for _, gold, _ in once.gold.words] == [(frozenset({3}),), (frozenset(), frozenset({1}))]  # é: 2 bytes
+    assert (once.tp.tolist(), once.fp.tolist(), once.fn.tolist()) == ([1, 0, 0], [0, 0, 0], [0, 0, 1])
+    again = inputs.count_boundaries(ReferenceWords(analyses, second))
+    assert again.gold is once.gold
+    fresh = inputs.count_boundaries(ReferenceWords(dict(analyses), second))
+    assert fresh.gold is not once.gold
+    for field in ("tp", "fp", "fn", "content_tokens"):
+        assert getattr(again, field).tolist() == getattr(fresh, field).tolist()
+    assert (again.tp.tolist(), again.fp.tolist(), again.fn.tolist()) == ([0, 0, 1], [0, 1, 0], [1, 0, 0])
     analyses["cd"] = (frozenset({1}),)
-    grown = inputs.word_boundaries(ReferenceWords(analyses, {**second, "cd": Encoding([7], [(0, 2)])}))
-    assert grown[2].gold == (frozenset({1}),)
+    grown = inputs.count_boundaries(ReferenceWords(analyses, {**second, "cd": Encoding([7], [(0, 2)])}))
+    assert grown.gold.words[2][1] == (frozenset({1}),) and grown.fn.tolist()[-1] == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(2, 7), st.lists(st.sets(st.integers(1, 6)), min_size=1, max_size=3),
+                          st.sets(st.integers(1, 6)), st.integers(0, 2)), min_size=1, max_size=12))  # fmt: skip
+def test_boundary_counts_of_all_words_at_once_equal_word_by_word(words) -> None:
+    """Every word's best alternative and its TP/FP/FN, computed for all words at once, equal
+    ``corpora.morph.boundary_counts`` on each word's boundary sets (ASCII words: characters are bytes)."""
+    analyses, encodings = {}, {}
+    for index, (length, alternatives, cuts, markers) in enumerate(words):
+        word = f"{index:02d}" + "x" * length
+        size = len(word)
+        golds = tuple(dict.fromkeys(frozenset(b for b in gold if b < size) for gold in alternatives))
+        analyses[word] = golds
+        points = [0, *sorted(c for c in cuts if c < size), size]
+        spans = [(a, b) for a, b in itertools.pairwise(points)] + [(size, size)] * markers  # bare markers
+        encodings[word] = Encoding(list(range(len(spans))), spans)
+    counts = inputs.count_boundaries(ReferenceWords(analyses, encodings))
+    best = counts.best()
+    for position, word in enumerate(analyses):
+        predicted = {b for span in encodings[word].spans if span[1] > span[0] for b in span} - {0, len(word)}
+        expected = boundary_counts(predicted, analyses[word])
+        chosen = best[position]
+        assert counts.gold.alternative_word[chosen] == position
+        assert (counts.tp[chosen], counts.fp[chosen], counts.fn[chosen]) == expected, word
+        assert counts.content_tokens[position] == sum(1 for start, end in encodings[word].spans if end > start)
