@@ -130,11 +130,42 @@ class IsolatedWords:
     encodings: Sequence[Sequence[Encoding]]
     unk_id: int | None = None
 
+    # per word of every item, in order (computed once for the metrics that share them, all words at once)
     @functools.cached_property
-    def content_tokens(self) -> list[list[int]]:
-        """Per item, every word's number of content tokens (``content_spans``), computed once for the
-        metrics that share it."""
-        return [[sum(1 for start, end in e.spans if end > start) for e in item] for item in self.encodings]
+    def _words(self) -> list[Encoding]:
+        return [encoding for item in self.encodings for encoding in item]
+
+    @functools.cached_property
+    def word_item(self) -> np.ndarray:
+        """Per word, the index of its item."""
+        return np.repeat(np.arange(len(self.encodings)), [len(item) for item in self.encodings])
+
+    @functools.cached_property
+    def tokens(self) -> np.ndarray:
+        """Per word, its number of tokens."""
+        return np.fromiter((len(e.ids) for e in self._words), dtype=np.int64, count=len(self._words))
+
+    @functools.cached_property
+    def content_tokens(self) -> np.ndarray:
+        """Per word, its number of content tokens (``content_spans``)."""
+        spans = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in self._words)),
+                            dtype=np.int64, count=2 * int(self.tokens.sum())).reshape(-1, 2)  # fmt: skip
+        owner = np.repeat(np.arange(len(self._words)), self.tokens)
+        return np.bincount(owner[spans[:, 1] > spans[:, 0]], minlength=len(self._words))
+
+    @functools.cached_property
+    def unknown(self) -> np.ndarray:
+        """Per word, whether one of its tokens is ``<unk>`` (never, without an ``unk_id``)."""
+        if self.unk_id is None:
+            return np.zeros(len(self._words), dtype=bool)
+        ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in self._words), dtype=np.int64,
+                          count=int(self.tokens.sum()))  # fmt: skip
+        owner = np.repeat(np.arange(len(self._words)), self.tokens)
+        return np.bincount(owner[ids == self.unk_id], minlength=len(self._words)) > 0
+
+    def per_item(self, counted: np.ndarray) -> np.ndarray:
+        """Per item, the sum of ``counted`` (one value per word) over its words."""
+        return np.bincount(self.word_item, weights=counted, minlength=len(self.encodings))
 
 
 @dataclass(frozen=True)

@@ -76,8 +76,4 @@ def unk_word_rate(words: IsolatedWords) -> MetricResult:
     Aggregation: ratio of sums.  Source: Rust et al. 2021 ("How Good is Your
     Tokenizer?"), UNK word rate on UD FORM words.
     """
-    return ratio_of_sums(
-        "unk_word_rate",
-        [sum(1 for e in item if _count_unk(e, words.unk_id)) for item in words.encodings],
-        [len(item) for item in words.encodings],
-    )
+    return ratio_of_sums("unk_word_rate", words.per_item(words.unknown), [len(item) for item in words.encodings])
