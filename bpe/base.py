@@ -166,11 +166,17 @@ class Tokenizer(ABC):
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         for token, (start, end) in zip(encoding.ids, encoding.spans, strict=True):
-            if start < end <= 1:  # the prefix space alone
-                continue
-            ids.append(token)
-            spans.append((max(start - 1, 0), max(end - 1, 0)))
+            if start > 0:  # a token of the word: one byte back
+                ids.append(token)
+                spans.append((start - 1, end - 1 if end > 0 else 0))
+            elif not start < end <= 1:  # not the prefix space alone
+                ids.append(token)
+                spans.append((0, end - 1 if end > 0 else 0))
         return Encoding(ids=ids, spans=spans)
+
+    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+        """``encode_word`` of every word of ``words``, in order; families with a batch encoder override it."""
+        return [self.encode_word(word) for word in words]
 
     # -- encode-time options (inference method, sampling) -----------------
     @property

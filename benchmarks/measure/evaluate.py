@@ -26,8 +26,8 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from itertools import combinations
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain, combinations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -117,6 +117,12 @@ class _WordCache(dict[str, Encoding]):
         encoding = self[word] = self.tokenizer.encode_word(word)
         return encoding
 
+    def fill(self, words: Iterable[str]) -> None:
+        """Encode the words of ``words`` not seen yet, in one ``Tokenizer.encode_words`` call (a batch for the
+        families that have a batch encoder)."""
+        missing = [word for word in dict.fromkeys(words) if word not in self]
+        self.update(zip(missing, self.tokenizer.encode_words(missing), strict=True))
+
 
 def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Corpus, roles: Sequence[str],
                        metrics: Sequence[Metric], config: ExperimentConfig,
@@ -185,7 +191,8 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             if text not in counted:
                 counted[text] = len(tokenizer.encode(text))
             result.joined[paired] = counted[text]
-    encode_word = _WordCache(tokenizer).__getitem__
+    word_cache = _WordCache(tokenizer)
+    encode_word = word_cache.__getitem__
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
     partial_characters = functools.cache(
         lambda: has_partial_characters(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size)))
@@ -207,8 +214,9 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
         for measured in metric_results(needing[Needs.RUNNING_TEXT], running):
             yield role, "", measured
         if needing[Needs.ISOLATED_WORDS]:
-            words = [[encode_word(w) for w in (d.words if d.words is not None else d.text.split())]
-                     for d in documents]  # fmt: skip
+            split = [d.words if d.words is not None else d.text.split() for d in documents]
+            word_cache.fill(chain.from_iterable(split))
+            words = [[encode_word(w) for w in item] for item in split]
             for measured in metric_results(needing[Needs.ISOLATED_WORDS], IsolatedWords(words, facts.unk_id)):
                 yield role, "", measured
         result.counts[role] = DocumentCounts([document.id for document in documents],
@@ -218,6 +226,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
         plain = Needs.MORPHSCORE_REFERENCE if reference.is_morphscore else Needs.MORPHEME_REFERENCE
         with_vocabulary = not reference.is_morphscore and needing[Needs.MORPHEME_REFERENCE_VOCABULARY]
         if needing[plain] or with_vocabulary:
+            word_cache.fill(reference.analyses)
             encodings = {word: encode_word(word) for word in reference.analyses}
             if with_vocabulary:
                 vocabulary = vocabulary or vocabulary_bytes(tokenizer)

@@ -133,16 +133,29 @@ class SentencePieceBacked(Tokenizer):
         character on the last byte, each get their own single byte."""
         if not isinstance(text, str) or not text.isascii():
             utf8(text)  # a lone surrogate has no UTF-8 form: a TokenizerError, as in every family
+        return self._encoding(self._encode_proto(text))
+
+    def _encoding(self, proto: Any) -> Encoding:
+        """The ids and spans of a SentencePieceText proto (``encode_with_spans``' fixes applied)."""
         byte_ids = self._byte_ids
         ids: list[int] = []
         spans: list[tuple[int, int]] = []
         cursor = 0  # end of the text covered so far
-        for piece in self._encode_proto(text).pieces:
+        for piece in proto.pieces:
             span = (cursor, cursor + 1) if piece.id in byte_ids else (piece.begin, piece.end)
             ids.append(piece.id)
             spans.append(span)
             cursor = span[1]
         return Encoding(ids=ids, spans=spans)
+
+    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+        """``encode_word`` of every word, in one call of sentencepiece's batch encoder (on one thread: the
+        same segmentation as one call per word, without the per-call cost of its Python wrapper)."""
+        for word in words:
+            if not isinstance(word, str) or not word.isascii():
+                utf8(word)
+        protos = self._processor.encode(list(words), out_type="proto", num_threads=1)
+        return [self._encoding(proto) for proto in protos]
 
     @functools.cached_property
     def _byte_ids(self) -> frozenset[int]:
@@ -247,6 +260,11 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableToke
     @abstractmethod
     def _sampling_arguments(self) -> dict[str, Any]:
         """sentencepiece's sampling arguments for this model type's options."""
+
+    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+        if self.samples or self.options.encode_mode != self.options.native_mode:  # one text at a time
+            return [self.encode_word(word) for word in words]
+        return super().encode_words(words)
 
     def encode_with_spans(self, text: str) -> Encoding:
         encode_mode = self.options.encode_mode

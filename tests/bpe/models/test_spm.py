@@ -80,6 +80,20 @@ def test_byte_fallback_pieces_cover_one_byte_each(trained: Tokenizer) -> None:
     assert trained.decode(encoding.ids) == text
 
 
+def test_words_encoded_in_one_batch_as_one_by_one(trained: Tokenizer, flores_sample: dict[str, list[str]]) -> None:
+    """``encode_words`` (sentencepiece's batch encoder) gives every word's ``encode_word``: Latin, Cyrillic,
+    Hangul, byte-fallback characters, the empty word; a word with no UTF-8 form is the usual error."""
+    words = [*dict.fromkeys(w for lines in flores_sample.values() for line in lines[:30] for w in line.split()),
+             "𓀀", "a𓀀b", ""]  # fmt: skip
+    assert trained.encode_words(words) == [trained.encode_word(word) for word in words]
+    dropout = trained.with_encode_options(seed=3, **({"dropout": 0.3} if trained.family == "spm-bpe"
+                                                     else {"alpha": 0.5}))  # fmt: skip
+    assert dropout.samples  # sampled one text at a time, seeded by the text
+    assert dropout.encode_words(words) == [dropout.encode_word(word) for word in words]
+    with pytest.raises(TokenizerError, match="not valid Unicode"):
+        trained.encode_words(["ok", "bad \udfff"])
+
+
 def test_dummy_prefix_covers_no_text(trained: Tokenizer) -> None:
     encoding = trained.encode_with_spans("𓀀")  # no "▁𓀀" piece: the prefix stands alone
     assert trained.id_to_piece(encoding.ids[0]) == WHITESPACE_MARK
