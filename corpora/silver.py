@@ -21,6 +21,11 @@ maps a word to inner CHARACTER boundaries (``corpora.morph``) of that word exact
   or ``'`` is split off first.  Words absent from lemminflect's dictionary are dropped.  It sees
   inflection only, so its recall against derivational gold is low by design.
 
+zemberek's answer to a word can depend on the iteration order of Python sets, which the interpreter's hash
+seed sets anew in every process (``jurnalliyormuş`` is unknown under one seed and segmented under another):
+it is therefore always run on a process started with ``PYTHONHASHSEED`` fixed (``HASH_SEED``), so every run
+gets the same answers (``SilverAnalyzer.hash_order_dependent``).
+
 Results are cached in memory per (analyzer, word), and on disk (``$TOKBENCH_CACHE/silver/``) per analyzer,
 version and the whole sequence of words one fresh analyzer was given (``Prefetch``), so a later run asking
 the same words (another config over the same corpora, a rerun) reads the answers instead of analyzing.
@@ -83,6 +88,9 @@ class SilverAnalyzer:
     #: a loaded analyzer holds no threads (pure Python), so a forked copy of a process that loaded it works:
     #: ``Prefetch`` then loads it once for several fresh analyses
     fork_safe: bool = False
+    #: its answers depend on Python's set iteration order, so on the hash seed: it runs on a process started
+    #: with ``PYTHONHASHSEED=HASH_SEED`` (``segment_seeded``)
+    hash_order_dependent: bool = False
 
     def version(self) -> str:
         try:
@@ -292,7 +300,7 @@ SILVER: dict[str, SilverAnalyzer] = {
         SilverAnalyzer("zemberek", "tr", "zemberek-python", "morpheme surfaces of best analysis", _segment_zemberek,
                        "zemberek-python morphemes",
                        (MeasuredAgreement("morphochallenge2010", 1751, 1760, 0.971, 0.936, 0.953),),
-                       "zemberek-python 0.2.3", cost_per_word=10.0, fork_safe=True),
+                       "zemberek-python 0.2.3", cost_per_word=10.0, fork_safe=True, hash_order_dependent=True),
         SilverAnalyzer("kiwi", "ko", "kiwipiepy", "morpheme offsets, fused syllables never cut", _segment_kiwi,
                        "kiwipiepy morphemes",
                        (MeasuredAgreement("ud-korean-lemma", 10561, 10561, 0.921, 0.969, 0.945),),
@@ -310,8 +318,44 @@ SILVER: dict[str, SilverAnalyzer] = {
 }  # fmt: skip
 
 _CAN_FORK = hasattr(os, "fork")
+#: the hash seed of the processes that run a ``hash_order_dependent`` analyzer
+HASH_SEED = "0"
 
-# analyzer name -> word -> result; analyses are deterministic, so caching never changes an answer
+
+def _seeded_pool(processes: int) -> Any:
+    """A pool of ``processes`` spawned workers started with ``PYTHONHASHSEED=HASH_SEED`` (this process's
+    environment is put back once they are started)."""
+    before = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = HASH_SEED
+    try:
+        return multiprocessing.get_context("spawn").Pool(processes)
+    finally:
+        if before is None:
+            del os.environ["PYTHONHASHSEED"]
+        else:
+            os.environ["PYTHONHASHSEED"] = before
+
+
+def segment_seeded(analyzer: str, batches: list[list[str]]) -> tuple[list[list[Segmentation]], float]:
+    """``_timed_segment``, on a worker started with the fixed hash seed when the analyzer's answers depend on
+    it and this process was started with another (or none); else in this process."""
+    if not SILVER[analyzer].hash_order_dependent or os.environ.get("PYTHONHASHSEED") == HASH_SEED:
+        return _timed_segment(analyzer, batches)
+    pool = _seeded_pool(1)
+    try:
+        return pool.apply(_timed_segment, (analyzer, batches))
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _stored_version(analyzer: str) -> str:
+    """The version its answers are stored under: a hash-order-dependent analyzer's with the hash seed."""
+    spec = SILVER[analyzer]
+    return f"{spec.version()} hash seed {HASH_SEED}" if spec.hash_order_dependent else spec.version()
+
+# analyzer name -> word -> result; analyses are deterministic (under ``HASH_SEED``), so caching never changes an
+# answer
 _CACHE: dict[str, dict[str, Segmentation]] = {}
 
 
@@ -421,7 +465,7 @@ class Prefetch:
             batches = [batch for batch in (todo, [word for word in later if word not in requested]) if batch]
             unanswered = []
             for batch in batches:
-                stored = stored_answers(analyzer, SILVER[analyzer].version(), batch)
+                stored = stored_answers(analyzer, _stored_version(analyzer), batch)
                 if stored is not None:  # analyzed by an earlier run (or corpus set) with the same words
                     _CACHE[analyzer].update(zip(batch, stored, strict=True))
                 else:
@@ -437,18 +481,21 @@ class Prefetch:
         self.seconds: dict[str, float] = {}
         if processes < 2 or len(tasks) < 2:
             for analyzer, batches in tasks:
+                if SILVER[analyzer].hash_order_dependent:  # on a seeded worker, as the pool would answer them
+                    self._keep(analyzer, batches, *segment_seeded(analyzer, batches))
+                    continue
                 for batch in batches:  # one analyzer, as this process would answer them one after the other
                     self._keep(analyzer, [batch], *_timed_segment(analyzer, [batch]))
             return
         tasks.sort(key=lambda task: -len(task[1][0]) * SILVER[task[0]].cost_per_word)
-        self._pool = multiprocessing.get_context("spawn").Pool(min(processes, len(tasks)))
+        self._pool = _seeded_pool(min(processes, len(tasks)))
         self._pending = [(analyzer, batches, self._pool.apply_async(_timed_segment, (analyzer, batches)))
                          for analyzer, batches in tasks]  # fmt: skip
 
     def _keep(self, analyzer: str, batches: list[list[str]], answers: list[list[Segmentation]],
               seconds: float) -> None:  # fmt: skip
         for words, batch_answers in zip(batches, answers, strict=True):
-            store_answers(analyzer, SILVER[analyzer].version(), words, batch_answers)
+            store_answers(analyzer, _stored_version(analyzer), words, batch_answers)
             _CACHE[analyzer].update(zip(words, batch_answers, strict=True))
         self.seconds[analyzer] = round(self.seconds.get(analyzer, 0.0) + seconds, 2)
 
@@ -492,7 +539,7 @@ def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReferenc
     unique, todo = _words_to_analyze(analyzer, words)
     cache = _CACHE[analyzer]
     if todo:
-        cache.update(zip(todo, spec.segment(todo), strict=True))
+        cache.update(zip(todo, segment_seeded(analyzer, [todo])[0][0], strict=True))
     analyses = {word: (cache[word],) for word in unique if isinstance(cache[word], frozenset)}
     dropped = Counter(cache[word] for word in unique if isinstance(cache[word], str))
     return MorphReference(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from pathlib import Path
 
@@ -200,7 +201,25 @@ def _stateful_analyzer(monkeypatch: pytest.MonkeyPatch) -> None:
             loaded["seen"] += 1
         return answers
 
-    monkeypatch.setitem(SILVER, "zemberek", dataclasses.replace(SILVER["zemberek"], segment=segment))
+    # its answers depend on nothing but its history: it may run in this process (not on a seeded worker)
+    monkeypatch.setitem(SILVER, "zemberek", dataclasses.replace(SILVER["zemberek"], segment=segment,
+                                                                hash_order_dependent=False))  # fmt: skip
+
+
+def test_zemberek_answers_as_under_the_fixed_hash_seed_whatever_this_process_runs_under() -> None:
+    """zemberek's answer to a word can change with the interpreter's hash seed (set iteration order): it is
+    answered as a process started with ``PYTHONHASHSEED=HASH_SEED`` answers, whatever seed this one has."""
+    import subprocess
+    import sys
+
+    word = "jurnalliyormuş"
+    script = f"from corpora import silver; print(silver._segment_zemberek([{word!r}])[0])"
+    runs = {seed: subprocess.Popen([sys.executable, "-W", "ignore", "-c", script], stdout=subprocess.PIPE, text=True,
+                                   env={**os.environ, "PYTHONHASHSEED": seed}) for seed in (silver.HASH_SEED, "6")}
+    answers = {seed: run.communicate()[0].strip() for seed, run in runs.items()}
+    assert answers[silver.HASH_SEED] != answers["6"]  # the dependence this guards against (zemberek-python 0.2.3)
+    (seeded,), _ = silver.segment_seeded("zemberek", [[word]])
+    assert str(seeded[0]) == answers[silver.HASH_SEED]
 
 
 def test_a_fork_safe_analyzer_is_loaded_once_and_answers_each_batch_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
