@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 import bpe
@@ -144,6 +145,7 @@ def _start_worker(context: RunContext) -> None:
     global _worker_context
     _worker_context = context
     gc.freeze()  # the context lives as long as the worker (a spawned one; a forked one has it frozen already)
+    threadpool_limits(limits=1, user_api="blas")  # as in the run's process (``run_experiment``)
 
 
 def _run_unit_in_worker(unit: Unit) -> str:
@@ -187,6 +189,10 @@ def run_experiment(
     # is loaded once for both)
     analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs, afterwards=agreement_words(loaded.values()))
     closing: list[Callable[[], None]] = [analyzing.close]
+    # numpy's BLAS on one thread per process while the run goes: the run spreads its work over ``jobs``
+    # processes, and a BLAS starting a thread per core in each of them (the bootstrap's matrix products)
+    # fights them for the cores (2.4x slower on 2 cores); forked workers inherit it, spawned ones set it
+    closing.append(threadpool_limits(limits=1, user_api="blas").restore_original_limits)
     try:
         if any(bpe.family_class(entry.kind).trains_on_references for entry in config.tokenizers):
             _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones

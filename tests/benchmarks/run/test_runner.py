@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
 
 import bpe
 from benchmarks.check import compare, is_failure, parse_baseline, read_baseline, write_baseline
@@ -55,11 +56,30 @@ def config():
     return parse_config(TINY, source="tiny.toml")
 
 
+def _blas_threads() -> set[int]:
+    return {library["num_threads"] for library in threadpool_info() if library["user_api"] == "blas"}
+
+
+#: the collector's thresholds and BLAS threads the caller had set, as ``run_dir``'s run left them
+_CALLER_AFTER_RUN: dict[str, object] = {}
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory, cache: Path, config) -> Path:
-    with pytest.MonkeyPatch.context() as patch:
+    """The tiny run, called with the collector's thresholds and the BLAS thread count set to values of the
+    caller's own (the run changes both while it goes)."""
+    import gc
+
+    before = gc.get_threshold()
+    with pytest.MonkeyPatch.context() as patch, threadpool_limits(limits=2, user_api="blas"):
         patch.setenv("TOKBENCH_CACHE", str(cache))
-        return run_experiment(config, tmp_path_factory.mktemp("runs") / "tiny", jobs=2, progress=False)
+        gc.set_threshold(701, 11, 12)
+        try:
+            run = run_experiment(config, tmp_path_factory.mktemp("runs") / "tiny", jobs=2, progress=False)
+            _CALLER_AFTER_RUN.update(threshold=gc.get_threshold(), blas=_blas_threads())
+        finally:
+            gc.set_threshold(*before)
+    return run
 
 
 def results(run_dir: Path) -> pd.DataFrame:
@@ -125,13 +145,13 @@ def test_the_report_shows_how_every_tokenizer_splits_the_first_test_documents(ru
                 assert re.search(row, section), (corpus_id, label)
 
 
-def test_the_run_gives_the_collector_its_heap_back(run_dir: Path) -> None:
-    """The run freezes its long-lived objects out of the collector's passes and collects less often while it
-    runs; a caller's process gets both back."""
+def test_the_run_gives_the_caller_its_collector_and_blas_threads_back(run_dir: Path) -> None:
+    """The run freezes its long-lived objects out of the collector's passes, collects less often and runs
+    BLAS on one thread while it runs; a caller's process gets all three back as it had them."""
     import gc
 
     assert gc.get_freeze_count() == 0
-    assert gc.get_threshold() == (700, 10, 10)  # Python's defaults, as the test session runs with
+    assert (_CALLER_AFTER_RUN["threshold"], _CALLER_AFTER_RUN["blas"]) == ((701, 11, 12), {2})
 
 
 def test_values_are_consistent_with_their_intervals(run_dir: Path) -> None:
