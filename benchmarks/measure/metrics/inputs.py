@@ -21,6 +21,7 @@ from benchmarks.measure.metrics.spans import (
     joined_spans,
     joined_text,
     numbers_in,
+    spans_array,
     tokens_per_whitespace_word,
 )
 from bpe.base import Encoding
@@ -148,9 +149,7 @@ class IsolatedWords:
     @functools.cached_property
     def content_tokens(self) -> np.ndarray:
         """Per word, its number of content tokens (``content_spans``)."""
-        spans = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in self._words)),
-                            dtype=np.int64, count=2 * int(self.tokens.sum())).reshape(-1, 2)  # fmt: skip
-        owner = np.repeat(np.arange(len(self._words)), self.tokens)
+        spans, owner = spans_array(self._words)
         return np.bincount(owner[spans[:, 1] > spans[:, 0]], minlength=len(self._words))
 
     @functools.cached_property
@@ -317,10 +316,7 @@ def count_boundaries(reference: ReferenceWords) -> BoundaryCounts:
     encodings = [reference.encodings.get(word) for word in reference.analyses]
     if not reference.analyses or not gold.sound or any(encoding is None for encoding in encodings):
         _check_words(reference)
-    tokens = np.fromiter((len(encoding.spans) for encoding in encodings), dtype=np.int64, count=len(encodings))
-    spans = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in encodings)),
-                        dtype=np.int64, count=2 * int(tokens.sum())).reshape(-1, 2)  # fmt: skip
-    owner = np.repeat(np.arange(len(encodings)), tokens)
+    spans, owner = spans_array(encodings)  # type: ignore[arg-type]  (no encoding is None past the check)
     content = spans[:, 1] > spans[:, 0]
     spans, owner = spans[content], owner[content]
     if np.any(spans < 0) or np.any(spans > gold.word_bytes[owner][:, None]):

@@ -99,13 +99,20 @@ class JoinedSpans:
         return self.ends > self.starts
 
 
+def spans_array(encodings: Sequence[Encoding]) -> tuple[np.ndarray, np.ndarray]:
+    """The spans of every token of ``encodings``, in order, as one (tokens, 2) array, and the index of each
+    token's encoding."""
+    tokens = np.fromiter((len(encoding.spans) for encoding in encodings), dtype=np.int64, count=len(encodings))
+    flat = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in encodings)),
+                       dtype=np.int64, count=2 * int(tokens.sum())).reshape(-1, 2)  # fmt: skip
+    return flat, np.repeat(np.arange(len(encodings)), tokens)
+
+
 def joined_spans(joined: JoinedText, encodings: Sequence[Encoding]) -> JoinedSpans:
     """The spans of ``encodings`` (one per text of ``joined``) moved into the joined text; a span outside
     its text's bytes is a ``BenchmarkError`` (it would land in a neighbour's)."""
-    per_text = np.fromiter((len(encoding.spans) for encoding in encodings), dtype=np.int64, count=len(encodings))
-    flat = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(e.spans for e in encodings)),
-                       dtype=np.int64, count=2 * int(per_text.sum())).reshape(-1, 2)  # fmt: skip
-    text = np.repeat(np.arange(len(encodings)), per_text)
+    flat, text = spans_array(encodings)
+    per_text = np.bincount(text, minlength=len(encodings))
     lengths = np.diff(joined.byte_starts)[text]
     outside = np.flatnonzero((flat < 0).any(axis=1) | (flat > lengths[:, None]).any(axis=1))
     if len(outside):
