@@ -106,16 +106,12 @@ def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: d
 
 
 class _WordCache(dict[str, Encoding]):
-    """Encodes each distinct word once (words recur across sentences and references): ``cache[word]``; a word
-    seen before is a plain dict lookup, with no Python call."""
+    """Encodes each distinct word once (words recur across sentences and references): ``fill(words)``, then
+    ``cache[word]``, a plain dict lookup."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         super().__init__()
         self.tokenizer = tokenizer
-
-    def __missing__(self, word: str) -> Encoding:
-        encoding = self[word] = self.tokenizer.encode_word(word)
-        return encoding
 
     def fill(self, words: Iterable[str]) -> None:
         """Encode the words of ``words`` not seen yet, in one ``Tokenizer.encode_words`` call (a batch for the

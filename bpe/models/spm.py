@@ -121,6 +121,13 @@ def looks_like_model(data: bytes) -> bool:
         return False
 
 
+def _check_encodable(text: str) -> None:
+    """A TokenizerError unless ``text`` is a string with a UTF-8 form (a lone surrogate has none), as in every
+    family; ASCII text, the common case, is passed without encoding it."""
+    if not isinstance(text, str) or not text.isascii():
+        utf8(text)
+
+
 class SentencePieceBacked(Tokenizer):
     """Encoding and decoding through a ``SentencePieceProcessor`` held in ``self._processor``."""
 
@@ -131,8 +138,7 @@ class SentencePieceBacked(Tokenizer):
         the dummy-prefix ``▁`` covers nothing (empty span), and byte-fallback pieces,
         which sentencepiece reports as empty spans plus one span for the whole
         character on the last byte, each get their own single byte."""
-        if not isinstance(text, str) or not text.isascii():
-            utf8(text)  # a lone surrogate has no UTF-8 form: a TokenizerError, as in every family
+        _check_encodable(text)
         return self._encoding(self._encode_proto(text))
 
     def _encoding(self, proto: Any) -> Encoding:
@@ -152,8 +158,7 @@ class SentencePieceBacked(Tokenizer):
         """``encode_word`` of every word, in one call of sentencepiece's batch encoder (on one thread: the
         same segmentation as one call per word, without the per-call cost of its Python wrapper)."""
         for word in words:
-            if not isinstance(word, str) or not word.isascii():
-                utf8(word)
+            _check_encodable(word)
         protos = self._processor.encode(list(words), out_type="proto", num_threads=1)
         return [self._encoding(proto) for proto in protos]
 

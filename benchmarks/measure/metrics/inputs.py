@@ -142,14 +142,19 @@ class IsolatedWords:
         return np.repeat(np.arange(len(self.encodings)), [len(item) for item in self.encodings])
 
     @functools.cached_property
+    def _spans(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every token's span and the index of its word (``spans_array``)."""
+        return spans_array(self._words)
+
+    @functools.cached_property
     def tokens(self) -> np.ndarray:
         """Per word, its number of tokens."""
-        return np.fromiter((len(e.ids) for e in self._words), dtype=np.int64, count=len(self._words))
+        return np.bincount(self._spans[1], minlength=len(self._words))
 
     @functools.cached_property
     def content_tokens(self) -> np.ndarray:
         """Per word, its number of content tokens (``content_spans``)."""
-        spans, owner = spans_array(self._words)
+        spans, owner = self._spans
         return np.bincount(owner[spans[:, 1] > spans[:, 0]], minlength=len(self._words))
 
     @functools.cached_property
@@ -158,9 +163,8 @@ class IsolatedWords:
         if self.unk_id is None:
             return np.zeros(len(self._words), dtype=bool)
         ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in self._words), dtype=np.int64,
-                          count=int(self.tokens.sum()))  # fmt: skip
-        owner = np.repeat(np.arange(len(self._words)), self.tokens)
-        return np.bincount(owner[ids == self.unk_id], minlength=len(self._words)) > 0
+                          count=len(self._spans[1]))  # fmt: skip
+        return np.bincount(self._spans[1][ids == self.unk_id], minlength=len(self._words)) > 0
 
     def per_item(self, counted: np.ndarray) -> np.ndarray:
         """Per item, the sum of ``counted`` (one value per word) over its words."""
