@@ -103,6 +103,21 @@ class Encoding:
         return len(self.ids)
 
 
+def word_after_space(encoding: Encoding) -> Encoding:
+    """``encoding`` of ``" " + word`` as ``encode_word(word)``: the tokens covering only the space dropped,
+    spans moved one byte back (a token covering the space and the word's start begins at 0)."""
+    ids: list[int] = []
+    spans: list[tuple[int, int]] = []
+    for token, (start, end) in zip(encoding.ids, encoding.spans, strict=True):
+        if start > 0:  # a token of the word: one byte back
+            ids.append(token)
+            spans.append((start - 1, end - 1 if end > 0 else 0))
+        elif not start < end <= 1:  # not the prefix space alone
+            ids.append(token)
+            spans.append((0, end - 1 if end > 0 else 0))
+    return Encoding(ids=ids, spans=spans)
+
+
 class Capability(Enum):
     """What a metric may assume about a tokenizer's tokens."""
 
@@ -162,17 +177,7 @@ class Tokenizer(ABC):
         covering the space and the word's start begins at 0).  Families with their
         own word-start marker (sentencepiece's dummy prefix) override this.
         """
-        encoding = self.encode_with_spans(" " + word)
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        for token, (start, end) in zip(encoding.ids, encoding.spans, strict=True):
-            if start > 0:  # a token of the word: one byte back
-                ids.append(token)
-                spans.append((start - 1, end - 1 if end > 0 else 0))
-            elif not start < end <= 1:  # not the prefix space alone
-                ids.append(token)
-                spans.append((0, end - 1 if end > 0 else 0))
-        return Encoding(ids=ids, spans=spans)
+        return word_after_space(self.encode_with_spans(" " + word))
 
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         """``encode_word`` of every word of ``words``, in order; families with a batch encoder override it."""

@@ -309,6 +309,30 @@ def encode_texts(
     return units, records, slots, sizes, cached_ids, out[:n_out].copy(), per_text
 
 
+@njit(
+    types.Tuple((_IDS, types.int64[::1]))(_IDS, types.int64[::1], types.int64[::1], types.int64[::1]),
+    cache=True,
+    nogil=True,
+)
+def merge_words(symbols, offsets, rank_keys, rank_values):
+    """The merges applied by rank to every word ``symbols[offsets[k]:offsets[k + 1]]`` of base symbols: the
+    tokens of all words end to end, and the offsets where each word's tokens start (one more than words)."""
+    out = np.empty(symbols.size, dtype=np.int32)  # merging only shortens a word
+    out_offsets = np.zeros(offsets.size, dtype=np.int64)
+    buffer = np.empty(64, dtype=np.int32)
+    n_out = 0
+    for k in range(offsets.size - 1):
+        n = offsets[k + 1] - offsets[k]
+        if buffer.size < n:
+            buffer = np.empty(2 * n, dtype=np.int32)
+        buffer[:n] = symbols[offsets[k] : offsets[k + 1]]
+        length = _merged(buffer, n, rank_keys, rank_values)
+        out[n_out : n_out + length] = buffer[:length]
+        n_out += length
+        out_offsets[k + 1] = n_out
+    return out[:n_out].copy(), out_offsets
+
+
 @njit(types.uint8[::1](types.int32[::1], types.int64[::1]), cache=True, nogil=True)
 def json_lines(ids, per_text):
     """``json.dumps(list_of_ids) + "\\n"`` for every text, as UTF-8 bytes end to end."""

@@ -12,7 +12,7 @@ error.  ``min_frequency`` defaults to 2 (a pair seen once is not merged).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,6 +91,12 @@ class ByteBPETokenizer(MergeTokenizer):
         first = len(self.special_tokens)
         data = pretoken.encode("utf-8")
         return [first + value for value in data], [1] * len(data)
+
+    def _base_symbol_arrays(self, pretokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        data = np.frombuffer("".join(pretokens).encode("utf-8"), dtype=np.uint8)
+        offsets = np.zeros(len(pretokens) + 1, dtype=np.int64)
+        np.cumsum([len(pretoken.encode("utf-8")) for pretoken in pretokens], out=offsets[1:])
+        return data.astype(np.int32) + len(self.special_tokens), offsets, np.ones(len(data), dtype=np.int64)
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:

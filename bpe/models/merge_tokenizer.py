@@ -36,7 +36,7 @@ import heapq
 import random
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
 _NO_RANK = 1 << 62
 # above this many base symbols a pre-token is merged with a heap (see ``_apply_merges``)
 _HEAP_FROM = 48
+# from this many new pre-tokens on, ``encode_words`` merges them in compiled code (see ``_encode_pretokens``)
+_COMPILED_FROM = 1000
 
 
 def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts: Sequence[int]) -> list[int]:
@@ -99,6 +101,7 @@ class MergeTokenizer(TrainedTokenizer):
             self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
         super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer, options.normalizer)
         self._trie: VocabularyTrie | None = None
+        self._rank_table: tuple[np.ndarray, np.ndarray] | None = None  # built for compiled merges
 
     def _check_merge(self, index: int, left: Any, right: Any, first_base: int, new_id: int) -> None:
         for part in (left, right):
@@ -159,6 +162,40 @@ class MergeTokenizer(TrainedTokenizer):
         symbols, byte_lengths = self._base_symbols(pretoken)
         tokens = self._apply_merges(symbols) if self.encode_mode == "merges" else self._segment(symbols)
         return tokens, token_byte_lengths(tokens, byte_lengths, self._symbol_counts)
+
+    def _encode_pretokens(self, pretokens: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """``_encode_pretoken`` of every pre-token; by merge rank and from ``_COMPILED_FROM`` pre-tokens on, all
+        merged in one compiled call (``encode_kernel.merge_words``, the same merges as ``_apply_merges``),
+        each token's byte length summed over the base symbols it covers."""
+        if self.encode_mode != "merges" or len(pretokens) < _COMPILED_FROM:
+            return super()._encode_pretokens(pretokens)
+        from bpe.kernels import encode_kernel
+
+        if self._rank_table is None:
+            merges = np.asarray(self._merge_pairs, dtype=np.int32).reshape(-1, 2)
+            self._rank_table = encode_kernel.rank_table(
+                np.ascontiguousarray(merges[:, 0]), np.ascontiguousarray(merges[:, 1]), self.first_merge_id
+            )
+        symbols, offsets, symbol_bytes = self._base_symbol_arrays(pretokens)
+        tokens, token_offsets = encode_kernel.merge_words(symbols, offsets, *self._rank_table)
+        # the tokens of all pre-tokens cover the base symbols in order: each ends where the running count of
+        # base symbols under the tokens so far ends
+        ends = np.cumsum(np.asarray(self._symbol_counts, dtype=np.int64)[tokens])
+        byte_ends = np.concatenate([[0], np.cumsum(symbol_bytes)])
+        byte_lengths = np.diff(byte_ends[ends], prepend=0).tolist()
+        ids = tokens.tolist()
+        bounds = token_offsets.tolist()
+        return [(ids[start:end], byte_lengths[start:end]) for start, end in pairwise(bounds)]
+
+    def _base_symbol_arrays(self, pretokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_base_symbols`` of all ``pretokens`` end to end: the ids (int32), the offsets where the pre-tokens
+        start (one more than pre-tokens) and each symbol's UTF-8 byte length."""
+        bases = [self._base_symbols(pretoken) for pretoken in pretokens]
+        symbols = np.fromiter(chain.from_iterable(ids for ids, _ in bases), dtype=np.int32)
+        offsets = np.zeros(len(bases) + 1, dtype=np.int64)
+        np.cumsum([len(ids) for ids, _ in bases], out=offsets[1:])
+        lengths = np.fromiter(chain.from_iterable(lengths for _, lengths in bases), dtype=np.int64, count=len(symbols))
+        return symbols, offsets, lengths
 
     def _apply_merges(self, symbols: list[int], junctions: list[tuple[int, int]] | None = None) -> list[int]:
         """Merge the lowest-ranked adjacent pair, leftmost first, until none has a rank.

@@ -30,14 +30,24 @@ import random
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, pairwise
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import regex
 from typing_extensions import Self
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, UNK, Encoding, TokenizerError, TrainableTokenizer, ids_in_range, utf8
+from bpe.base import (
+    DEFAULT_SPECIAL_TOKENS,
+    UNK,
+    Encoding,
+    TokenizerError,
+    TrainableTokenizer,
+    ids_in_range,
+    utf8,
+    word_after_space,
+)
 from bpe.options import DeclaredOptions, FamilyOptions, checked_vocab_size, special_tokens_with
-from bpe.pipeline.normalizers import Normalizer, get_normalizer
+from bpe.pipeline.normalizers import NormalizedText, Normalizer, get_normalizer
 from bpe.pipeline.pretokenizers import PreTokenizer, get_pretokenizer
 from bpe.training.trainer import ProgressCallback
 
@@ -179,6 +189,68 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
             encoded = cache.get(pretoken) or self._encode_and_cache(pretoken)
             ids.extend(encoded[0])
         return ids
+
+    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+        """``encode_word`` of every word of ``words``.  Without sampling, the pre-tokens of all the words that
+        the cache does not hold are encoded first, in one ``_encode_pretokens`` call (compiled merges for
+        the BPE families), then each word is read from the cache: the same ids and spans."""
+        if self.samples:
+            return super().encode_words(words)
+        for word in words:
+            _check_text(word)
+        spaced = [" " + word for word in words]
+        alignments: list[NormalizedText | None] = [None] * len(words)
+        if self.normalizer.name != "none":
+            normalized = [self.normalizer.normalize(text) for text in spaced]
+            spaced = [text.text for text in normalized]
+            alignments = [text if text.changes else None for text in normalized]
+        pretokens = [self.pretokenizer.split(text) for text in spaced]
+        cache = self._cache
+        new = [pretoken for pretoken in dict.fromkeys(chain.from_iterable(pretokens)) if pretoken not in cache]
+        for pretoken, encoded in zip(new, self._encode_pretokens(new), strict=True):
+            if len(cache) >= CACHE_SIZE:
+                cache.clear()
+            cache[pretoken] = encoded
+        encodings = []
+        for alignment, pieces in zip(alignments, pretokens, strict=True):
+            ids: list[int] = []
+            spans: list[tuple[int, int]] = []
+            if alignment is not None:  # spans through the alignment, then as encode_word moves them
+                position = 0
+                for pretoken in pieces:
+                    token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
+                    ids.extend(token_ids)
+                    for length in byte_lengths:
+                        spans.append(alignment.original_span((position, position + length)))
+                        position += length
+                encodings.append(word_after_space(Encoding(ids, spans)))
+                continue
+            # word_after_space inline: bytes counted from the word's start, -1 being the space
+            position = -1
+            for pretoken in pieces:
+                token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
+                if position >= 0:
+                    ids.extend(token_ids)
+                    bounds = list(accumulate(byte_lengths, initial=position))
+                    spans.extend(pairwise(bounds))
+                    position = bounds[-1]
+                    continue
+                for token, length in zip(token_ids, byte_lengths, strict=True):
+                    if position >= 0:
+                        spans.append((position, position + length))
+                    elif length == 1:  # the space alone
+                        position = 0
+                        continue
+                    else:  # covers the space and the word's start, or nothing (a bare marker)
+                        spans.append((0, max(position + length, 0)))
+                    ids.append(token)
+                    position += length
+            encodings.append(Encoding(ids, spans))
+        return encodings
+
+    def _encode_pretokens(self, pretokens: Sequence[str]) -> list[tuple[list[int], list[int]]]:
+        """``_encode_pretoken`` of every pre-token of ``pretokens``; families with a batch encoder override it."""
+        return [self._encode_pretoken(pretoken) for pretoken in pretokens]
 
     def _encode_and_cache(self, pretoken: str) -> tuple[list[int], list[int]]:
         if len(self._cache) >= CACHE_SIZE:

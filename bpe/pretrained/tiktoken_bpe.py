@@ -24,7 +24,7 @@ from typing import Any
 import regex
 import tiktoken
 
-from bpe.base import Encoding, TokenizerError, compiled_library, utf8
+from bpe.base import Encoding, TokenizerError, compiled_library, utf8, word_after_space
 from bpe.pipeline.normalizers import get_normalizer
 from bpe.pipeline.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN_PATTERN
 from bpe.pretrained.base import PretrainedTokenizer, running_spans
@@ -63,6 +63,7 @@ class TiktokenTokenizer(PretrainedTokenizer):
         generic = [f"<SPECIAL_{i}>" for i in range(len(control_pieces), id_offset)]
         self._control_pieces = [*control_pieces[:id_offset], *generic]
         self._size = id_offset + _rank_id_count(encoding)
+        self._rank_lengths: dict[int, int] = {}  # byte length of each rank met so far (``encode_words``)
 
     def encode_with_spans(self, text: str) -> Encoding:
         """Spans are running sums of the tokens' byte lengths: the tokens spell the text exactly,
@@ -81,6 +82,27 @@ class TiktokenTokenizer(PretrainedTokenizer):
         ids = [rank + self._offset for rank in ranks] if self._offset else ranks
         spans = running_spans(lengths)
         return Encoding(ids=ids, spans=spans if normalized is None else [normalized.original_span(s) for s in spans])
+
+    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+        """``encode_word`` of every word, the byte length of each rank looked up once per tokenizer."""
+        if self.normalizer.name != "none":
+            return super().encode_words(words)
+        spaced = [" " + word for word in words]
+        with compiled_library(self.name, "tiktoken"):
+            encoded = [self._encoding.encode_ordinary(text) for text in spaced]
+            lengths_of = self._rank_lengths
+            for ranks in encoded:
+                for rank in ranks:
+                    if rank not in lengths_of:
+                        lengths_of[rank] = len(self._encoding.decode_single_token_bytes(rank))
+        encodings = []
+        for text, ranks in zip(spaced, encoded, strict=True):
+            lengths = [lengths_of[rank] for rank in ranks]
+            if sum(lengths) != len(utf8(text)):
+                return super().encode_words(words)  # the error encode_with_spans names
+            ids = [rank + self._offset for rank in ranks] if self._offset else ranks
+            encodings.append(word_after_space(Encoding(ids, running_spans(lengths))))
+        return encodings
 
     def id_to_bytes(self, token_id: int) -> bytes:
         self._check_id(token_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 import bpe
@@ -40,3 +42,42 @@ def test_ids_only_encode_agrees_with_encode_with_spans(kind, embedded_text, flor
     tokenizer = bpe.train(kind, leading(embedded_text["rus_Cyrl"], 60_000), 1000)
     for line in flores_sample["rus_Cyrl"] + flores_sample["kor_Hang"][:50]:
         assert tokenizer.encode(line) == tokenizer.encode_with_spans(line).ids
+
+
+ODD_WORDS = ["", " ", "a", "don't", "\u00a0x", "😀", "e\u0301", "<unk>", "٣²", "a" * 120, "ab" * 70,
+             "çekoslovakyalılaştıramadıklarımızdanmışsınızcasına"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("kind", "options"),
+    [
+        ("byte-bpe", {}),
+        ("byte-bpe", {"pretokenizer": "whitespace"}),
+        ("char-bpe", {}),
+        ("char-bpe", {"end_of_word": "attached", "limit_alphabet": 60}),
+        ("char-bpe", {"end_of_word": "none", "pretokenizer": "whitespace"}),
+        ("char-bpe", {"normalizer": "jamo"}),
+        ("char-bpe", {"encode_mode": "longest-prefix"}),
+        ("byte-bpe", {"dropout": 0.2}),
+        ("word", {}),
+        ("char", {"normalizer": "jamo"}),
+    ],
+)
+def test_encode_words_equals_encode_word(kind, options, embedded_text, flores_sample):
+    """The batch path (pre-tokens new to the cache merged in one compiled call from 1,000 of them on) gives
+    every word's ``encode_word`` on a tokenizer that has not seen the words: four scripts, words longer than
+    the compiled merge's heap threshold, unknown characters, the empty word."""
+    train = [line for language in ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
+             for line in leading(embedded_text[language], 20_000)]  # fmt: skip
+    tokenizer = bpe.train(kind, train, 1200, **options)
+    words = list(dict.fromkeys(word for lines in flores_sample.values() for line in lines for word in line.split()))
+    words += ODD_WORDS
+    assert len(words) > 2_000
+    expected = [copy.deepcopy(tokenizer).encode_word(word) for word in words[:50]]
+    fresh = copy.deepcopy(tokenizer)
+    expected += [fresh.encode_word(word) for word in words[50:]]
+    assert tokenizer.encode_words(words[:50]) == expected[:50]  # few words: per pre-token
+    assert tokenizer.encode_words(words[50:]) == expected[50:]
+    assert tokenizer.encode_words(words) == expected  # now all from the cache
+    with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
+        tokenizer.encode_words(["ok", "bad \udfff"])

