@@ -179,6 +179,10 @@ class Tokenizer(ABC):
         """
         return word_after_space(self.encode_with_spans(" " + word))
 
+    def encode_texts(self, texts: Sequence[str]) -> list[Encoding]:
+        """``encode_with_spans`` of every text of ``texts``, in order; families with a batch encoder override it."""
+        return [self.encode_with_spans(text) for text in texts]
+
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         """``encode_word`` of every word of ``words``, in order; families with a batch encoder override it."""
         return [self.encode_word(word) for word in words]

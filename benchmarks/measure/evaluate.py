@@ -200,7 +200,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             continue
         texts = [document.text for document in documents]
         start = time.perf_counter()
-        encodings = [tokenizer.encode_with_spans(text) for text in texts]
+        encodings = tokenizer.encode_texts(texts)
         seconds = time.perf_counter() - start
         if role == roles[0]:
             total_bytes = sum(len(text.encode("utf-8")) for text in texts)

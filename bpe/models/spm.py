@@ -141,6 +141,13 @@ class SentencePieceBacked(Tokenizer):
         _check_encodable(text)
         return self._encoding(self._encode_proto(text))
 
+    def encode(self, text: str) -> list[int]:
+        """Ids only: sentencepiece's ids without building spans (integers unless the encoding samples)."""
+        _check_encodable(text)
+        if self.samples:
+            return [piece.id for piece in self._encode_proto(text).pieces]
+        return self._processor.encode(text)
+
     def _encoding(self, proto: Any) -> Encoding:
         """The ids and spans of a SentencePieceText proto (``encode_with_spans``' fixes applied)."""
         byte_ids = self._byte_ids
@@ -154,13 +161,16 @@ class SentencePieceBacked(Tokenizer):
             cursor = span[1]
         return Encoding(ids=ids, spans=spans)
 
-    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
-        """``encode_word`` of every word, in one call of sentencepiece's batch encoder (on one thread: the
-        same segmentation as one call per word, without the per-call cost of its Python wrapper)."""
-        for word in words:
-            _check_encodable(word)
-        protos = self._processor.encode(list(words), out_type="proto", num_threads=1)
+    def encode_texts(self, texts: Sequence[str]) -> list[Encoding]:
+        """``encode_with_spans`` of every text, in one call of sentencepiece's batch encoder (on one thread:
+        the same segmentation as one call per text, without the per-call cost of its Python wrapper)."""
+        for text in texts:
+            _check_encodable(text)
+        protos = self._processor.encode(list(texts), out_type="proto", num_threads=1)
         return [self._encoding(proto) for proto in protos]
+
+    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+        return self.encode_texts(words)  # a word's encoding is its encode_with_spans (``encode_word``)
 
     @functools.cached_property
     def _byte_ids(self) -> frozenset[int]:
@@ -266,10 +276,15 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableToke
     def _sampling_arguments(self) -> dict[str, Any]:
         """sentencepiece's sampling arguments for this model type's options."""
 
-    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
+    def encode_texts(self, texts: Sequence[str]) -> list[Encoding]:
         if self.samples or self.options.encode_mode != self.options.native_mode:  # one text at a time
-            return [self.encode_word(word) for word in words]
-        return super().encode_words(words)
+            return [self.encode_with_spans(text) for text in texts]
+        return super().encode_texts(texts)
+
+    def encode(self, text: str) -> list[int]:
+        if self.options.encode_mode == self.options.native_mode:
+            return super().encode(text)
+        return self.encode_with_spans(text).ids
 
     def encode_with_spans(self, text: str) -> Encoding:
         encode_mode = self.options.encode_mode

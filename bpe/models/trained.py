@@ -190,27 +190,32 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
             ids.extend(encoded[0])
         return ids
 
+    def encode_texts(self, texts: Sequence[str]) -> list[Encoding]:
+        """``encode_with_spans`` of every text; without sampling, the pre-tokens new to the cache encoded first,
+        all at once (``_cached_pretokens``)."""
+        if self.samples:
+            return super().encode_texts(texts)
+        encodings = []
+        for alignment, pieces in zip(*self._cached_pretokens(texts), strict=True):
+            ids: list[int] = []
+            spans: list[tuple[int, int]] = []
+            position = 0
+            for pretoken in pieces:
+                token_ids, byte_lengths = self._cache.get(pretoken) or self._encode_and_cache(pretoken)
+                ids.extend(token_ids)
+                bounds = list(accumulate(byte_lengths, initial=position))
+                spans.extend(pairwise(bounds))
+                position = bounds[-1]
+            encodings.append(Encoding(ids, spans if alignment is None else list(map(alignment.original_span, spans))))
+        return encodings
+
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
-        """``encode_word`` of every word of ``words``.  Without sampling, the pre-tokens of all the words that
-        the cache does not hold are encoded first, in one ``_encode_pretokens`` call (compiled merges for
-        the BPE families), then each word is read from the cache: the same ids and spans."""
+        """``encode_word`` of every word of ``words``; without sampling, the pre-tokens new to the cache encoded
+        first, all at once (``_cached_pretokens``)."""
         if self.samples:
             return super().encode_words(words)
-        for word in words:
-            _check_text(word)
-        spaced = [" " + word for word in words]
-        alignments: list[NormalizedText | None] = [None] * len(words)
-        if self.normalizer.name != "none":
-            normalized = [self.normalizer.normalize(text) for text in spaced]
-            spaced = [text.text for text in normalized]
-            alignments = [text if text.changes else None for text in normalized]
-        pretokens = [self.pretokenizer.split(text) for text in spaced]
+        alignments, pretokens = self._cached_pretokens([" " + word for word in words])
         cache = self._cache
-        new = [pretoken for pretoken in dict.fromkeys(chain.from_iterable(pretokens)) if pretoken not in cache]
-        for pretoken, encoded in zip(new, self._encode_pretokens(new), strict=True):
-            if len(cache) >= CACHE_SIZE:
-                cache.clear()
-            cache[pretoken] = encoded
         encodings = []
         for alignment, pieces in zip(alignments, pretokens, strict=True):
             ids: list[int] = []
@@ -247,6 +252,26 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
                     position += length
             encodings.append(Encoding(ids, spans))
         return encodings
+
+    def _cached_pretokens(self, texts: Sequence[str]) -> tuple[list[NormalizedText | None], list[list[str]]]:
+        """The alignment of every normalized text (None when the normalizer left it unchanged) and its
+        pre-tokens, after encoding those the cache does not hold in one ``_encode_pretokens`` call (compiled
+        merges for the BPE families)."""
+        for text in texts:
+            _check_text(text)
+        alignments: list[NormalizedText | None] = [None] * len(texts)
+        if self.normalizer.name != "none":
+            normalized = [self.normalizer.normalize(text) for text in texts]
+            texts = [text.text for text in normalized]
+            alignments = [text if text.changes else None for text in normalized]
+        pretokens = [self.pretokenizer.split(text) for text in texts]
+        cache = self._cache
+        new = [pretoken for pretoken in dict.fromkeys(chain.from_iterable(pretokens)) if pretoken not in cache]
+        for pretoken, encoded in zip(new, self._encode_pretokens(new), strict=True):
+            if len(cache) >= CACHE_SIZE:
+                cache.clear()
+            cache[pretoken] = encoded
+        return alignments, pretokens
 
     def _encode_pretokens(self, pretokens: Sequence[str]) -> list[tuple[list[int], list[int]]]:
         """``_encode_pretoken`` of every pre-token of ``pretokens``; families with a batch encoder override it."""

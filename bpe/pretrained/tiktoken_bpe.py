@@ -83,21 +83,35 @@ class TiktokenTokenizer(PretrainedTokenizer):
         spans = running_spans(lengths)
         return Encoding(ids=ids, spans=spans if normalized is None else [normalized.original_span(s) for s in spans])
 
+    def encode(self, text: str) -> list[int]:
+        """Ids only: tiktoken's ranks, checked to spell the whole text as ``encode_with_spans`` checks them."""
+        if self.normalizer.name != "none":
+            return self.encode_with_spans(text).ids
+        with compiled_library(self.name, "tiktoken"):
+            ranks = self._encoding.encode_ordinary(text)
+            lengths = self._lengths(ranks)
+        if sum(lengths) != len(utf8(text)):
+            return self.encode_with_spans(text).ids  # the error it names
+        return [rank + self._offset for rank in ranks] if self._offset else ranks
+
+    def _lengths(self, ranks: list[int]) -> list[int]:
+        """The byte length of each rank, each rank looked up once per tokenizer."""
+        lengths_of = self._rank_lengths
+        for rank in ranks:
+            if rank not in lengths_of:
+                lengths_of[rank] = len(self._encoding.decode_single_token_bytes(rank))
+        return [lengths_of[rank] for rank in ranks]
+
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         """``encode_word`` of every word, the byte length of each rank looked up once per tokenizer."""
         if self.normalizer.name != "none":
             return super().encode_words(words)
         spaced = [" " + word for word in words]
+        encodings = []
         with compiled_library(self.name, "tiktoken"):
             encoded = [self._encoding.encode_ordinary(text) for text in spaced]
-            lengths_of = self._rank_lengths
-            for ranks in encoded:
-                for rank in ranks:
-                    if rank not in lengths_of:
-                        lengths_of[rank] = len(self._encoding.decode_single_token_bytes(rank))
-        encodings = []
-        for text, ranks in zip(spaced, encoded, strict=True):
-            lengths = [lengths_of[rank] for rank in ranks]
+            all_lengths = [self._lengths(ranks) for ranks in encoded]
+        for text, ranks, lengths in zip(spaced, encoded, all_lengths, strict=True):
             if sum(lengths) != len(utf8(text)):
                 return super().encode_words(words)  # the error encode_with_spans names
             ids = [rank + self._offset for rank in ranks] if self._offset else ranks

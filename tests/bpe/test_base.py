@@ -81,3 +81,16 @@ def test_encode_words_equals_encode_word(kind, options, embedded_text, flores_sa
     assert tokenizer.encode_words(words) == expected  # now all from the cache
     with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
         tokenizer.encode_words(["ok", "bad \udfff"])
+
+
+@pytest.mark.parametrize(("kind", "options"), [("byte-bpe", {}), ("char-bpe", {"normalizer": "jamo"}),
+                                               ("char-bpe", {"dropout": 0.2}), ("word", {})])  # fmt: skip
+def test_encode_texts_equals_encode_with_spans(kind, options, embedded_text, flores_sample):
+    """Texts in one call (new pre-tokens merged at once) give each text's ``encode_with_spans``."""
+    train = [line for language in ("eng_Latn", "kor_Hang") for line in leading(embedded_text[language], 20_000)]
+    tokenizer = bpe.train(kind, train, 1200, **options)
+    texts = [line for lines in flores_sample.values() for line in lines] + ["", " ", "a  b\t😀", "e\u0301 ٣"]
+    expected = [copy.deepcopy(tokenizer).encode_with_spans(text) for text in texts]
+    assert tokenizer.encode_texts(texts) == expected
+    with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
+        tokenizer.encode_texts(["ok", "bad \udfff"])

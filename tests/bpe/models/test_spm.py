@@ -86,12 +86,28 @@ def test_words_encoded_in_one_batch_as_one_by_one(trained: Tokenizer, flores_sam
     words = [*dict.fromkeys(w for lines in flores_sample.values() for line in lines[:30] for w in line.split()),
              "𓀀", "a𓀀b", ""]  # fmt: skip
     assert trained.encode_words(words) == [trained.encode_word(word) for word in words]
+    texts = [line for lines in flores_sample.values() for line in lines[:30]]
+    assert trained.encode_texts(texts) == [trained.encode_with_spans(text) for text in texts]
     dropout = trained.with_encode_options(seed=3, **({"dropout": 0.3} if trained.family == "spm-bpe"
                                                      else {"alpha": 0.5}))  # fmt: skip
     assert dropout.samples  # sampled one text at a time, seeded by the text
     assert dropout.encode_words(words) == [dropout.encode_word(word) for word in words]
+    assert dropout.encode_texts(texts) == [dropout.encode_with_spans(text) for text in texts]
     with pytest.raises(TokenizerError, match="not valid Unicode"):
         trained.encode_words(["ok", "bad \udfff"])
+
+
+def test_ids_only_encode_equals_encode_with_spans(trained: Tokenizer, flores_sample: dict[str, list[str]]) -> None:
+    """``encode`` (sentencepiece's integer ids, no spans) gives ``encode_with_spans``' ids, also when sampling
+    and with another inference method; a text with no UTF-8 form is the usual error."""
+    dropout = trained.with_encode_options(seed=3, **({"dropout": 0.3} if trained.family == "spm-bpe"
+                                                     else {"alpha": 0.5}))  # fmt: skip
+    longest = trained.with_encode_options(encode_mode="longest-prefix")
+    for tokenizer in (trained, dropout, longest):
+        for line in [*flores_sample["tur_Latn"][:40], *flores_sample["kor_Hang"][:40], "a𓀀b", ""]:
+            assert tokenizer.encode(line) == tokenizer.encode_with_spans(line).ids
+    with pytest.raises(TokenizerError, match="not valid Unicode"):
+        trained.encode("bad \udfff")
 
 
 def test_dummy_prefix_covers_no_text(trained: Tokenizer) -> None:

@@ -242,6 +242,7 @@ def check_line(case: Case, line: str) -> None:
     tokenizer = case.tokenizer
     encoding = tokenizer.encode_with_spans(line)
     assert encoding.ids == case.reference(line)
+    assert tokenizer.encode(line) == encoding.ids
     assert not case.special_ids.intersection(encoding.ids)
     data = line.encode("utf-8")
     previous_end = 0
