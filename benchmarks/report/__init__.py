@@ -99,11 +99,15 @@ def write_report(run_dir: Path, jobs: int | None = None) -> Path:
         tables_dir, plots_dir = staging / TABLES_DIR, staging / PLOTS_DIR
         tables_dir.mkdir()
         plots_dir.mkdir()
-        tables = build_tables(run)
-        for table in tables:
-            (tables_dir / f"{table.slug}.tex").write_text(latex_table(table), encoding="utf-8")
-            (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
-        figures, training = draw_figures(run, plots_dir, jobs or os.cpu_count() or 1)
+        tables: list[Table] = []
+
+        def write_tables() -> None:  # while the plots are drawn
+            tables.extend(build_tables(run))
+            for table in tables:
+                (tables_dir / f"{table.slug}.tex").write_text(latex_table(table), encoding="utf-8")
+                (tables_dir / f"{table.slug}.csv").write_text(csv_table(table), encoding="utf-8")
+
+        figures, training = draw_figures(run, plots_dir, jobs or os.cpu_count() or 1, write_tables)
         blocks = document(Context(run, tables, figures, training))
         (staging / HTML_FILE).write_text(to_html(blocks, plots_dir), encoding="utf-8")
         publish(staging, run.run_dir, to_markdown(blocks))

@@ -209,22 +209,25 @@ def train_chars_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot |
     return Plot(stem, f"{info.label} against training characters, at {run.at}", [])
 
 
-def draw_figures(run: Run, plots_dir: Path, jobs: int) -> tuple[dict[str, list[Plot | Skipped]], Plot | None]:
+def draw_figures(run: Run, plots_dir: Path, jobs: int, meanwhile: Callable[[], None] = lambda: None
+                 ) -> tuple[dict[str, list[Plot | Skipped]], Plot | None]:  # fmt: skip
     """Every plot of every group (in ``group_plots`` order) and the training-data plot, drawn into
-    ``plots_dir``; the group plots on ``jobs`` worker processes when there are several.  Each plot's
-    files do not depend on where it was drawn."""
+    ``plots_dir``; the group plots on ``jobs`` worker processes when there are several, ``meanwhile`` called
+    in this process while they draw.  Each plot's files do not depend on where it was drawn."""
     palette = plots.tokenizer_palette(tokenizer_order(run.results))
     draws = [draw for group in GROUPS for draw in group_plots(group)]
-    drawn = iter(_draw_all(draws, run, palette, plots_dir, jobs))
+    drawn = iter(_draw_all(draws, run, palette, plots_dir, jobs, meanwhile))
     figures = {group: [next(drawn) for _ in group_plots(group)] for group in GROUPS}
     return figures, train_chars_plot(run, palette, plots_dir)
 
 
-def _draw_all(draws: list[Draw], run: Run, palette: dict[str, Any], plots_dir: Path,
-              jobs: int) -> list[Plot | Skipped]:  # fmt: skip
+def _draw_all(draws: list[Draw], run: Run, palette: dict[str, Any], plots_dir: Path, jobs: int,
+              meanwhile: Callable[[], None]) -> list[Plot | Skipped]:  # fmt: skip
     """Every plot of ``draws``, in order; on ``jobs`` worker processes when there are several."""
     if jobs < 2 or len(draws) < 2:
+        meanwhile()
         return [draw(run, palette, plots_dir) for draw in draws]
     with ProcessPoolExecutor(max_workers=min(jobs, len(draws))) as pool:
         futures = [pool.submit(draw, run, palette, plots_dir) for draw in draws]
+        meanwhile()
         return [future.result() for future in futures]
