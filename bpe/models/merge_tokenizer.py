@@ -53,7 +53,8 @@ if TYPE_CHECKING:
 _NO_RANK = 1 << 62
 # above this many base symbols a pre-token is merged with a heap (see ``_apply_merges``)
 _HEAP_FROM = 48
-# from this many new pre-tokens on, ``encode_words`` merges them in compiled code (see ``_encode_pretokens``)
+# from this many new pre-tokens in one batch (``encode_texts``, ``encode_words``) on, they are merged in compiled
+# code (see ``_encode_pretokens``)
 _COMPILED_FROM = 1000
 
 

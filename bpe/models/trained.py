@@ -195,19 +195,9 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         all at once (``_cached_pretokens``)."""
         if self.samples:
             return super().encode_texts(texts)
-        encodings = []
-        for alignment, pieces in zip(*self._cached_pretokens(texts), strict=True):
-            ids: list[int] = []
-            spans: list[tuple[int, int]] = []
-            position = 0
-            for pretoken in pieces:
-                token_ids, byte_lengths = self._cache.get(pretoken) or self._encode_and_cache(pretoken)
-                ids.extend(token_ids)
-                bounds = list(accumulate(byte_lengths, initial=position))
-                spans.extend(pairwise(bounds))
-                position = bounds[-1]
-            encodings.append(Encoding(ids, spans if alignment is None else list(map(alignment.original_span, spans))))
-        return encodings
+        alignments, pretokens = self._cached_pretokens(texts)
+        return [self._cached_encoding(pieces, alignment)
+                for alignment, pieces in zip(alignments, pretokens, strict=True)]  # fmt: skip
 
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         """``encode_word`` of every word of ``words``; without sampling, the pre-tokens new to the cache encoded
@@ -221,14 +211,7 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
             ids: list[int] = []
             spans: list[tuple[int, int]] = []
             if alignment is not None:  # spans through the alignment, then as encode_word moves them
-                position = 0
-                for pretoken in pieces:
-                    token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
-                    ids.extend(token_ids)
-                    for length in byte_lengths:
-                        spans.append(alignment.original_span((position, position + length)))
-                        position += length
-                encodings.append(word_after_space(Encoding(ids, spans)))
+                encodings.append(word_after_space(self._cached_encoding(pieces, alignment)))
                 continue
             # word_after_space inline: bytes counted from the word's start, -1 being the space
             position = -1
@@ -252,6 +235,20 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
                     position += length
             encodings.append(Encoding(ids, spans))
         return encodings
+
+    def _cached_encoding(self, pretokens: list[str], alignment: NormalizedText | None) -> Encoding:
+        """The encoding of a text from the cached encodings of its ``pretokens``, spans mapped back through its
+        ``alignment`` to the normalizer (None: unchanged)."""
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        position = 0
+        for pretoken in pretokens:
+            token_ids, byte_lengths = self._cache.get(pretoken) or self._encode_and_cache(pretoken)
+            ids.extend(token_ids)
+            bounds = list(accumulate(byte_lengths, initial=position))
+            spans.extend(pairwise(bounds))
+            position = bounds[-1]
+        return Encoding(ids, spans if alignment is None else list(map(alignment.original_span, spans)))
 
     def _cached_pretokens(self, texts: Sequence[str]) -> tuple[list[NormalizedText | None], list[list[str]]]:
         """The alignment of every normalized text (None when the normalizer left it unchanged) and its
