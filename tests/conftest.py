@@ -72,6 +72,17 @@ def read_flores(root: Path) -> dict[str, list[str]]:
     }
 
 
+#: char-bpe and byte-bpe options whose encodings take different paths: pre-tokenizers, end-of-word markers,
+#: a limited alphabet (``<unk>``)
+MERGE_FAMILY_CASES = [
+    ("byte-bpe", {}),
+    ("byte-bpe", {"pretokenizer": "whitespace"}),
+    ("char-bpe", {}),
+    ("char-bpe", {"end_of_word": "attached", "limit_alphabet": 60}),
+    ("char-bpe", {"end_of_word": "none", "pretokenizer": "whitespace"}),
+]
+
+
 def leading(texts: Iterable[str], chars: int) -> list[str]:
     """The first texts, in order, until they hold at least ``chars`` characters."""
     taken, total = [], 0

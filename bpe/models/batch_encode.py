@@ -36,10 +36,7 @@ class BatchEncoder:
         assert isinstance(tokenizer, MergeTokenizer)
         self._kernel = encode_kernel
         self._pattern = compiled_pattern(tokenizer.pretokenizer.name)
-        merges = np.asarray(tokenizer.merges, dtype=np.int32).reshape(-1, 2)
-        self._ranks = encode_kernel.rank_table(
-            np.ascontiguousarray(merges[:, 0]), np.ascontiguousarray(merges[:, 1]), tokenizer.first_merge_id
-        )
+        self._ranks = tokenizer.compiled_ranks()
         first_byte, plain, final, end = tokenizer.base_symbol_tables()
         self._symbols = (first_byte, plain, final, end)
         self._cache = encode_kernel.empty_cache()

@@ -102,7 +102,7 @@ class MergeTokenizer(TrainedTokenizer):
             self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
         super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer, options.normalizer)
         self._trie: VocabularyTrie | None = None
-        self._rank_table: tuple[np.ndarray, np.ndarray] | None = None  # built for compiled merges
+        self._rank_table: tuple[np.ndarray, np.ndarray] | None = None  # ``compiled_ranks``, built on first use
 
     def _check_merge(self, index: int, left: Any, right: Any, first_base: int, new_id: int) -> None:
         for part in (left, right):
@@ -172,13 +172,8 @@ class MergeTokenizer(TrainedTokenizer):
             return super()._encode_pretokens(pretokens)
         from bpe.kernels import encode_kernel
 
-        if self._rank_table is None:
-            merges = np.asarray(self._merge_pairs, dtype=np.int32).reshape(-1, 2)
-            self._rank_table = encode_kernel.rank_table(
-                np.ascontiguousarray(merges[:, 0]), np.ascontiguousarray(merges[:, 1]), self.first_merge_id
-            )
         symbols, offsets, symbol_bytes = self._base_symbol_arrays(pretokens)
-        tokens, token_offsets = encode_kernel.merge_words(symbols, offsets, *self._rank_table)
+        tokens, token_offsets = encode_kernel.merge_words(symbols, offsets, *self.compiled_ranks())
         # the tokens of all pre-tokens cover the base symbols in order: each ends where the running count of
         # base symbols under the tokens so far ends
         ends = np.cumsum(np.asarray(self._symbol_counts, dtype=np.int64)[tokens])
@@ -187,6 +182,17 @@ class MergeTokenizer(TrainedTokenizer):
         ids = tokens.tolist()
         bounds = token_offsets.tolist()
         return [(ids[start:end], byte_lengths[start:end]) for start, end in pairwise(bounds)]
+
+    def compiled_ranks(self) -> tuple[np.ndarray, np.ndarray]:
+        """The merges as the compiled kernels' rank table (``encode_kernel.rank_table``), built once."""
+        if self._rank_table is None:
+            from bpe.kernels import encode_kernel
+
+            merges = np.asarray(self._merge_pairs, dtype=np.int32).reshape(-1, 2)
+            self._rank_table = encode_kernel.rank_table(
+                np.ascontiguousarray(merges[:, 0]), np.ascontiguousarray(merges[:, 1]), self.first_merge_id
+            )
+        return self._rank_table
 
     def _base_symbol_arrays(self, pretokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``_base_symbols`` of all ``pretokens`` end to end: the ids (int32), the offsets where the pre-tokens

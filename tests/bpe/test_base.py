@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import bpe
-from tests.conftest import leading
+from tests.conftest import MERGE_FAMILY_CASES, leading
 
 
 def test_encode_word_matches_the_word_inside_running_text(embedded_text):
@@ -51,11 +51,7 @@ ODD_WORDS = ["", " ", "a", "don't", "\u00a0x", "😀", "e\u0301", "<unk>", "٣²
 @pytest.mark.parametrize(
     ("kind", "options"),
     [
-        ("byte-bpe", {}),
-        ("byte-bpe", {"pretokenizer": "whitespace"}),
-        ("char-bpe", {}),
-        ("char-bpe", {"end_of_word": "attached", "limit_alphabet": 60}),
-        ("char-bpe", {"end_of_word": "none", "pretokenizer": "whitespace"}),
+        *MERGE_FAMILY_CASES,
         ("char-bpe", {"normalizer": "jamo"}),
         ("char-bpe", {"encode_mode": "longest-prefix"}),
         ("byte-bpe", {"dropout": 0.2}),

@@ -10,21 +10,13 @@ import pytest
 import bpe
 from bpe.base import TokenizerError
 from bpe.models.batch_encode import BatchEncoder
+from tests.conftest import MERGE_FAMILY_CASES
 
 LANGUAGES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 ODD = ["", " ", "a  b", "\u00a0x \u2028 😀", "don't 'LL", "\t\r\n", "e\u0301 ² Ⅻ ٣", "<s> </s>"]
 
 
-@pytest.mark.parametrize(
-    ("kind", "options"),
-    [
-        ("byte-bpe", {}),
-        ("byte-bpe", {"pretokenizer": "whitespace"}),
-        ("char-bpe", {}),
-        ("char-bpe", {"end_of_word": "attached", "limit_alphabet": 60}),
-        ("char-bpe", {"end_of_word": "none", "pretokenizer": "whitespace"}),
-    ],
-)
+@pytest.mark.parametrize(("kind", "options"), MERGE_FAMILY_CASES)
 def test_batch_encoding_equals_encode(embedded_text: dict[str, list[str]], kind: str, options: dict) -> None:
     train = [line for language in LANGUAGES for line in embedded_text[language][:400]]
     tokenizer = bpe.train(kind, train, 1500, **options)
