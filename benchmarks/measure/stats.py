@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -230,9 +230,10 @@ def _resampled_sums(n: int, arrays: Sequence[np.ndarray], n_resamples: int, seed
     return sums[:, columns]
 
 
-#: the draw counts of recent (n, n_resamples, seed): every unit of a corpus resamples the same item counts
-#: with the same seed, so a worker evaluating them one after the other draws them once
-_DRAW_COUNTS: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+#: the draw counts of recent (n, n_resamples, seed), and ``seed_item_interval``'s draws: every unit of a corpus
+#: resamples the same item counts with the same seed, so a worker evaluating them one after the other draws them
+#: once
+_DRAW_COUNTS: OrderedDict[tuple, tuple] = OrderedDict()
 #: bytes those draw counts may hold per process (least recently used ones are dropped first).  One byte per
 #: count: a paper run's item counts of every corpus (documents, sentences, reference words; about 30,000 per
 #: corpus) fit at once, where float64 counts filled the budget with one corpus's and were drawn again for
@@ -243,23 +244,32 @@ _DRAW_COUNTS_BYTES = 400_000_000
 def _draw_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
     """Per batch of the resamples ``scipy.stats.bootstrap(paired=True)`` draws with
     ``np.random.default_rng(seed)``, how often each of the n items is drawn in each resample (one row per
-    resample; uint8, or uint32 in the rare batch where an item is drawn more than 255 times); kept for later
-    calls with the same arguments (``_DRAW_COUNTS``)."""
-    key = (n, n_resamples, seed)
+    resample; ``_small_counts``); kept for later calls with the same arguments (``_DRAW_COUNTS``)."""
+
+    def draw() -> tuple[np.ndarray, ...]:
+        rng = np.random.default_rng(seed)
+        batch = max(1, _MAX_BATCH_ELEMENTS // n)
+        return tuple(_small_counts(rng.integers(0, n, size=(min(batch, n_resamples - first), n)), n)
+                     for first in range(0, n_resamples, batch))  # fmt: skip
+
+    return _kept((n, n_resamples, seed), draw)
+
+
+def _small_counts(drawn: np.ndarray, n: int) -> np.ndarray:
+    """How often each of the n items is drawn in each row of ``drawn`` (item indices): uint8, or uint32 in the
+    rare batch where an item is drawn more than 255 times (exact as float64, in a matrix product)."""
+    rows = len(drawn)
+    counts = np.bincount((drawn + np.arange(rows)[:, None] * n).ravel(), minlength=rows * n).reshape(rows, n)
+    return counts.astype(np.uint8 if counts.max(initial=0) <= 255 else np.uint32)
+
+
+def _kept(key: tuple, draw: Callable[[], tuple]) -> tuple:
+    """``draw()``, kept in ``_DRAW_COUNTS`` under ``key`` for later calls while within its byte budget."""
     if key in _DRAW_COUNTS:
         _DRAW_COUNTS.move_to_end(key)
         return _DRAW_COUNTS[key]
-    rng = np.random.default_rng(seed)
-    batch = max(1, _MAX_BATCH_ELEMENTS // n)
-    batches = []
-    for first in range(0, n_resamples, batch):
-        rows = min(batch, n_resamples - first)
-        drawn = rng.integers(0, n, size=(rows, n))
-        offsets = (drawn + np.arange(rows)[:, None] * n).ravel()
-        counts = np.bincount(offsets, minlength=rows * n).reshape(rows, n)
-        batches.append(counts.astype(np.uint8 if counts.max(initial=0) <= 255 else np.uint32))
-    kept = tuple(batches)
-    size = sum(counts.nbytes for counts in kept)
+    kept = draw()
+    size = _nbytes(kept)
     if size <= _DRAW_COUNTS_BYTES:
         while _DRAW_COUNTS and size + _draw_counts_bytes() > _DRAW_COUNTS_BYTES:
             _DRAW_COUNTS.popitem(last=False)
@@ -267,8 +277,12 @@ def _draw_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
     return kept
 
 
+def _nbytes(kept: tuple) -> int:
+    return sum(part.nbytes if isinstance(part, np.ndarray) else _nbytes(part) for part in kept)
+
+
 def _draw_counts_bytes() -> int:
-    return sum(counts.nbytes for kept in _DRAW_COUNTS.values() for counts in kept)
+    return sum(_nbytes(kept) for kept in _DRAW_COUNTS.values())
 
 
 def _percentile_interval(distribution: np.ndarray, point: float, confidence: float, method: str,
@@ -315,21 +329,35 @@ def seed_item_interval(
     if np.any(den.sum(axis=1) <= 0):
         return _undefined("denominators sum to 0", confidence, "percentile", n_resamples)
     point = float(np.mean(num.sum(axis=1) / den.sum(axis=1)))
-    rng = np.random.default_rng(seed)
     statistics = np.empty(n_resamples)
-    batch = max(1, _MAX_BATCH_ELEMENTS // n)
+    first = 0
     with np.errstate(divide="ignore", invalid="ignore"):  # a resample of zero denominators: NaN, dropped below
-        for first in range(0, n_resamples, batch):
-            rows = min(batch, n_resamples - first)
-            drawn = rng.integers(0, n, size=(rows, n))
-            weights = np.zeros((rows, n))
-            np.add.at(weights, (np.repeat(np.arange(rows), n), drawn.ravel()), 1.0)  # how often each item is drawn
+        for counts, chosen in _seed_item_draws(n, seeds, n_resamples, seed):
+            weights = counts.astype(np.float64)  # how often each item is drawn
             ratios = (weights @ num.T) / (weights @ den.T)  # (rows, seeds): each seed's ratio on the drawn items
-            chosen = rng.integers(0, seeds, size=(rows, seeds))
-            statistics[first : first + rows] = np.take_along_axis(ratios, chosen, axis=1).mean(axis=1)
+            statistics[first : first + len(counts)] = np.take_along_axis(ratios, chosen, axis=1).mean(axis=1)
+            first += len(counts)
     statistics = statistics[np.isfinite(statistics)]
     if statistics.size == 0 or np.all(statistics == statistics[0]):
         return Interval(point, point, confidence, "percentile", n_resamples)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(statistics, [tail, 100 - tail])
     return Interval(float(low), float(high), confidence, "percentile", n_resamples)
+
+
+def _seed_item_draws(n: int, seeds: int, n_resamples: int, seed: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per batch of ``seed_item_interval``'s resamples: how often each of the n items is drawn in each resample
+    (``_small_counts``) and the seeds drawn, in the order ``np.random.default_rng(seed)`` draws them (items, then
+    seeds, batch after batch); kept like the draw counts (every metric of a unit draws the same)."""
+
+    def draw() -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        rng = np.random.default_rng(seed)
+        batch = max(1, _MAX_BATCH_ELEMENTS // n)
+        draws = []
+        for first in range(0, n_resamples, batch):
+            rows = min(batch, n_resamples - first)
+            counts = _small_counts(rng.integers(0, n, size=(rows, n)), n)
+            draws.append((counts, rng.integers(0, seeds, size=(rows, seeds))))
+        return tuple(draws)
+
+    return _kept(("seeds", seeds, n, n_resamples, seed), draw)

@@ -194,8 +194,9 @@ def run_experiment(
     # fights them for the cores (2.4x slower on 2 cores); forked workers inherit it, spawned ones set it
     closing.append(threadpool_limits(limits=1, user_api="blas").restore_original_limits)
     try:
-        if any(bpe.family_class(entry.kind).trains_on_references for entry in config.tokenizers):
-            _build_references(analyzing, loaded.values(), progress)  # their training words exclude scored ones
+        # a family that trains on gold morphemes excludes the words the corpus's references score: those
+        # corpora's references are built now (their analyzers waited for), the others' analyses go on
+        _build_references(analyzing, _trained_on_references(config, loaded.values()), progress)
         corpora = {corpus.spec.id: corpus for corpus in loaded.values()}
         parallel = plan_parallel(corpora)
         no_parity = parallel.why_no_parity()
@@ -217,6 +218,7 @@ def run_experiment(
             if finished and progress:
                 print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
             pending = _work_while_analyzing(context, pending, analyzing, progress)
+            analyzing.wait()  # every analysis, the agreement's words too
             _build_references(analyzing, corpora.values(), progress)
             # the cyclic collector, here and in every worker forked from here (units, side tables, plots): what is
             # alive now (corpora, references) lasts for the run, so its passes skip it (gc.freeze); and it runs
@@ -339,9 +341,18 @@ def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:
     return requests
 
 
+def _trained_on_references(config: ExperimentConfig, corpora: Iterable[Corpus]) -> list[Corpus]:
+    """The corpora a family that trains on gold morphemes (bpe-knockout) runs on in ``config``."""
+    entries = [entry for entry in config.tokenizers if bpe.family_class(entry.kind).trains_on_references]
+    return [corpus for corpus in corpora
+            if any(entry.corpora is None or corpus.spec.id in entry.corpora for entry in entries)]  # fmt: skip
+
+
 def _build_references(analyzing: silver.Prefetch, corpora: Iterable[Corpus], progress: bool) -> None:
-    analyzing.wait()
-    for corpus in tqdm(list(corpora), desc="morpheme references", disable=not progress, file=sys.stderr):
+    """Build the references of ``corpora``, once their silver analyzers are done."""
+    corpora = list(corpora)
+    analyzing.wait({analyzer for corpus in corpora for analyzer in corpus.silver_analyzers()})
+    for corpus in tqdm(corpora, desc="morpheme references", disable=not progress, file=sys.stderr):
         corpus.references()
 
 

@@ -212,6 +212,29 @@ def test_seed_item_interval_covers_items_and_seeds(embedded_text):
         S.seed_item_interval(num, den)
 
 
+def test_seed_item_interval_equals_its_definition_and_keeps_its_draws(embedded_text):
+    """Each resample as the docstring defines it, computed resample by resample from the same generator calls
+    (items, then seeds; one batch at this size): the same percentile interval.  A second call with other
+    values but the same item and seed counts reuses the kept draws and equals a fresh computation."""
+    num, den = bytes_and_chars(embedded_text["tur_Latn"][:300])
+    rng = np.random.default_rng(5)
+    numerators = np.stack([num * (1 + 0.05 * rng.standard_normal(num.size)) for _ in range(4)])
+    denominators = np.stack([den] * 4)
+    draws = np.random.default_rng(2)
+    items = draws.integers(0, num.size, size=(500, num.size))
+    seeds = draws.integers(0, 4, size=(500, 4))
+    statistics = [np.mean([numerators[s, drawn].sum() / denominators[s, drawn].sum() for s in chosen])
+                  for drawn, chosen in zip(items, seeds, strict=True)]  # fmt: skip
+    low, high = np.percentile(statistics, [2.5, 97.5])
+    S._DRAW_COUNTS.clear()
+    interval = S.seed_item_interval(numerators, denominators, seed=2, n_resamples=500)
+    assert (interval.low, interval.high) == pytest.approx((low, high), rel=1e-12)
+    assert ("seeds", 4, num.size, 500, 2) in S._DRAW_COUNTS
+    kept = S.seed_item_interval(numerators[::-1] * 1.5, denominators, seed=2, n_resamples=500)
+    S._DRAW_COUNTS.clear()
+    assert S.seed_item_interval(numerators[::-1] * 1.5, denominators, seed=2, n_resamples=500) == kept
+
+
 # --------------------------------------------------------------------------- Holm–Bonferroni
 
 
