@@ -368,3 +368,124 @@ def json_lines(ids, per_text):
         out[n + 1] = 0x0A
         n += 2
     return out[:n].copy()
+
+
+# -- BPE-dropout ------------------------------------------------------------------------------------
+# Python's ``random.Random`` (MT19937, Matsumoto & Nishimura 1998, seeded by ``init_by_array`` as CPython
+# does) in compiled code, so that a sampled encoding draws exactly the numbers ``random.Random(seed).random()``
+# gives.  The state is 624 words and the index of the next one (``_MT_N``), in an int64 array; every value is
+# below 2**32 and every product below 2**63, so int64 arithmetic masked to 32 bits is the C code's uint32.
+_MT_N = 624
+_MT_M = 397
+_MASK32 = 0xFFFFFFFF
+
+
+@njit(inline="always")
+def _mt_seed(state, key):
+    """``state`` as CPython's ``random.seed(n)`` leaves it for the integer whose big-endian bytes are ``key``
+    (``init_genrand(19650218)``, then ``init_by_array`` with the integer's little-endian 32-bit words)."""
+    first = 0
+    while first < key.size and key[first] == 0:
+        first += 1
+    length = key.size - first
+    words = max(1, (length + 3) // 4)
+    init_key = np.zeros(words, dtype=np.int64)
+    for i in range(length):  # byte i counted from the least significant end
+        init_key[i // 4] |= np.int64(key[key.size - 1 - i]) << (8 * (i % 4))
+    state[0] = 19650218
+    for i in range(1, _MT_N):
+        state[i] = (1812433253 * (state[i - 1] ^ (state[i - 1] >> 30)) + i) & _MASK32
+    i, j = 1, 0
+    for _ in range(max(_MT_N, words)):
+        state[i] = ((state[i] ^ ((state[i - 1] ^ (state[i - 1] >> 30)) * 1664525)) + init_key[j] + j) & _MASK32
+        i += 1
+        j += 1
+        if i >= _MT_N:
+            state[0] = state[_MT_N - 1]
+            i = 1
+        if j >= words:
+            j = 0
+    for _ in range(_MT_N - 1):
+        state[i] = ((state[i] ^ ((state[i - 1] ^ (state[i - 1] >> 30)) * 1566083941)) - i) & _MASK32
+        i += 1
+        if i >= _MT_N:
+            state[0] = state[_MT_N - 1]
+            i = 1
+    state[0] = 0x80000000
+    state[_MT_N] = _MT_N
+
+
+@njit(inline="always")
+def _mt_twist(state, kk, other):
+    y = (state[kk] & 0x80000000) | (state[(kk + 1) % _MT_N] & 0x7FFFFFFF)
+    state[kk] = state[other] ^ (y >> 1) ^ (0x9908B0DF if y & 1 else 0)
+
+
+@njit(inline="always")
+def _mt_next(state):
+    """The next 32-bit output (``genrand_uint32``)."""
+    if state[_MT_N] >= _MT_N:
+        for kk in range(_MT_N - _MT_M):
+            _mt_twist(state, kk, kk + _MT_M)
+        for kk in range(_MT_N - _MT_M, _MT_N):
+            _mt_twist(state, kk, kk + _MT_M - _MT_N)
+        state[_MT_N] = 0
+    y = state[state[_MT_N]]
+    state[_MT_N] += 1
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
+
+
+@njit(inline="always")
+def _mt_random(state):
+    """``random.random()``: 53 random bits from two outputs, in [0, 1)."""
+    a = _mt_next(state) >> 5
+    b = _mt_next(state) >> 6
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+
+@njit(
+    types.Tuple((_IDS, types.int64[::1]))(_IDS, types.int64[::1], types.int64[::1], types.uint8[::1],
+                                          types.int64[::1], types.int64[::1], types.int64[::1], types.float64),
+    cache=True,
+    nogil=True,
+)  # fmt: skip
+def sample_words(symbols, offsets, text_offsets, seeds, seed_offsets, rank_keys, rank_values, dropout):
+    """BPE-dropout (Provilkov et al. 2020) on every word ``symbols[offsets[k]:offsets[k + 1]]`` of base symbols,
+    as ``MergeTokenizer._sample_pretoken`` does: each step, every adjacent pair that has a rank draws a number,
+    and the lowest-ranked pair whose draw is at least ``dropout`` merges (leftmost first); no such pair ends
+    the word.  Text t holds words ``text_offsets[t]:text_offsets[t + 1]`` and draws from one stream, seeded by
+    the integer whose big-endian bytes are ``seeds[seed_offsets[t]:seed_offsets[t + 1]]`` (``random.Random``'s
+    seeding of a string).  Returns the tokens end to end and where each word's tokens start."""
+    out = np.empty(symbols.size, dtype=np.int32)
+    out_offsets = np.zeros(offsets.size, dtype=np.int64)
+    buffer = np.empty(64, dtype=np.int32)
+    state = np.empty(_MT_N + 1, dtype=np.int64)
+    n_out = 0
+    for t in range(text_offsets.size - 1):
+        _mt_seed(state, seeds[seed_offsets[t] : seed_offsets[t + 1]])
+        for k in range(text_offsets[t], text_offsets[t + 1]):
+            n = offsets[k + 1] - offsets[k]
+            if buffer.size < n:
+                buffer = np.empty(2 * n, dtype=np.int32)
+            buffer[:n] = symbols[offsets[k] : offsets[k + 1]]
+            while n > 1:
+                best = _NO_RANK
+                at = -1
+                for p in range(n - 1):
+                    rank = _rank(rank_keys, rank_values, buffer[p], buffer[p + 1])
+                    if rank != _NO_RANK and _mt_random(state) >= dropout and rank < best:
+                        best = rank
+                        at = p
+                if at < 0:
+                    break
+                buffer[at] = best
+                for p in range(at + 1, n - 1):
+                    buffer[p] = buffer[p + 1]
+                n -= 1
+            out[n_out : n_out + n] = buffer[:n]
+            n_out += n
+            out_offsets[k + 1] = n_out
+    return out[:n_out].copy(), out_offsets

@@ -32,6 +32,7 @@ one text are sampled independently; another ``seed`` gives another sample.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import random
 from abc import abstractmethod
@@ -43,7 +44,7 @@ import numpy as np
 
 from bpe.base import UNK, TokenizerError
 from bpe.models.inference import VocabularyTrie
-from bpe.models.trained import TrainedTokenizer
+from bpe.models.trained import EncodedPretoken, TrainedTokenizer
 from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
 from bpe.training.trainer import ProgressCallback, train_merges
 
@@ -174,6 +175,12 @@ class MergeTokenizer(TrainedTokenizer):
 
         symbols, offsets, symbol_bytes = self._base_symbol_arrays(pretokens)
         tokens, token_offsets = encode_kernel.merge_words(symbols, offsets, *self.compiled_ranks())
+        return self._kernel_encodings(tokens, token_offsets, symbol_bytes)
+
+    def _kernel_encodings(self, tokens: np.ndarray, token_offsets: np.ndarray,
+                          symbol_bytes: np.ndarray) -> list[EncodedPretoken]:  # fmt: skip
+        """(ids, byte lengths) of every pre-token from a kernel's tokens end to end, where each pre-token's start
+        (``token_offsets``), and the byte length of every base symbol they cover (``_base_symbol_arrays``)."""
         # the tokens of all pre-tokens cover the base symbols in order: each ends where the running count of
         # base symbols under the tokens so far ends
         ends = np.cumsum(np.asarray(self._symbol_counts, dtype=np.int64)[tokens])
@@ -295,7 +302,32 @@ class MergeTokenizer(TrainedTokenizer):
     # -- BPE-dropout ------------------------------------------------------
     def _sampling_stream(self, text: str) -> random.Random | None:
         # a str seed is hashed with SHA-512 by `random`: the same on every platform and run
-        return random.Random(f"{self.options.seed}\x00{text}") if self.samples else None
+        return random.Random(self._sampling_seed(text)) if self.samples else None
+
+    def _sampling_seed(self, text: str) -> str:
+        return f"{self.options.seed}\x00{text}"
+
+    def _sample_texts(self, texts: Sequence[str], pretokens: Sequence[list[str]]) -> list[list[EncodedPretoken]]:
+        """``_sample_pretoken`` of every pre-token of every text; from ``_COMPILED_FROM`` pre-tokens on, all in one
+        compiled call (``encode_kernel.sample_words``, the same draws from the same Mersenne Twister streams)."""
+        flat = list(chain.from_iterable(pretokens))
+        if len(flat) < _COMPILED_FROM:
+            return super()._sample_texts(texts, pretokens)
+        from bpe.kernels import encode_kernel
+
+        symbols, offsets, symbol_bytes = self._base_symbol_arrays(flat)
+        text_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(pieces) for pieces in pretokens], out=text_offsets[1:])
+        # the integer ``random.Random(seed_string)`` seeds with: the string's UTF-8 bytes, then their SHA-512
+        keys = [seed.encode() for seed in map(self._sampling_seed, texts)]
+        seeds = np.frombuffer(b"".join(key + hashlib.sha512(key).digest() for key in keys), dtype=np.uint8).copy()
+        seed_offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(key) + hashlib.sha512().digest_size for key in keys], out=seed_offsets[1:])
+        dropout = float(self.options.dropout)
+        tokens, token_offsets = encode_kernel.sample_words(symbols, offsets, text_offsets, seeds, seed_offsets,
+                                                           *self.compiled_ranks(), dropout)  # fmt: skip
+        encoded = self._kernel_encodings(tokens, token_offsets, symbol_bytes)
+        return [encoded[start:end] for start, end in pairwise(text_offsets.tolist())]
 
     def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
         symbols, byte_lengths = self._base_symbols(pretoken)

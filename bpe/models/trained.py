@@ -58,6 +58,24 @@ if TYPE_CHECKING:
 CACHE_SIZE = 200_000
 
 
+#: one pre-token's token ids and the UTF-8 byte length each covers (0 for a bare marker)
+EncodedPretoken = tuple[list[int], list[int]]
+
+
+def _joined(encoded: Iterable[EncodedPretoken], alignment: NormalizedText | None) -> Encoding:
+    """One text's encoding from the (ids, byte lengths) of its pre-tokens in order, spans mapped back through
+    its ``alignment`` to the normalizer (None: unchanged)."""
+    ids: list[int] = []
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for token_ids, byte_lengths in encoded:
+        ids.extend(token_ids)
+        bounds = list(accumulate(byte_lengths, initial=position))
+        spans.extend(pairwise(bounds))
+        position = bounds[-1]
+    return Encoding(ids, spans if alignment is None else list(map(alignment.original_span, spans)))
+
+
 def _check_text(text: str) -> None:
     if not (isinstance(text, str) and text.isascii()):  # ASCII has a UTF-8 form: the common case, checked fast
         utf8(text)
@@ -194,7 +212,7 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         """``encode_with_spans`` of every text; without sampling, the pre-tokens new to the cache encoded first,
         all at once (``_cached_pretokens``)."""
         if self.samples:
-            return super().encode_texts(texts)
+            return self._sampled_encodings(texts)
         alignments, pretokens = self._cached_pretokens(texts)
         return [self._cached_encoding(pieces, alignment)
                 for alignment, pieces in zip(alignments, pretokens, strict=True)]  # fmt: skip
@@ -203,7 +221,7 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         """``encode_word`` of every word of ``words``; without sampling, the pre-tokens new to the cache encoded
         first, all at once (``_cached_pretokens``)."""
         if self.samples:
-            return super().encode_words(words)
+            return [word_after_space(encoding) for encoding in self._sampled_encodings([" " + word for word in words])]
         alignments, pretokens = self._cached_pretokens([" " + word for word in words])
         cache = self._cache
         encodings = []
@@ -239,16 +257,18 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
     def _cached_encoding(self, pretokens: list[str], alignment: NormalizedText | None) -> Encoding:
         """The encoding of a text from the cached encodings of its ``pretokens``, spans mapped back through its
         ``alignment`` to the normalizer (None: unchanged)."""
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        position = 0
-        for pretoken in pretokens:
-            token_ids, byte_lengths = self._cache.get(pretoken) or self._encode_and_cache(pretoken)
-            ids.extend(token_ids)
-            bounds = list(accumulate(byte_lengths, initial=position))
-            spans.extend(pairwise(bounds))
-            position = bounds[-1]
-        return Encoding(ids, spans if alignment is None else list(map(alignment.original_span, spans)))
+        cache = self._cache
+        return _joined((cache.get(pretoken) or self._encode_and_cache(pretoken) for pretoken in pretokens), alignment)
+
+    def _sampled_encodings(self, texts: Sequence[str]) -> list[Encoding]:
+        """``encode_with_spans`` of every text when encoding samples: the pre-tokens of all texts sampled in one
+        ``_sample_texts`` call."""
+        for text in texts:
+            _check_text(text)
+        normalized = [self.normalizer.normalize(text) for text in texts]
+        sampled = self._sample_texts(texts, [self.pretokenizer.split(text.text) for text in normalized])
+        return [_joined(encoded, text if text.changes else None)
+                for text, encoded in zip(normalized, sampled, strict=True)]  # fmt: skip
 
     def _cached_pretokens(self, texts: Sequence[str]) -> tuple[list[NormalizedText | None], list[list[str]]]:
         """The alignment of every normalized text (None when the normalizer left it unchanged) and its
@@ -304,6 +324,15 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
 
     def _sample_pretoken(self, pretoken: str, stream: random.Random) -> tuple[list[int], list[int]]:
         raise NotImplementedError(f"{self.family} does not sample")
+
+    def _sample_texts(self, texts: Sequence[str], pretokens: Sequence[list[str]]) -> list[list[EncodedPretoken]]:
+        """For every text, ``_sample_pretoken`` of each of its ``pretokens`` from the text's own stream, as
+        ``encode_with_spans`` samples them; families with a batch sampler override it."""
+        encoded = []
+        for text, pieces in zip(texts, pretokens, strict=True):
+            stream = self._sampling_stream(text)
+            encoded.append([self._sample_pretoken(pretoken, stream) for pretoken in pieces])
+        return encoded
 
     @abstractmethod
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:

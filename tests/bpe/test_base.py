@@ -55,6 +55,7 @@ ODD_WORDS = ["", " ", "a", "don't", "\u00a0x", "😀", "e\u0301", "<unk>", "٣²
         ("char-bpe", {"normalizer": "jamo"}),
         ("char-bpe", {"encode_mode": "longest-prefix"}),
         ("byte-bpe", {"dropout": 0.2}),
+        ("char-bpe", {"dropout": 0.3, "seed": 7}),
         ("word", {}),
         ("char", {"normalizer": "jamo"}),
     ],
@@ -80,7 +81,9 @@ def test_encode_words_equals_encode_word(kind, options, embedded_text, flores_sa
 
 
 @pytest.mark.parametrize(("kind", "options"), [("byte-bpe", {}), ("char-bpe", {"normalizer": "jamo"}),
-                                               ("char-bpe", {"dropout": 0.2}), ("word", {})])  # fmt: skip
+                                               ("char-bpe", {"dropout": 0.2}), ("byte-bpe", {"dropout": 0.1}),
+                                               ("char-bpe", {"dropout": 0.2, "normalizer": "jamo"}),
+                                               ("word", {})])  # fmt: skip
 def test_encode_texts_equals_encode_with_spans(kind, options, embedded_text, flores_sample):
     """Texts in one call (new pre-tokens merged at once) give each text's ``encode_with_spans``."""
     train = [line for language in ("eng_Latn", "kor_Hang") for line in leading(embedded_text[language], 20_000)]
