@@ -37,7 +37,7 @@ import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -217,7 +217,9 @@ def run_experiment(
             pending = [unit for unit in units if unit not in finished]
             if finished and progress:
                 print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
-            pending = _work_while_analyzing(context, pending, analyzing, progress)
+            pending, training = _work_while_analyzing(context, pending, analyzing, jobs, start_method, progress)
+            if training is not None:
+                closing.append(training.close)
             analyzing.wait()  # every analysis, the agreement's words too
             _build_references(analyzing, corpora.values(), progress)
             # the cyclic collector, here and in every worker forked from here (units, side tables, plots): what is
@@ -230,7 +232,7 @@ def run_experiment(
             threshold = gc.get_threshold()
             gc.set_threshold(100_000, 50, 100)
             closing.append(lambda: gc.set_threshold(*threshold))
-            _run_units(context, pending, jobs, start_method, progress)
+            _run_units(context, pending, jobs, start_method, progress, training)
             # the manifest's silver agreement (an analyzer loaded again, gold words analyzed: one process for
             # seconds) depends on the corpora alone: computed on another process while the side tables go on
             coverage = _ReferenceCoverage(corpora, jobs)
@@ -356,37 +358,73 @@ def _build_references(analyzing: silver.Prefetch, corpora: Iterable[Corpus], pro
         corpus.references()
 
 
-def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: silver.Prefetch,
-                          progress: bool) -> list[Unit]:  # fmt: skip
+@dataclass
+class _Training:
+    """A sweep still training on the one-worker pool of ``_work_while_analyzing`` when the analyses ended."""
+
+    sweep: Sweep
+    future: Future
+    pool: ProcessPoolExecutor
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: silver.Prefetch, jobs: int,
+                          start_method: str | None, progress: bool) -> tuple[list[Unit], _Training | None]:  # fmt: skip
     """While silver analyses still run on worker processes (one slow analyzer leaves a core idle), train
-    the sweeps of ``pending`` in this process, then evaluate the units whose corpus has all its analyses;
-    stop as soon as every analysis is done.  Returns the units still pending.  A unit is computed by the
-    same function wherever it runs (``run_unit``), so where it ran never shows in the results."""
+    the sweeps of ``pending`` one after the other on a worker of its own, then evaluate the units whose
+    corpus has all its analyses in this process; stop as soon as every analysis is done.  Returns the units
+    still pending, and the sweep still training then (``_run_units`` queues its units when it ends: a long
+    training never holds the other cores back).  A unit is computed by the same function wherever it runs
+    (``run_unit``), so where it ran never shows in the results."""
     if analyzing.ready():
-        return pending
+        return pending, None
     config, done = context.config, set()
-    sweeps = plan_sweeps(pending)
+    sweeps = [sweep for sweep in plan_sweeps(pending)
+              if not all(is_cached(unit, context.corpora[unit.corpus], config) for unit in sweep.units)]  # fmt: skip
     bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate while analyzers run",
                disable=not progress, file=sys.stderr)  # fmt: skip
-    for sweep in sweeps:
-        if analyzing.ready():
-            break
-        corpus = context.corpora[sweep.largest.corpus]
-        if not all(is_cached(unit, corpus, config) for unit in sweep.units):
-            train_sweep(sweep, corpus, config)
-        bar.update()
-    else:
-        for unit in pending:
+    pool = None
+    if sweeps and jobs > 1:
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(start_method),
+                                   initializer=_start_worker, initargs=(context,))  # fmt: skip
+    try:
+        for sweep in sweeps:
             if analyzing.ready():
                 break
-            analyzers = context.corpora[unit.corpus].silver_analyzers()
-            if analyzing.ready(analyzers):
-                analyzing.wait(analyzers)
-                run_unit(unit, context)
-                done.add(unit)
-                bar.update()
+            if pool is None:
+                train_sweep(sweep, context.corpora[sweep.largest.corpus], config)
+            else:
+                future = pool.submit(_train_sweep_in_worker, sweep)
+                while not wait([future], timeout=_POLL_SECONDS).done:
+                    if analyzing.ready():
+                        bar.close()
+                        return pending, _Training(sweep, future, pool)
+                future.result()
+            bar.update()
+        else:
+            for unit in pending:
+                if analyzing.ready():
+                    break
+                analyzers = context.corpora[unit.corpus].silver_analyzers()
+                if analyzing.ready(analyzers):
+                    analyzing.wait(analyzers)
+                    run_unit(unit, context)
+                    done.add(unit)
+                    bar.update()
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    if pool is not None:
+        pool.shutdown(wait=True)
     bar.close()
-    return [unit for unit in pending if unit not in done]
+    return [unit for unit in pending if unit not in done], None
+
+
+#: how often ``_work_while_analyzing`` looks whether the analyses are done while a sweep trains
+_POLL_SECONDS = 0.05
 
 
 def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitResult]:
@@ -403,20 +441,27 @@ def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitRe
     return finished
 
 
-def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool) -> None:
+def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool,
+               training: _Training | None = None) -> None:  # fmt: skip
     """Train the sweeps the pending units need (those not all cached), then evaluate each unit.  In a
     pool, a sweep's units are queued as soon as its training ends, so workers never wait for the
-    other trainings (trainings are queued first: they are the long tasks)."""
+    other trainings (trainings are queued first: they are the long tasks); so are the units of the sweep
+    still ``training`` on another worker (``_work_while_analyzing``)."""
     sweeps = [sweep for sweep in plan_sweeps(pending)
-              if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)]
-    waiting = {unit for sweep in sweeps for unit in sweep.units}
+              if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)
+              and (training is None or sweep != training.sweep)]  # fmt: skip
+    waiting = {unit for sweep in sweeps for unit in sweep.units} | set(training.sweep.units if training else ())
     ready = [unit for unit in pending if unit not in waiting]
     bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
+    if training is not None and (jobs < 2 or len(sweeps) + len(pending) < 2):
+        training.future.result()  # the units below are evaluated in this process, after it
     if jobs > 1 and len(sweeps) + len(pending) > 1:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
                                  initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
             futures = {pool.submit(_train_sweep_in_worker, sweep) for sweep in sweeps}
             futures |= {pool.submit(_run_unit_in_worker, unit) for unit in ready}
+            if training is not None:
+                futures.add(training.future)
             try:
                 while futures:
                     done, futures = wait(futures, return_when=FIRST_COMPLETED)

@@ -213,8 +213,8 @@ def test_an_interrupted_run_resumes(run_dir: Path, config, tmp_path: Path) -> No
 
 def test_units_computed_while_analyzers_run_equal_the_pool_units(run_dir: Path, config, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    """Analyses that stay busy until the run waits for them: the run's own process trains every sweep
-    and evaluates every unit meanwhile (``_work_while_analyzing``), and the results are the pool's."""
+    """Analyses that stay busy until the run waits for them: a worker of its own trains every sweep and the
+    run's process evaluates every unit meanwhile (``_work_while_analyzing``), and the results are the pool's."""
 
     class BusyAnalyses(silver.Prefetch):
         def ready(self, analyzers=None) -> bool:
@@ -228,6 +228,40 @@ def test_units_computed_while_analyzers_run_equal_the_pool_units(run_dir: Path, 
     assert len(evaluated) == len(list((run_dir / "units").iterdir())) > 0
     for name in ("results.csv", "results.parquet", "paired.csv"):
         assert (busy / name).read_bytes() == (run_dir / name).read_bytes(), name
+
+
+def test_a_sweep_training_when_the_analyses_end_is_handed_over(run_dir: Path, config, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Analyses that end while the first sweep trains (an empty cache): the pool queues that sweep's units once
+    it ends, submits no sweep twice, and the results are those of a run without the hand-over."""
+
+    class EndingAnalyses(silver.Prefetch):
+        asked = 0
+
+        def ready(self, analyzers=None) -> bool:
+            EndingAnalyses.asked += 1
+            return EndingAnalyses.asked > 2  # busy for the run's first look and the first sweep's start
+
+    submitted = []
+
+    class CountingPool(runner.ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            if fn is runner._train_sweep_in_worker:
+                submitted.append(args[0])
+            return super().submit(fn, *args, **kwargs)
+
+    handed = []
+    original = runner._run_units
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(runner.silver, "Prefetch", EndingAnalyses)
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", CountingPool)
+    monkeypatch.setattr(runner, "_POLL_SECONDS", 0.0)  # the training cannot have ended at the first look
+    monkeypatch.setattr(runner, "_run_units", lambda *args: handed.append(args[-1]) or original(*args))
+    ended = run_experiment(config, tmp_path / "ended", jobs=2, progress=False)
+    assert len(handed) == 1 and handed[0] is not None and handed[0].sweep == submitted[0]
+    assert len(submitted) == len(set(submitted)) > 1
+    for name in ("results.csv", "results.parquet", "paired.csv"):
+        assert (ended / name).read_bytes() == (run_dir / name).read_bytes(), name
 
 
 def test_spawned_workers_give_the_same_results(run_dir: Path, tmp_path: Path) -> None:
