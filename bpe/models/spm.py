@@ -163,11 +163,53 @@ class SentencePieceBacked(Tokenizer):
 
     def encode_texts(self, texts: Sequence[str]) -> list[Encoding]:
         """``encode_with_spans`` of every text, in one call of sentencepiece's batch encoder (on one thread:
-        the same segmentation as one call per text, without the per-call cost of its Python wrapper)."""
+        the same segmentation as one call per text, without the per-call cost of its Python wrapper).  A model
+        that leaves the text as it is (``_surface_lengths``) is asked for ids only, each piece's span read
+        from the bytes its piece spells; a text where that cannot be the answer (a literal ``▁``, an unknown
+        or control piece, lengths that do not add up to the text's) is encoded again with spans."""
         for text in texts:
             _check_encodable(text)
-        protos = self._processor.encode(list(texts), out_type="proto", num_threads=1)
-        return [self._encoding(proto) for proto in protos]
+        lengths = self._surface_lengths
+        if lengths is None:
+            return [self._encoding(proto) for proto in self._processor.encode(list(texts), out_type="proto",
+                                                                              num_threads=1)]  # fmt: skip
+        dummy = 1 if self.adds_dummy_prefix else 0
+        encodings = []
+        for text, ids in zip(texts, self._processor.encode(list(texts), num_threads=1), strict=True):
+            spans = []
+            position = -dummy if ids else 0  # the dummy prefix's ▁ spells no byte of the text
+            for token in ids:
+                length = lengths[token]
+                if length < 0:
+                    break
+                end = position + length
+                spans.append((max(position, 0), end))
+                position = end
+            if len(spans) != len(ids) or position != len(text.encode("utf-8")) or WHITESPACE_MARK in text:
+                encodings.append(self.encode_with_spans(text))
+            else:
+                encodings.append(Encoding(ids=ids, spans=spans))
+        return encodings
+
+    @functools.cached_property
+    def _surface_lengths(self) -> list[int] | None:
+        """Per id, the UTF-8 length of the text its piece stands for (``▁`` a space; a byte-fallback piece one
+        byte; -1 for unknown, control and unused pieces), when the model leaves the text as it is (identity
+        normalization, whitespace kept and escaped as ``▁`` before the word); None otherwise."""
+        normalizer = self._model_spec.normalizer_spec
+        if (normalizer.name != "identity" or normalizer.precompiled_charsmap or normalizer.remove_extra_whitespaces
+                or not normalizer.escape_whitespaces or self._model_spec.trainer_spec.treat_whitespace_as_suffix):
+            return None  # fmt: skip
+        processor = self._processor
+        lengths = []
+        for token in range(processor.get_piece_size()):
+            if processor.is_byte(token):
+                lengths.append(1)
+            elif processor.is_unknown(token) or processor.is_control(token) or processor.is_unused(token):
+                lengths.append(-1)
+            else:
+                lengths.append(len(processor.id_to_piece(token).replace(WHITESPACE_MARK, " ").encode("utf-8")))
+        return lengths
 
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         return self.encode_texts(words)  # a word's encoding is its encode_with_spans (``encode_word``)

@@ -81,12 +81,15 @@ def test_byte_fallback_pieces_cover_one_byte_each(trained: Tokenizer) -> None:
 
 
 def test_words_encoded_in_one_batch_as_one_by_one(trained: Tokenizer, flores_sample: dict[str, list[str]]) -> None:
-    """``encode_words`` (sentencepiece's batch encoder) gives every word's ``encode_word``: Latin, Cyrillic,
-    Hangul, byte-fallback characters, the empty word; a word with no UTF-8 form is the usual error."""
-    words = [*dict.fromkeys(w for lines in flores_sample.values() for line in lines[:30] for w in line.split()),
-             "𓀀", "a𓀀b", ""]  # fmt: skip
+    """``encode_words`` (sentencepiece's batch encoder, ids only, spans from the pieces' bytes) gives every
+    word's ``encode_word``: Latin, Cyrillic, Hangul, byte-fallback characters, the empty word, whitespace,
+    a literal ``▁``, control characters; a word with no UTF-8 form is the usual error."""
+    odd = ["𓀀", "a𓀀b", "", " ", "  a", "a  b ", "\t\n", "a ▁ b", "▁", "▁x", "x\x00y\x01", "e\u0301", "\u00a0x",
+           "<unk>", "<s>", "😀😀", "\u200bz"]  # fmt: skip
+    words = [*dict.fromkeys(w for lines in flores_sample.values() for line in lines[:30] for w in line.split()), *odd]
+    assert trained._surface_lengths is not None  # identity normalization: spans read from the pieces
     assert trained.encode_words(words) == [trained.encode_word(word) for word in words]
-    texts = [line for lines in flores_sample.values() for line in lines[:30]]
+    texts = [line for lines in flores_sample.values() for line in lines[:30]] + odd
     assert trained.encode_texts(texts) == [trained.encode_with_spans(text) for text in texts]
     dropout = trained.with_encode_options(seed=3, **({"dropout": 0.3} if trained.family == "spm-bpe"
                                                      else {"alpha": 0.5}))  # fmt: skip
@@ -95,6 +98,20 @@ def test_words_encoded_in_one_batch_as_one_by_one(trained: Tokenizer, flores_sam
     assert dropout.encode_texts(texts) == [dropout.encode_with_spans(text) for text in texts]
     with pytest.raises(TokenizerError, match="not valid Unicode"):
         trained.encode_words(["ok", "bad \udfff"])
+
+
+def test_spans_from_the_pieces_unless_a_literal_mark(trained: Tokenizer, flores_sample,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The batch encoder encodes a text again with sentencepiece's spans only where a piece's bytes cannot be
+    its span: here, the texts with a literal ``▁``."""
+    encoded_again = []
+    one_by_one = type(trained).encode_with_spans
+    monkeypatch.setattr(type(trained), "encode_with_spans",
+                        lambda self, text: encoded_again.append(text) or one_by_one(self, text))  # fmt: skip
+    texts = [line for lines in flores_sample.values() for line in lines[:30]]
+    texts += ["", " ", "  a", "\t\n", "x\x00y", "😀", "a ▁ b", "▁x"]
+    trained.encode_texts(texts)
+    assert encoded_again == ["a ▁ b", "▁x"]
 
 
 def test_ids_only_encode_equals_encode_with_spans(trained: Tokenizer, flores_sample: dict[str, list[str]]) -> None:

@@ -284,7 +284,7 @@ def test_encode_words_equals_encode_word(name: str, hf_files: dict[str, Path], f
     """Batch word encoders (tiktoken's rank lengths, sentencepiece's batch call) give every word's encode_word."""
     tokenizer = build_case(name, hf_files).tokenizer
     words = list(dict.fromkeys(word for lines in flores.values() for line in lines[:150] for word in line.split()))
-    words += ["", " ", " x", "😀", "é", "<s>", "a" * 300]
+    words += ["", " ", " x", "😀", "é", "<s>", "a" * 300, "▁x", "a\tb", "x\x00"]
     assert tokenizer.encode_words(words) == [tokenizer.encode_word(word) for word in words]
 
 
