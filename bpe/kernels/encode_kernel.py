@@ -90,11 +90,17 @@ def _merged(symbols, n, keys, values):
                 at = p
         if at < 0:
             break
-        symbols[at] = best
-        for p in range(at + 1, n - 1):
-            symbols[p] = symbols[p + 1]
-        n -= 1
+        n = _merge_at(symbols, n, at, best)
     return n
+
+
+@njit(inline="always")
+def _merge_at(symbols, n, at, token):
+    """Replace the pair ``symbols[at:at + 2]`` by ``token`` in place; returns the new length."""
+    symbols[at] = token
+    for p in range(at + 1, n - 1):
+        symbols[p] = symbols[p + 1]
+    return n - 1
 
 
 @njit
@@ -446,6 +452,24 @@ def _mt_random(state):
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
 
 
+@njit(inline="always")
+def _sampled(symbols, n, keys, values, state, dropout):
+    """``_merged`` with BPE-dropout: every pair that has a rank draws from ``state`` each step, and only pairs
+    whose draw is at least ``dropout`` may merge; returns the new length."""
+    while n > 1:
+        best = _NO_RANK
+        at = -1
+        for p in range(n - 1):
+            rank = _rank(keys, values, symbols[p], symbols[p + 1])
+            if rank != _NO_RANK and _mt_random(state) >= dropout and rank < best:
+                best = rank
+                at = p
+        if at < 0:
+            break
+        n = _merge_at(symbols, n, at, best)
+    return n
+
+
 @njit(
     types.Tuple((_IDS, types.int64[::1]))(_IDS, types.int64[::1], types.int64[::1], types.uint8[::1],
                                           types.int64[::1], types.int64[::1], types.int64[::1], types.float64),
@@ -471,20 +495,7 @@ def sample_words(symbols, offsets, text_offsets, seeds, seed_offsets, rank_keys,
             if buffer.size < n:
                 buffer = np.empty(2 * n, dtype=np.int32)
             buffer[:n] = symbols[offsets[k] : offsets[k + 1]]
-            while n > 1:
-                best = _NO_RANK
-                at = -1
-                for p in range(n - 1):
-                    rank = _rank(rank_keys, rank_values, buffer[p], buffer[p + 1])
-                    if rank != _NO_RANK and _mt_random(state) >= dropout and rank < best:
-                        best = rank
-                        at = p
-                if at < 0:
-                    break
-                buffer[at] = best
-                for p in range(at + 1, n - 1):
-                    buffer[p] = buffer[p + 1]
-                n -= 1
+            n = _sampled(buffer, n, rank_keys, rank_values, state, dropout)
             out[n_out : n_out + n] = buffer[:n]
             n_out += n
             out_offsets[k + 1] = n_out
