@@ -49,6 +49,32 @@ def _import_arraymath() -> None:
 
 _import_arraymath()
 
+from llvmlite import ir  # noqa: E402
 from numba import njit, types  # noqa: E402  (after the import above, which must come first)
+from numba.core import cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["njit", "types"]
+
+@intrinsic
+def prefetch(typingctx: object, array: types.Array, index: types.Integer) -> tuple[object, object]:
+    """``prefetch(array, i)`` in a compiled function: ask the CPU to bring the cache line of
+    ``array[i]`` in (LLVM's ``llvm.prefetch``: a hint that never faults, so ``i`` may lie outside the
+    array, and changes no value).  A loop whose next visits are known (positions listed in advance)
+    issues it a few iterations ahead, so that their cache misses overlap instead of stalling one by one."""
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32]), "llvm.prefetch.p0"
+        )
+        # read (0), keep in all cache levels (3), data cache (1)
+        address = builder.bitcast(builder.gep(data, [args[1]]), byte_pointer)
+        builder.call(function, [address, int32(0), int32(3), int32(1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
+__all__ = ["njit", "prefetch", "types"]
