@@ -12,15 +12,22 @@ compiled, between BLAS and a plain loop, and numba's ``ensure_blas``, which ever
 function calls while it compiles, imports SciPy itself then.  So numba behaves as without this module,
 except that SciPy is imported when first needed instead of at start.  A process that imported SciPy
 before is unaffected (its modules are found in ``sys.modules``, not through the finders).
+
+``njit`` with signatures compiles (or, with ``cache=True``, loads from numba's cache) each declared
+signature the first time the function is called or compiled into another one, not when its module
+is imported: numba's own decorator loads every declared signature at import, about 10 ms each, and
+a training process uses only a few of the kernels' functions (a cached caller carries the machine
+code of the functions it calls, so their own cached code is not needed).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import Any
 
 
 class _HideScipy:
@@ -50,9 +57,61 @@ def _import_arraymath() -> None:
 _import_arraymath()
 
 from llvmlite import ir  # noqa: E402
-from numba import njit, types  # noqa: E402  (after the import above, which must come first)
-from numba.core import cgutils  # noqa: E402
+from numba import njit as _numba_njit  # noqa: E402  (after the import above, which must come first)
+from numba import types  # noqa: E402
+from numba.core import cgutils, typeinfer  # noqa: E402
+from numba.core.compiler_lock import global_compiler_lock  # noqa: E402
+from numba.core.registry import CPUDispatcher  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
+
+
+class _CompiledOnFirstUse(CPUDispatcher):
+    """A dispatcher that compiles its declared signatures when first needed, then no others (as numba's
+    dispatcher does with signatures given at import): on its first call from Python, or when a compiled
+    function calling it is typed."""
+
+    _declared: tuple[Any, ...] | None = None
+
+    def _compile_declared(self) -> None:
+        with global_compiler_lock:  # a second thread waits until every signature is there
+            if self._declared is None:
+                return
+            with typeinfer.register_dispatcher(self):
+                for signature in self._declared:
+                    self.compile(signature)
+            self.disable_compile()
+            self._declared = None
+
+    def _compile_for_args(self, *args: Any, **kws: Any) -> Any:
+        # numba's C dispatch calls this when no compiled signature matches the arguments; what it returns,
+        # when not machine code, it calls with the same arguments: this dispatcher again, which now either
+        # matches a declared signature or, compiling disabled, raises numba's no-matching-definition error
+        self._compile_declared()
+        return self
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        self._compile_declared()
+        return super().get_call_template(args, kws)
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """numba's ``njit``, except that signatures given are compiled (or, with ``cache=True``, loaded) on
+    first use (see the module's note)."""
+    if not args or callable(args[0]):
+        return _numba_njit(*args, **options)
+    signatures = tuple(args[0]) if isinstance(args[0], list) else (args[0],)
+    cache = options.pop("cache", False)
+
+    def decorate(function: Callable[..., Any]) -> _CompiledOnFirstUse:
+        dispatcher = _CompiledOnFirstUse(
+            py_func=function, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options}
+        )
+        if cache:
+            dispatcher.enable_caching()
+        dispatcher._declared = signatures
+        return dispatcher
+
+    return decorate
 
 
 @intrinsic

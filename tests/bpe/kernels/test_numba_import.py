@@ -1,12 +1,16 @@
-"""bpe.kernels._numba: the kernels start numba without importing SciPy, and numba still uses BLAS."""
+"""bpe.kernels._numba: the kernels start numba without importing SciPy, numba still uses BLAS, and declared
+signatures are compiled on first use."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numba import types
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -33,3 +37,61 @@ def test_kernels_start_numba_without_scipy_and_blas_stays_available() -> None:
     assert done.returncode == 0, done.stderr
     # BLAS flagged available, and SciPy's BLAS imported once a compiled function used np.dot
     assert done.stdout.split() == ["True", "True"]
+
+
+LAZY_SCRIPT = """
+import bpe.kernels.count_kernel as count_kernel
+import bpe.kernels.merge_kernel as merge_kernel
+from numba.core.registry import CPUDispatcher
+kernels = [value for module in (count_kernel, merge_kernel) for value in vars(module).values()
+           if isinstance(value, CPUDispatcher)]
+assert len(kernels) > 10, kernels
+print(sum(len(kernel.overloads) for kernel in kernels))
+assert merge_kernel.learn_merges({(0, 1, 0, 1): 3}, ["a", "b"], 5) == [(0, 1, 6), (2, 2, 3)]
+# the entry point's declared signature only; the functions it calls were compiled into it
+print(len(merge_kernel._learn.overloads), len(merge_kernel._heap_push.overloads))
+"""
+
+
+def test_kernels_compile_their_signatures_on_first_use_not_at_import() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_SCRIPT], capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}
+    )
+    assert done.returncode == 0, done.stderr
+    loaded_at_import, learn, heap_push = map(int, done.stdout.split())
+    assert loaded_at_import == 0
+    assert learn == 1
+    assert heap_push in (0, 1)  # 0 when _learn came from numba's cache, 1 when it was compiled here
+
+
+def test_a_first_use_signature_casts_like_numba_and_rejects_other_types() -> None:
+    from bpe.kernels._numba import njit
+
+    @njit("int64(int64, int64)")
+    def add(a, b):
+        return a + b
+
+    @njit("int64(int32)")
+    def twice(a):
+        return add(a, a)  # typed against add's declared signature: int32 arguments cast to int64
+
+    assert add.overloads == {}
+    assert twice(np.int32(2**30)) == 2**31  # no int32 overflow: add works in int64
+    assert list(add.overloads) == [(types.int64, types.int64)]
+    assert add(True, 2) == 3  # a bool casts to int64, as with numba's own decorator
+    with pytest.raises(TypeError, match="No matching definition"):
+        add("a", 2)
+    assert len(add.overloads) == 1
+
+
+def test_a_first_use_signature_compiles_once_when_threads_call_it_together() -> None:
+    from bpe.kernels._numba import njit
+
+    @njit("float64[::1](float64[::1])", nogil=True)
+    def doubled(values):
+        return values * 2
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: doubled(np.arange(3.0)).tolist(), range(8)))
+    assert results == [[0.0, 2.0, 4.0]] * 8
+    assert len(doubled.overloads) == 1
