@@ -88,19 +88,27 @@ class MergeTokenizer(TrainedTokenizer):
         self.options = options
         pieces = [*special_tokens, *base_pieces]
         token_bytes = [*(token.encode("utf-8") for token in special_tokens), *base_bytes]
-        self.first_merge_id = len(pieces)
+        self.first_merge_id = first_merge = len(pieces)
+        first_base = len(special_tokens)
         # number of base symbols under each token; a special (incl. <unk>) stands for one
-        self._symbol_counts = [1] * len(pieces)
+        self._symbol_counts = symbol_counts = [1] * len(pieces)
         self._ranks: dict[tuple[int, int], int] = {}
         self._merge_pairs: list[tuple[int, int]] = []
-        for left, right in merges:
-            new_id = len(pieces)
-            self._check_merge(len(pieces) - self.first_merge_id, left, right, len(special_tokens), new_id)
-            self._ranks[left, right] = new_id
-            self._merge_pairs.append((left, right))
+        ranks, pairs = self._ranks, self._merge_pairs
+        # one pass over tens of thousands of merges: the common case (plain ints in range, new) is
+        # tested inline, and only a merge failing it goes to ``_check_merge`` for the exact error
+        for new_id, (left, right) in enumerate(merges, first_merge):
+            pair = (left, right)
+            if not (
+                type(left) is int and type(right) is int and first_base <= left < new_id
+                and first_base <= right < new_id and pair not in ranks
+            ):  # fmt: skip
+                self._check_merge(new_id - first_merge, left, right, first_base, new_id)
+            ranks[pair] = new_id
+            pairs.append(pair)
             pieces.append(pieces[left] + pieces[right])
             token_bytes.append(token_bytes[left] + token_bytes[right])
-            self._symbol_counts.append(self._symbol_counts[left] + self._symbol_counts[right])
+            symbol_counts.append(symbol_counts[left] + symbol_counts[right])
         super().__init__(pieces, token_bytes, special_tokens, options.pretokenizer, options.normalizer)
         self._trie: VocabularyTrie | None = None
         self._rank_table: tuple[np.ndarray, np.ndarray] | None = None  # ``compiled_ranks``, built on first use

@@ -95,3 +95,29 @@ def test_a_first_use_signature_compiles_once_when_threads_call_it_together() -> 
         results = list(pool.map(lambda _: doubled(np.arange(3.0)).tolist(), range(8)))
     assert results == [[0.0, 2.0, 4.0]] * 8
     assert len(doubled.overloads) == 1
+
+
+LOADED_THEN_COMPILED_SCRIPT = """
+import numpy as np
+from numba import njit
+from bpe.kernels.merge_kernel import _learn, learn_merges
+assert learn_merges({(0, 1, 0, 1): 3}, ["a", "b"], 5) == [(0, 1, 6), (2, 2, 3)]
+print(sum(_learn.stats.cache_hits.values()))
+# loading skipped the typing context's refresh: a compile after it still types numpy calls and dicts
+@njit
+def summary(values):
+    seen = {values[0]: 0}
+    for value in values:
+        seen[value] = seen.get(value, 0) + 1
+    return np.sum(values), len(seen)
+print(*summary(np.array([3, 1, 3])))
+"""
+
+
+def test_a_kernel_loaded_from_the_cache_leaves_later_compiles_working() -> None:
+    run = [sys.executable, "-c", LOADED_THEN_COMPILED_SCRIPT]
+    first = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+    assert first.returncode == 0, first.stderr  # (fills numba's cache if it was empty)
+    second = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split() == ["1", "7", "2"]  # _learn came from the cache
