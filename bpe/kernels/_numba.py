@@ -72,9 +72,9 @@ class _CacheLoadingWithoutTyping(FunctionCache):
     """numba's on-disk cache, loading without refreshing the typing context first.
 
     numba refreshes the whole target context before a load; its typing half (installing every typing
-    template, about 0.15 s at a process's first load) serves only compiling, and every compile refreshes
-    it itself (``numba.core.compiler.CompilerBase``).  Rebuilding cached machine code needs the target's
-    implementation registries, which are still loaded here."""
+    template: about 0.05 s of a process's first load) serves only compiling, and every compile
+    refreshes it itself (``numba.core.compiler.CompilerBase``).  Rebuilding cached machine code needs
+    the target's implementation registries, which are still loaded here."""
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         target_context.load_additional_registries()
