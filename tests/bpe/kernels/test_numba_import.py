@@ -14,6 +14,13 @@ from numba import types
 
 ROOT = Path(__file__).resolve().parents[3]
 
+
+def _python(script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a fresh interpreter from the checkout (numba and its cache start from scratch)."""
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}
+    )
+
 SCRIPT = """
 import sys
 import numpy as np
@@ -31,9 +38,7 @@ print("scipy.linalg.cython_blas" in sys.modules)
 
 def test_kernels_start_numba_without_scipy_and_blas_stays_available() -> None:
     pytest.importorskip("scipy")
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}
-    )
+    done = _python(SCRIPT)
     assert done.returncode == 0, done.stderr
     # BLAS flagged available, and SciPy's BLAS imported once a compiled function used np.dot
     assert done.stdout.split() == ["True", "True"]
@@ -54,9 +59,7 @@ print(len(merge_kernel._learn.overloads), len(merge_kernel._heap_push.overloads)
 
 
 def test_kernels_compile_their_signatures_on_first_use_not_at_import() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", LAZY_SCRIPT], capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}
-    )
+    done = _python(LAZY_SCRIPT)
     assert done.returncode == 0, done.stderr
     loaded_at_import, learn, heap_push = map(int, done.stdout.split())
     assert loaded_at_import == 0
@@ -115,9 +118,8 @@ print(*summary(np.array([3, 1, 3])))
 
 
 def test_a_kernel_loaded_from_the_cache_leaves_later_compiles_working() -> None:
-    run = [sys.executable, "-c", LOADED_THEN_COMPILED_SCRIPT]
-    first = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+    first = _python(LOADED_THEN_COMPILED_SCRIPT)
     assert first.returncode == 0, first.stderr  # (fills numba's cache if it was empty)
-    second = subprocess.run(run, capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)})
+    second = _python(LOADED_THEN_COMPILED_SCRIPT)
     assert second.returncode == 0, second.stderr
     assert second.stdout.split() == ["1", "7", "2"]  # _learn came from the cache
