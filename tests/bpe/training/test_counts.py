@@ -101,7 +101,8 @@ def test_counting_threads_sum_their_tables_exactly_on_flores(
     lines = [line for language in LANGUAGES for line in flores[language]]
     serial = count_pretokens(lines, "gpt2", workers=1)
     assert serial == regex_counts(lines, "gpt2")
-    monkeypatch.setattr(counts_module, "CHUNK_CHARS", 2_000)
+    # about 50 chunks, from the full data root's 2,009 lines a language or the sample's 100
+    monkeypatch.setattr(counts_module, "CHUNK_CHARS", sum(map(len, lines)) // 50)
     counted_by = chunks_counted_by_thread(monkeypatch)
     for workers in (2, 3):
         counted_by.clear()
