@@ -79,15 +79,13 @@ def table_arrays(table: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray,
 @njit(types.uint32[::1](_TEXT, types.uint8[::1]), cache=True, nogil=True)
 def unknown_code_points(text, classes):
     """The distinct code points of ``text`` not classified yet (marked so each is returned once)."""
-    found = np.empty(64, dtype=np.uint32)
+    # room for the worst case, allocated once (untouched pages cost nothing): an array reassigned
+    # inside the loop would make numba count references on every code point, 10 times the scan
+    found = np.empty(min(text.size, classes.size), dtype=np.uint32)
     n = 0
     for c in text:
         if classes[c] == 0:
             classes[c] = 0x80  # pending: the caller classifies it
-            if n == found.size:
-                bigger = np.empty(2 * n, dtype=np.uint32)
-                bigger[:n] = found
-                found = bigger
             found[n] = c
             n += 1
     return found[:n].copy()
