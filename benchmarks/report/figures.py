@@ -181,6 +181,10 @@ GROUP_PLOTS: dict[str, list[Draw]] = {
 }  # fmt: skip
 
 
+#: drawn first when the plots are spread over processes: the figures of the most panels, which take the
+#: longest (about twice a curve plot), so that no process is left drawing one of them alone at the end
+DRAWN_FIRST = (overlap_plot, morphology_plot)
+
 
 def train_chars_cells(run: Run) -> tuple[str, pd.DataFrame] | None:
     """On a run with a ``train_chars`` axis: the compression metric shown against it
@@ -227,7 +231,9 @@ def _draw_all(draws: list[Draw], run: Run, palette: dict[str, Any], plots_dir: P
     if jobs < 2 or len(draws) < 2:
         meanwhile()
         return [draw(run, palette, plots_dir) for draw in draws]
+    # the pool hands tasks out in the order they are submitted: the longest first
+    first = sorted(range(len(draws)), key=lambda index: getattr(draws[index], "func", draws[index]) not in DRAWN_FIRST)
     with ProcessPoolExecutor(max_workers=min(jobs, len(draws))) as pool:
-        futures = [pool.submit(draw, run, palette, plots_dir) for draw in draws]
+        futures = {index: pool.submit(draws[index], run, palette, plots_dir) for index in first}
         meanwhile()
-        return [future.result() for future in futures]
+        return [futures[index].result() for index in range(len(draws))]

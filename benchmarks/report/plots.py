@@ -213,6 +213,22 @@ def _grouped_bars(ax: Any, cells: pd.DataFrame, palette: dict[str, Any]) -> None
     ax.set_xticks(centres, rows, rotation=25 if long else 0, ha="right" if long else "center")
 
 
+@contextmanager
+def _no_trial_draw() -> Iterator[None]:
+    """``sns.heatmap`` without its trial draw: seaborn draws the whole figure (constrained layout and all)
+    once per heatmap, to rotate tick labels that overlap; every heatmap here sets its labels' rotation
+    itself afterwards, so that draw, about a third of a heatmap figure's time, would go unused."""
+    trial_draw = getattr(sns.matrix, "_draw_figure", None)
+    if trial_draw is None:  # a seaborn without it: nothing to skip
+        yield
+        return
+    sns.matrix._draw_figure = lambda figure: None
+    try:
+        yield
+    finally:
+        sns.matrix._draw_figure = trial_draw
+
+
 def heatmap(cells: pd.DataFrame, info: Metric, tokenizers: list[str], stem: Path) -> None:
     """Tokenizers x rows (languages and evaluation sets), annotated with the values as the tables print
     them, with the tables' markers (reached size, not ranked)."""
@@ -229,7 +245,7 @@ def heatmap(cells: pd.DataFrame, info: Metric, tokenizers: list[str], stem: Path
     column_width = min(0.75, (MAX_WIDTH - 2.4) / max(1, len(rows)))
     width = min(MAX_WIDTH, 2.4 + column_width * len(rows))
     height = 0.9 + (0.4 if two_lines else 0.26) * len(tokenizers)
-    with _figure(width, height, stem) as figure:
+    with _figure(width, height, stem) as figure, _no_trial_draw():
         ax = figure.subplots()
         sns.heatmap(grid.astype("float64"), annot=labels.to_numpy(), fmt="", cmap="rocket_r", linewidths=0.5,
                     annot_kws={"fontsize": FONT_SIZE}, cbar_kws={"label": info.label}, ax=ax)  # fmt: skip
@@ -251,7 +267,7 @@ def overlap_heatmaps(overlap: pd.DataFrame, tokenizers: list[str], stem: Path) -
     lines = math.ceil(len(panels) / columns)
     shown = [t for t in tokenizers if t in set(overlap["tokenizer_a"]) | set(overlap["tokenizer_b"])]
     side = min(MAX_WIDTH / columns, 1.4 + 0.3 * len(shown))
-    with _figure(side * columns, side * lines, stem) as figure:
+    with _figure(side * columns, side * lines, stem) as figure, _no_trial_draw():
         axes = figure.subplots(lines, columns, squeeze=False)
         for ax in list(axes.flat)[len(panels):]:
             ax.set_visible(False)
