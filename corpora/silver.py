@@ -128,14 +128,91 @@ def _zemberek() -> Any:
     # TurkishMorphology.create_with_defaults(), with the lexicon read by zemberek_lexicon
     morphology = TurkishMorphology.Builder(zemberek_lexicon()).build()
     _memoize_weights(morphology)
+    _look_up_surfaces_directly()
     return morphology
 
 
 def _memoize_weights(morphology: Any) -> None:
-    """Keep each perceptron weight the disambiguator looks up: its lookup hashes the feature string in pure
-    Python every time (most of the analysis's time), and the weights are read-only, so the answers stay."""
+    """Keep each perceptron weight the disambiguator looks up, found by ``weight_lookup`` (the library's lookup
+    does its 32-bit hash arithmetic on numpy scalars, a microsecond a character); the weights are read-only, so
+    the answers stay."""
     model = morphology.ambiguity_resolver.decoder.model
-    model.get_ = functools.cache(model.get_)
+    lookup = getattr(model, "lookup", None)
+    model.get_ = functools.cache(model.get_ if lookup is None else weight_lookup(lookup))
+
+
+_MASK_32 = 0xFFFFFFFF
+_FNV_PRIME, _FNV_OFFSET = 16777619, 2166136261  # zemberek's MultiLevelMphf: FNV-1a, 32 bits
+
+
+def _mphf_hash(key: str, seed: int) -> int:
+    """zemberek's ``MultiLevelMphf.hash_for_str`` in plain integers: FNV-1a over the code points from ``seed``
+    (``_FNV_OFFSET`` for none), wrapped to 32 bits, then its low 31 bits."""
+    value = seed
+    for char in key:
+        value = ((value ^ ord(char)) * _FNV_PRIME) & _MASK_32
+    return value & 0x7FFFFFFF
+
+
+def _java_string_hash(key: str) -> int:
+    """Java's ``String.hashCode`` over code points (zemberek's ``LossyIntLookup.java_hash_code``), as an unsigned
+    32-bit value."""
+    value = 0
+    for char in key:
+        value = (value * 31 + ord(char)) & _MASK_32
+    return value
+
+
+def weight_lookup(lookup: Any) -> Callable[[str], Any]:
+    """``lookup.get_as_float`` (a zemberek ``LossyIntLookup``: a minimal perfect hash to a slot, a 27-bit Java
+    string hash as the slot's fingerprint, the weight's float bits beside it), the same float32 for every key,
+    with the hashing done on Python integers.  A key the perfect hash places on no level goes to the library's
+    own lookup (which fails there as it always did)."""
+    import struct
+
+    import numpy as np
+
+    levels = [(level.key_amount, level.bucket_amount, level.bucket_hash_seed_values, level.failed_indexes.tolist())
+              for level in lookup.mphf.hash_level_data]  # fmt: skip
+    data = lookup.data.tolist()
+
+    def slot(key: str) -> int | None:
+        initial = _mphf_hash(key, _FNV_OFFSET)
+        for index, (keys, buckets, seeds, _) in enumerate(levels):
+            seed = seeds[initial % buckets] & 0xFF
+            if seed:
+                position = _mphf_hash(key, seed) % keys
+                return position if index == 0 else levels[index - 1][3][position]
+        return None
+
+    def weight(key: str) -> Any:
+        position = slot(key)
+        if position is None:
+            return lookup.get_as_float(key)
+        bits = data[2 * position + 1] if _java_string_hash(key) & 0x7FFFFFF == data[2 * position] else 0
+        return np.float32(struct.unpack(">f", struct.pack(">i", bits))[0])
+
+    return weight
+
+
+def _look_up_surfaces_directly() -> None:
+    """zemberek's surface cache keys a suffix's surface by the hash of its phonetic attributes' short forms,
+    concatenated in the set's iteration order, built with ``+=`` and a method call per attribute, on every
+    step of every analysis: the same key is built here in one join, and only a miss goes to the library's
+    ``generate_surface`` (which looks again, misses, and computes and keeps the surface).  The same key, so
+    the same hits and misses, in the same order."""
+    from zemberek.morphology.analysis.surface_transitions import SurfaceTransition
+
+    generate = SurfaceTransition.__dict__["generate_surface"].__func__
+    if getattr(generate, "looks_up_directly", False):
+        return
+
+    def generate_surface(transition: Any, attributes: Any) -> str:
+        cached = transition.surface_cache.attribute_map.get(hash("".join([a.short_form for a in attributes])))
+        return cached if cached else generate(transition, attributes)
+
+    generate_surface.looks_up_directly = True  # type: ignore[attr-defined]
+    SurfaceTransition.generate_surface = staticmethod(generate_surface)
 
 
 def zemberek_lexicon(path: Path | None = None) -> Any:

@@ -332,12 +332,15 @@ def audit_tables(results: Sequence[UnitResult], facts: Mapping[Unit, UnitAuditFa
     from benchmarks.measure.evaluate import report_size_results
 
     rows, unreachable, listed = [], [], set()
+    counted: dict[int, tuple[dict[str, int], dict[str, int]]] = {}  # by audit object: a production row's is shared
     for corpus in sorted({result.unit.corpus for result in results}):
         texts = list(texts_of(corpus))
         for result in report_size_results(results, corpus, config):
             unit = result.unit
             audit, never = facts[unit].audit, facts[unit].never
-            statuses, scripts = audit.status_counts(), audit.script_counts()
+            if id(audit) not in counted:
+                counted[id(audit)] = audit.status_counts(), audit.script_counts()
+            statuses, scripts = counted[id(audit)]
             total = len(audit.entries)
             rows.append([corpus, unit.language, unit.tokenizer, unit.kind, unit.row_type, unit.vocab_size, total,
                          *statuses.values(), *scripts.values(),

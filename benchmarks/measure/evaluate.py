@@ -359,12 +359,16 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
 HOLM_FAMILY = ("metric", "eval_set")
 
 
+def is_report_size(unit: Unit, config: ExperimentConfig) -> bool:
+    """Whether ``unit`` is a row the paired and side tables compare: a trained row at the report vocab size
+    (on a run with a ``train_chars`` axis, at its largest value), or a production row."""
+    return unit.vocab_size in (None, config.report_vocab_size) and unit.train_chars in (None,
+                                                                                      max(config.train_chars or [0]))
+
+
 def report_size_results(results: Sequence[UnitResult], corpus: str, config: ExperimentConfig) -> list[UnitResult]:
-    """The tokenizer rows of ``corpus`` that the paired tables compare, sorted by label: the trained rows
-    at the report vocab size (on a run with a ``train_chars`` axis, at its largest value) and every
-    production row."""
-    chosen = [r for r in results if r.unit.corpus == corpus and r.unit.vocab_size in (None, config.report_vocab_size)
-              and r.unit.train_chars in (None, max(config.train_chars or [0]))]  # fmt: skip
+    """The tokenizer rows of ``corpus`` that the paired tables compare (``is_report_size``), sorted by label."""
+    chosen = [r for r in results if r.unit.corpus == corpus and is_report_size(r.unit, config)]
     return sorted(chosen, key=lambda r: r.unit.tokenizer)
 
 

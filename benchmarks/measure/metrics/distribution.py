@@ -143,8 +143,9 @@ def vocabulary_jaccard(a: frozenset[bytes], b: frozenset[bytes]) -> float:
     tokens every trained family reserves (``<pad> <unk> <s> </s>``); NaN when both sets are empty.
     Source: vocabulary overlap as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals).
     """
-    union = len(a | b)
-    return len(a & b) / union if union else math.nan
+    shared = len(a & b)
+    union = len(a) + len(b) - shared  # |A ∪ B| without building it (the intersection walks the smaller set)
+    return shared / union if union else math.nan
 
 
 def vocab_overlap(pair: VocabularyPair) -> MetricResult:
@@ -154,5 +155,5 @@ def vocab_overlap(pair: VocabularyPair) -> MetricResult:
     (the row whose label sorts first carries it, the other named in ``partner``).
     Source: vocabulary overlap as TokEval reports it (swiss-ai/tokenizer-intrinsic-evals), as ``vocabulary_jaccard``.
     """
-    union = len(pair.vocabulary | pair.partner_vocabulary)
-    return MetricResult("vocab_overlap", vocabulary_jaccard(pair.vocabulary, pair.partner_vocabulary), union)
+    a, b = pair.vocabulary, pair.partner_vocabulary
+    return MetricResult("vocab_overlap", vocabulary_jaccard(a, b), len(a) + len(b) - len(a & b))

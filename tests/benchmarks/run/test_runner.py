@@ -256,7 +256,8 @@ def test_a_sweep_training_when_the_analyses_end_is_handed_over(run_dir: Path, co
     monkeypatch.setattr(runner.silver, "Prefetch", EndingAnalyses)
     monkeypatch.setattr(runner, "ProcessPoolExecutor", CountingPool)
     monkeypatch.setattr(runner, "_POLL_SECONDS", 0.0)  # the training cannot have ended at the first look
-    monkeypatch.setattr(runner, "_run_units", lambda *args: handed.append(args[-1]) or original(*args))
+    monkeypatch.setattr(runner, "_run_units",
+                        lambda *args, **kwargs: handed.append(args[-1]) or original(*args, **kwargs))  # fmt: skip
     ended = run_experiment(config, tmp_path / "ended", jobs=2, progress=False)
     assert len(handed) == 1 and handed[0] is not None and handed[0].sweep == submitted[0]
     assert len(submitted) == len(set(submitted)) > 1
