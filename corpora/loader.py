@@ -122,9 +122,8 @@ class Corpus:
         return dict(self._gold_references)
 
     def silver_analyzers(self) -> list[str]:
-        """The analyzers of the evaluated silver references (they always yield a reference, never MorphScore)."""
-        return [reference.analyzer for reference in self.spec.references
-                if reference.role == "evaluation" and reference.analyzer is not None]  # fmt: skip
+        """The analyzers of the evaluated silver references (``CorpusSpec.silver_analyzers``)."""
+        return self.spec.silver_analyzers
 
     def silver_words(self) -> dict[str, list[str]]:
         """The words each silver analyzer of the evaluated references will be asked for (analyzer name ->

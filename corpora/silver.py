@@ -399,13 +399,13 @@ _CAN_FORK = hasattr(os, "fork")
 HASH_SEED = "0"
 
 
-def _seeded_pool(processes: int) -> Any:
+def _seeded_pool(processes: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()) -> Any:
     """A pool of ``processes`` spawned workers started with ``PYTHONHASHSEED=HASH_SEED`` (this process's
-    environment is put back once they are started)."""
+    environment is put back once they are started), each running ``initializer(*initargs)`` first."""
     before = os.environ.get("PYTHONHASHSEED")
     os.environ["PYTHONHASHSEED"] = HASH_SEED
     try:
-        return multiprocessing.get_context("spawn").Pool(processes)
+        return multiprocessing.get_context("spawn").Pool(processes, initializer, initargs)
     finally:
         if before is None:
             del os.environ["PYTHONHASHSEED"]
@@ -453,12 +453,25 @@ def _words_to_analyze(analyzer: str, words: Iterable[str]) -> tuple[list[str], l
     return unique, [word for word in unique if word not in cache]
 
 
-def _timed_segment(analyzer: str, batches: list[list[str]]) -> tuple[list[list[Segmentation]], float]:
-    """``SILVER[analyzer].segment`` of each batch of words by a fresh analyzer, and the seconds it all took (on
-    a worker process: a module-level function).  A fork-safe analyzer is loaded once and the batches after the
-    first are segmented on forked copies of this process, taken before it segments anything, so each copy
-    starts from the freshly loaded analyzer; any other analyzer gets one batch per call (``Prefetch``)."""
+#: analyzer -> the seconds this process took to load it ahead of its words (``Preloaded``), counted once in the
+#: seconds of its analysis
+_PRELOAD_SECONDS: dict[str, float] = {}
+
+
+def _preload(analyzer: str) -> None:
+    """Load ``analyzer`` in this (worker) process, before it is given any word (``Preloaded``)."""
     started = time.perf_counter()
+    SILVER[analyzer].segment([])
+    _PRELOAD_SECONDS[analyzer] = time.perf_counter() - started
+
+
+def _timed_segment(analyzer: str, batches: list[list[str]]) -> tuple[list[list[Segmentation]], float]:
+    """``SILVER[analyzer].segment`` of each batch of words by a fresh analyzer, and the seconds it all took,
+    loading it included (on a worker process: a module-level function).  A fork-safe analyzer is loaded once
+    and the batches after the first are segmented on forked copies of this process, taken before it segments
+    anything, so each copy starts from the freshly loaded analyzer; any other analyzer gets one batch per call
+    (``Prefetch``)."""
+    started = time.perf_counter() - _PRELOAD_SECONDS.pop(analyzer, 0.0)
     segment = SILVER[analyzer].segment
     if len(batches) == 1:
         answers = [segment(batches[0])]
@@ -513,6 +526,33 @@ def _forked_answers(analyzer: str, pid: int, read: int) -> list[Segmentation]:
     return answers
 
 
+class Preloaded:
+    """One analyzer loading now, on a worker process of its own started with the fixed hash seed, before its
+    words are known: ``Prefetch`` hands it that analyzer's words (or closes it when they are all answered
+    from the disk cache).  A run starts the slowest analyzer of its corpora this way (``slowest``) while it
+    loads its corpora, so that analysis, the floor of a cold run, starts as soon as its words are known."""
+
+    def __init__(self, analyzer: str) -> None:
+        if analyzer not in SILVER:
+            raise CorpusError(f"unknown silver analyzer {analyzer!r}; choose one of: {', '.join(SILVER)}")
+        self.analyzer = analyzer
+        self.pool: Any = _seeded_pool(1, _preload, (analyzer,))
+
+    @classmethod
+    def slowest(cls, analyzers: Iterable[str]) -> Preloaded | None:
+        """The analyzer of ``analyzers`` that takes longest per word (``cost_per_word``), preloaded; None for
+        none."""
+        known = [analyzer for analyzer in dict.fromkeys(analyzers) if analyzer in SILVER]
+        return cls(max(known, key=lambda analyzer: SILVER[analyzer].cost_per_word)) if known else None
+
+    def close(self) -> None:
+        """Stop its worker (an analysis running there is dropped); closing again does nothing."""
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
 class Prefetch:
     """Silver analyses running on worker processes while the caller does other work (``tokbench run``
     trains and evaluates meanwhile); ``wait`` puts them in the cache, so that ``analyze`` then answers
@@ -525,13 +565,15 @@ class Prefetch:
     ``analyze`` in a fresh process.  ``afterwards``: analyzer name -> words asked later by a process that
     has the answers of ``requests`` in its cache but has not loaded the analyzer (the run's reference
     coverage, on a forked process): analyzed by another fresh analyzer, so they too are answered as that
-    process would answer them (a fork-safe analyzer is loaded once for both: ``_timed_segment``).  With fewer
+    process would answer them (a fork-safe analyzer is loaded once for both: ``_timed_segment``).  A
+    ``preloaded`` analyzer's words go to its own worker (one of the ``processes``).  Without it, with fewer
     than 2 processes or analyses everything is analyzed right away, in this process, ``afterwards`` by the
     analyzer that answered ``requests`` (as this process would answer them later).  Workers are spawned, not
     forked: a loaded analyzer may hold worker threads (kiwi), which a forked child would inherit dead."""
 
     def __init__(self, requests: Mapping[str, Iterable[str]], processes: int,
-                 afterwards: Mapping[str, Iterable[str]] | None = None) -> None:  # fmt: skip
+                 afterwards: Mapping[str, Iterable[str]] | None = None,
+                 preloaded: Preloaded | None = None) -> None:  # fmt: skip
         tasks: list[tuple[str, list[list[str]]]] = []
         for analyzer in dict.fromkeys([*requests, *(afterwards or {})]):
             if analyzer not in SILVER:
@@ -551,12 +593,20 @@ class Prefetch:
                 tasks += [(analyzer, [batch]) for batch in unanswered]  # one fresh process each
             elif unanswered:
                 tasks.append((analyzer, unanswered))
-        self._pool: Any = None
+        self._pools: list[Any] = []
         self._pending: list[tuple[str, list[list[str]], Any]] = []
         #: analyzer -> seconds its analyses took (loading the analyzer included), once waited for; an
         #: analyzer answered from the disk cache has none
         self.seconds: dict[str, float] = {}
-        if processes < 2 or len(tasks) < 2:
+        if preloaded is not None:
+            own = next((task for task in tasks if task[0] == preloaded.analyzer), None)
+            if own is None:
+                preloaded.close()
+            else:
+                tasks.remove(own)
+                self._start(preloaded.pool, [own])
+                preloaded.pool = None  # this object stops it now
+        if not self._pools and (processes < 2 or len(tasks) < 2):
             for analyzer, batches in tasks:
                 if SILVER[analyzer].hash_order_dependent:  # on a seeded worker, as the pool would answer them
                     self._keep(analyzer, batches, *segment_seeded(analyzer, batches))
@@ -564,10 +614,14 @@ class Prefetch:
                 for batch in batches:  # one analyzer, as this process would answer them one after the other
                     self._keep(analyzer, [batch], *_timed_segment(analyzer, [batch]))
             return
-        tasks.sort(key=lambda task: -len(task[1][0]) * SILVER[task[0]].cost_per_word)
-        self._pool = _seeded_pool(min(processes, len(tasks)))
-        self._pending = [(analyzer, batches, self._pool.apply_async(_timed_segment, (analyzer, batches)))
-                         for analyzer, batches in tasks]  # fmt: skip
+        if tasks:
+            tasks.sort(key=lambda task: -len(task[1][0]) * SILVER[task[0]].cost_per_word)
+            self._start(_seeded_pool(max(1, min(processes - len(self._pools), len(tasks)))), tasks)
+
+    def _start(self, pool: Any, tasks: list[tuple[str, list[list[str]]]]) -> None:
+        self._pools.append(pool)
+        self._pending += [(analyzer, batches, pool.apply_async(_timed_segment, (analyzer, batches)))
+                          for analyzer, batches in tasks]  # fmt: skip
 
     def _keep(self, analyzer: str, batches: list[list[str]], answers: list[list[Segmentation]],
               seconds: float) -> None:  # fmt: skip
@@ -596,11 +650,11 @@ class Prefetch:
 
     def close(self) -> None:
         """Stop the workers (analyses still running are dropped)."""
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
-            self._pending.clear()
+        for pool in self._pools:
+            pool.terminate()
+            pool.join()
+        self._pools.clear()
+        self._pending.clear()
 
 
 def analyze(analyzer: str, words: Iterable[str], language: str) -> MorphReference:

@@ -320,6 +320,12 @@ class CorpusSpec(Table):
         return next((source.parallel for source in self.sources if source.parallel is not None), None)
 
     @property
+    def silver_analyzers(self) -> list[str]:
+        """The analyzers of the evaluated silver references (they always yield a reference, never MorphScore)."""
+        return [reference.analyzer for reference in self.references
+                if reference.role == "evaluation" and reference.analyzer is not None]  # fmt: skip
+
+    @property
     def language_code(self) -> str:
         """ISO 639-3 part of ``language`` (``tur``)."""
         return self.language.split("_")[0]

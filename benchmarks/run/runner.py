@@ -97,6 +97,7 @@ from benchmarks.run.training import train_sweep as train_sweep
 from benchmarks.run.units import Unit, UnitFileError, UnitResult, read_unit_result, tidy_rows, write_unit_result
 from corpora import Corpus, load_corpus, silver
 from corpora.loader import cache_home
+from corpora.spec import load_spec
 from corpora.stats import agreement_words, reference_coverage
 
 
@@ -184,21 +185,29 @@ def run_experiment(
     started = time.perf_counter()
     check_out_dir(out_dir, config, overwrite)
     check_writable_dir(cache_home(), "cache folder ($TOKBENCH_CACHE)")
-    pretrained = resolve_pretrained(config.pretrained_rows, config.source, data_dir)
-    loaded = {}
-    for entry in tqdm(config.corpora, desc="loading corpora", disable=not progress, file=sys.stderr):
-        loaded[entry] = load_corpus(config.corpus_source(entry), data_dir=data_dir)
-    # silver analyzers are slow: their words are analyzed on worker processes from now on, while the
-    # run goes on; the references are built once, in this process, then handed to every worker.  The gold
-    # words the manifest's agreement asks for later are analyzed there too (a fork-safe analyzer, zemberek,
-    # is loaded once for both)
-    analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs, afterwards=agreement_words(loaded.values()))
-    closing: list[Callable[[], None]] = [analyzing.close]
-    # numpy's BLAS on one thread per process while the run goes: the run spreads its work over ``jobs``
-    # processes, and a BLAS starting a thread per core in each of them (the bootstrap's matrix products)
-    # fights them for the cores (2.4x slower on 2 cores); forked workers inherit it, spawned ones set it
-    closing.append(threadpool_limits(limits=1, user_api="blas").restore_original_limits)
+    # the slowest silver analyzer of the corpora (named in their spec files) loads on a worker of its own while
+    # this process resolves the pretrained rows and loads the corpora: its analysis, the floor of a cold run,
+    # then starts as soon as its words are known
+    specs = [load_spec(config.corpus_source(entry)) for entry in config.corpora]
+    preloaded = silver.Preloaded.slowest(a for spec in specs for a in spec.silver_analyzers) if jobs > 1 else None
+    closing: list[Callable[[], None]] = [] if preloaded is None else [preloaded.close]
     try:
+        pretrained = resolve_pretrained(config.pretrained_rows, config.source, data_dir)
+        loaded = {}
+        for entry, spec in tqdm(zip(config.corpora, specs, strict=True), desc="loading corpora", disable=not progress,
+                                total=len(specs), file=sys.stderr):  # fmt: skip
+            loaded[entry] = load_corpus(spec, data_dir=data_dir)
+        # silver analyzers are slow: their words are analyzed on worker processes from now on, while the run
+        # goes on; the references are built once, in this process, then handed to every worker.  The gold words
+        # the manifest's agreement asks for later are analyzed there too (a fork-safe analyzer, zemberek, is
+        # loaded once for both)
+        analyzing = silver.Prefetch(_silver_requests(loaded.values()), jobs,
+                                    afterwards=agreement_words(loaded.values()), preloaded=preloaded)  # fmt: skip
+        closing.append(analyzing.close)
+        # numpy's BLAS on one thread per process while the run goes: the run spreads its work over ``jobs``
+        # processes, and a BLAS starting a thread per core in each of them (the bootstrap's matrix products)
+        # fights them for the cores (2.4x slower on 2 cores); forked workers inherit it, spawned ones set it
+        closing.append(threadpool_limits(limits=1, user_api="blas").restore_original_limits)
         # a family that trains on gold morphemes excludes the words the corpus's references score: those
         # corpora's references are built now (their analyzers waited for), the others' analyses go on
         _build_references(analyzing, _trained_on_references(config, loaded.values()), progress)

@@ -11,7 +11,16 @@ import pytest
 from corpora import silver
 from corpora.errors import CorpusError
 from corpora.morph import CITATIONS, Coverage, MorphReference, read_reference
-from corpora.silver import SILVER, Prefetch, agreement, analyze, gold_references, kiwi_boundaries, turkish_lower
+from corpora.silver import (
+    SILVER,
+    Prefetch,
+    Preloaded,
+    agreement,
+    analyze,
+    gold_references,
+    kiwi_boundaries,
+    turkish_lower,
+)
 from corpora.spec import list_corpora, parse_spec
 from tests.conftest import DATA_ROOT, by_data
 
@@ -226,6 +235,37 @@ def test_prefetch_on_processes_answers_as_analyze(monkeypatch: pytest.MonkeyPatc
     assert {name: analyze(name, words[name], languages[name]) for name in words} == serial
     with pytest.raises(CorpusError, match="unknown silver analyzer 'mecab'"):
         Prefetch({"mecab": ["a"]}, processes=2)
+
+
+def test_a_preloaded_analyzer_answers_as_one_started_with_its_words(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path) -> None:  # fmt: skip
+    """zemberek loaded on its own worker before its words are known (``Preloaded``) gives the answers a worker
+    started with them gives (both fresh, under the fixed hash seed), its seconds count the loading, and a
+    preloaded analyzer whose words are all in the disk cache is stopped."""
+    words = {"zemberek": ["kitaplarımızdan", "görmedilerdi", "jurnalliyormuş", "evde", "xqzwvk"],
+             "kiwi": ["했다", "서울입니다"]}  # fmt: skip
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "plain"))
+    monkeypatch.setattr(silver, "_CACHE", {})
+    Prefetch(words, processes=2).wait()
+    plain = {name: {word: silver._CACHE[name][word] for word in words[name]} for name in words}
+
+    assert Preloaded.slowest(["kiwi", "zemberek", "kiwi"]).analyzer == "zemberek"  # type: ignore[union-attr]
+    assert Preloaded.slowest([]) is None
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "preloaded"))
+    monkeypatch.setattr(silver, "_CACHE", {})
+    preloaded = Preloaded("zemberek")
+    pool = preloaded.pool
+    prefetching = Prefetch(words, processes=2, preloaded=preloaded)
+    assert preloaded.pool is None and pool in prefetching._pools  # handed over: the prefetch stops it
+    prefetching.wait()
+    assert {name: {word: silver._CACHE[name][word] for word in words[name]} for name in words} == plain
+    assert prefetching.seconds["zemberek"] > 1.0  # loading zemberek takes seconds; its words, milliseconds
+    assert pool._state == "TERMINATE"  # type: ignore[attr-defined]
+
+    idle = Preloaded("zemberek")
+    pool = idle.pool
+    assert Prefetch(words, processes=2, preloaded=idle).seconds == {}  # every answer from the disk cache
+    assert idle.pool is None and pool._state == "TERMINATE"  # type: ignore[attr-defined]
 
 
 def _stateful_analyzer(monkeypatch: pytest.MonkeyPatch) -> None:
