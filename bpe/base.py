@@ -219,6 +219,14 @@ class Tokenizer(ABC):
         (invalid UTF-8 decodes to U+FFFD)."""
         return b"".join(self.id_to_bytes(i) for i in ids).decode("utf-8", errors="replace")
 
+    def all_token_bytes(self) -> tuple[bytes, ...]:
+        """``id_to_bytes`` of every id, in id order: read once per tokenizer object (a tokenizer's vocabulary
+        never changes), for the callers that scan the whole vocabulary."""
+        table = self.__dict__.get("_all_token_bytes")
+        if table is None:
+            table = self.__dict__["_all_token_bytes"] = tuple(self.id_to_bytes(i) for i in range(self.vocab_size))
+        return table
+
     @abstractmethod
     def id_to_piece(self, token_id: int) -> str:
         """A printable form of a token, with the family's own markers (``</w>``, ``Ġ``, ``▁``)."""

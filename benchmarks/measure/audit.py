@@ -206,8 +206,8 @@ def audit_vocabulary(tokenizer: Tokenizer) -> VocabularyAudit:
     if tokenizer.unk_id is not None:
         specials.add(tokenizer.unk_id)
     entries = []
-    for token_id in range(tokenizer.vocab_size):
-        piece, data = tokenizer.id_to_piece(token_id), tokenizer.id_to_bytes(token_id)
+    for token_id, data in enumerate(tokenizer.all_token_bytes()):
+        piece = tokenizer.id_to_piece(token_id)
         script = entry_script(data)
         if token_id in specials:
             entries.append(AuditEntry(token_id, piece, data, "special", "other"))

@@ -190,8 +190,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
     word_cache = _WordCache(tokenizer)
     encode_word = word_cache.__getitem__
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
-    partial_characters = functools.cache(
-        lambda: has_partial_characters(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size)))
+    partial_characters = functools.cache(lambda: has_partial_characters(tokenizer.all_token_bytes()))
     for measured in metric_results(needing[Needs.TOKENIZER], facts):
         yield TRAIN_ROLE, "", measured
     for role in roles:
@@ -242,7 +241,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
 def vocabulary_bytes(tokenizer: Tokenizer) -> tuple[frozenset[bytes], bytes]:
     """The bytes of every token of ``tokenizer`` and the prefix of its word-initial tokens: ``b" "`` when the
     vocabulary holds tokens made of a space and more than whitespace (``Ġword``, ``▁word``), else ``b""``."""
-    vocabulary = frozenset(tokenizer.id_to_bytes(token) for token in range(tokenizer.vocab_size))
+    vocabulary = frozenset(tokenizer.all_token_bytes())
     spaced = any(token.startswith(b" ") and token[1:2].strip() for token in vocabulary)  # a space, then a letter
     return vocabulary, b" " if spaced else b""
 
@@ -255,8 +254,14 @@ Pairs = Iterator[tuple[UnitResult, str, Any]]
 
 def _by_id(counts: DocumentCounts, ids: Sequence[str]) -> np.ndarray:
     """The token counts of the documents ``ids``, in that order."""
-    position = {doc_id: i for i, doc_id in enumerate(counts.ids)}
+    position = _positions(tuple(counts.ids))
     return np.asarray(counts.tokens, dtype=float)[[position[doc_id] for doc_id in ids]]
+
+
+@functools.lru_cache(maxsize=64)
+def _positions(ids: tuple[str, ...]) -> dict[str, int]:
+    """Each id's position in ``ids``: the units of a corpus list the same documents, looked up once."""
+    return {doc_id: i for i, doc_id in enumerate(ids)}
 
 
 def _same_documents(a: DocumentCounts, b: DocumentCounts) -> PairedCounts | None:
@@ -342,16 +347,18 @@ def cross_unit_rows(results: Sequence[UnitResult], metrics: Sequence[Metric], co
                     parallel: ParallelPlan) -> list[dict[str, Any]]:  # fmt: skip
     """The tidy rows of every selected metric that pairs two units (``parallel``: the run's pairing of
     parallel evaluation sentences)."""
-    settings = bootstrap_settings(config)
-    rows: list[dict[str, Any]] = []
+    measured: list[tuple[Unit, Measured]] = []
     for need, find_pairs in PARTNERS.items():
         paired = [metric for metric in metrics if metric.needs is need]
         if not paired:
             continue
         for result, eval_set, counts in find_pairs(results, parallel):
             applicable = [metric for metric in paired if metric.applies_to(result.unit.capabilities)]
-            rows += tidy_rows(result.unit, metric_rows(applicable, counts, eval_set, settings))
-    return rows
+            measured += [(result.unit, (eval_set, "", value)) for value in metric_results(applicable, counts)]
+    # every pair's CI in one ``metric_intervals`` call: pairs of one item count share their resampled sums
+    computed = _rows([item for _, item in measured], bootstrap_settings(config))
+    return [row for (unit, _), computed_row in zip(measured, computed, strict=True)
+            for row in tidy_rows(unit, [computed_row])]  # fmt: skip
 
 
 #: the columns that declare a family of paired tests for the Holm–Bonferroni adjustment: one family per

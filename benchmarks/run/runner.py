@@ -248,20 +248,22 @@ def run_experiment(
             closing.append(lambda: gc.set_threshold(*threshold))
             known_facts = _run_units(context, pending, jobs, start_method, progress, training,
                                      side=side_tasks(units, config))  # fmt: skip
-            # the manifest's silver agreement (an analyzer loaded again, gold words analyzed: one process for
-            # seconds) depends on the corpora alone: computed on another process while the side tables go on
-            coverage = _ReferenceCoverage(corpora, jobs)
+            # the manifest's silver agreement depends on the corpora alone: computed on another process while
+            # the rest goes on; so are the paired tests, once the unit results are read
+            coverage = _reference_coverage(corpora, jobs)
             closing.append(coverage.close)
             results = [finished.get(unit) or read_unit_result(context.unit_path(unit), unit) for unit in units]
+            gc.freeze()  # the results too, before the paired tests', side tables' and report's workers are forked
+            paired = _Forked(lambda: paired_rows(results, config), fork=jobs > 1)
+            closing.append(paired.close)
             rows = [row for result in results for row in tidy_rows(result.unit, result.rows)]
             selected = select_metrics(config.metrics, config.extra_metrics)
             rows += cross_unit_rows(results, selected, config, parallel)
-            gc.freeze()  # the results too, before the side tables' and the report's workers are forked
             facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs, known_facts)
             rows += vocab_overlap_rows(results, lambda unit: facts[unit].vocabulary, selected, config)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
-            atomic_write_text(out_dir / "paired.csv", paired_rows(results, config).to_csv(index=False))
+            atomic_write_text(out_dir / "paired.csv", paired.result().to_csv(index=False))
             write_audit(out_dir, results, {unit: unit_facts.audit for unit, unit_facts in facts.items()}, context)
             write_examples(out_dir, corpora, parallel)
             write_manifest(out_dir, config, corpora, pretrained, parallel, time.perf_counter() - started, data_dir,
@@ -274,43 +276,41 @@ def run_experiment(
             close()
 
 
-# the corpora of the forked coverage process (set before it is forked, never pickled)
-_coverage_corpora: dict[str, Corpus] | None = None
-
-
 def _coverage_of(corpora: dict[str, Corpus]) -> dict[str, dict[str, dict[str, Any]]]:
     """Every corpus's ``reference_coverage`` with agreement, as the manifest lists it."""
     return {corpus_id: reference_coverage(corpus, agreement=True) for corpus_id, corpus in corpora.items()}
 
 
-def _coverage_in_worker() -> dict[str, dict[str, dict[str, Any]]]:
-    assert _coverage_corpora is not None, "coverage process forked without its corpora"
-    return _coverage_of(_coverage_corpora)
+# the function a forked ``_Forked`` process calls (set before it is forked, never pickled)
+_forked_function: Callable[[], Any] | None = None
 
 
-class _ReferenceCoverage:
-    """``_coverage_of(corpora)`` on one forked process, started now; ``result`` waits for it.  Computed in
-    this process instead (when ``result`` is called) on one job, where fork is not available, or once this
-    process has loaded a silver analyzer (``silver.analyzers_loaded``).  A forked child starts from this
-    process's memory (its analyses cache, its analyzers: none loaded), so the numbers are the ones this
-    process would compute."""
+def _call_forked() -> Any:
+    assert _forked_function is not None, "process forked without its function"
+    return _forked_function()
 
-    def __init__(self, corpora: dict[str, Corpus], jobs: int) -> None:
-        global _coverage_corpora
-        self._corpora = corpora
+
+class _Forked:
+    """``function()`` on one forked process, started now; ``result`` waits for it.  Computed in this process
+    instead (when ``result`` is called) unless ``fork`` and the platform can fork.  A forked child starts from
+    this process's memory, so it computes what this process would."""
+
+    def __init__(self, function: Callable[[], Any], fork: bool) -> None:
+        global _forked_function
+        self._function = function
         self._pool: ProcessPoolExecutor | None = None
         self._future: Any = None
-        if jobs > 1 and "fork" in multiprocessing.get_all_start_methods() and not silver.analyzers_loaded():
-            _coverage_corpora = corpora
+        if fork and "fork" in multiprocessing.get_all_start_methods():
+            _forked_function = function
             try:
                 self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-                self._future = self._pool.submit(_coverage_in_worker)  # forks here, with the corpora set
+                self._future = self._pool.submit(_call_forked)  # forks here, with the function set
             finally:
-                _coverage_corpora = None
+                _forked_function = None
 
-    def result(self) -> dict[str, dict[str, dict[str, Any]]]:
+    def result(self) -> Any:
         if self._future is None:
-            return _coverage_of(self._corpora)
+            return self._function()
         try:
             return self._future.result()
         finally:
@@ -320,6 +320,14 @@ class _ReferenceCoverage:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _reference_coverage(corpora: dict[str, Corpus], jobs: int) -> _Forked:
+    """The manifest's silver agreement (an analyzer loaded again, gold words analyzed: one process for seconds),
+    ``_coverage_of(corpora)``, on a forked process while the run goes on; in this process on one job or once
+    this process has loaded a silver analyzer (``silver.analyzers_loaded``: a loaded kiwi's threads would be
+    dead in a child).  The child starts from this process's analyses cache, so the numbers are this process's."""
+    return _Forked(lambda: _coverage_of(corpora), fork=jobs > 1 and not silver.analyzers_loaded())
 
 
 def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:

@@ -20,7 +20,7 @@ def _id_counts(name: str, text: RunningText) -> tuple[np.ndarray, int]:
     vocab_size = text.vocab_size
     if vocab_size is None or vocab_size < 2:
         raise BenchmarkError(f"metric {name}: vocab_size must be at least 2, got {vocab_size}")
-    ids = np.fromiter((i for e in text.encodings for i in e.ids), dtype=np.int64)
+    ids = text.ids
     if len(ids) == 0:
         raise BenchmarkError(f"metric {name}: nothing to aggregate (no tokens)")
     if ids.min() < 0 or ids.max() >= vocab_size:

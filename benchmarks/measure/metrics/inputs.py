@@ -95,6 +95,12 @@ class RunningText:
         _check_aligned("running text: texts and encodings", self.texts, self.encodings)
 
     @functools.cached_property
+    def ids(self) -> np.ndarray:
+        """Every token id of the texts, in order (int64), read once for the metrics that count them."""
+        return np.fromiter(itertools.chain.from_iterable(e.ids for e in self.encodings), dtype=np.int64,
+                           count=sum(len(e.ids) for e in self.encodings))  # fmt: skip
+
+    @functools.cached_property
     def decoded(self) -> list[str]:
         """Per text, ``decode(encode(text))``."""
         if self.decode is None:

@@ -517,9 +517,9 @@ def test_the_manifests_reference_coverage_is_computed_on_a_forked_process(monkey
     monkeypatch.setattr(runner, "_coverage_of", lambda corpora: {name: (len(text), os.getpid())
                                                                  for name, text in corpora.items()})  # fmt: skip
     monkeypatch.setattr(silver, "analyzers_loaded", lambda: False)
-    forked = runner._ReferenceCoverage({"a": "xyz"}, jobs=2)
+    forked = runner._reference_coverage({"a": "xyz"}, jobs=2)
     length, pid = forked.result()["a"]
     assert length == 3 and pid != os.getpid()
-    assert runner._ReferenceCoverage({"a": "xyz"}, jobs=1).result() == {"a": (3, os.getpid())}
+    assert runner._reference_coverage({"a": "xyz"}, jobs=1).result() == {"a": (3, os.getpid())}
     monkeypatch.setattr(silver, "analyzers_loaded", lambda: True)
-    assert runner._ReferenceCoverage({"a": "xyz"}, jobs=2).result() == {"a": (3, os.getpid())}
+    assert runner._reference_coverage({"a": "xyz"}, jobs=2).result() == {"a": (3, os.getpid())}
