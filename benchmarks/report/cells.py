@@ -21,16 +21,17 @@ CELL_KEYS = ["language", "corpus", "eval_set", "reference", "metric", "tokenizer
 def tokenizer_order(frame: pd.DataFrame) -> list[str]:
     """Row order: families, reference rows, published rows (row types in ``ROW_TYPES`` order, unknown ones
     last); each sorted by label."""
-    kinds = frame.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
+    kinds: dict[str, str] = {}
+    for tokenizer, row_type in zip(frame["tokenizer"], frame["row_type"], strict=True):
+        kinds.setdefault(tokenizer, row_type)  # each tokenizer's first row
     rank = {row_type: i for i, row_type in enumerate(ROW_TYPES)}
-    return sorted(kinds.index, key=lambda label: (rank.get(kinds[label], len(ROW_TYPES)), label))
+    return sorted(kinds, key=lambda label: (rank.get(kinds[label], len(ROW_TYPES)), label))
 
 
 def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
     """Label rows by language; a language with several (corpus, eval set) pairs gets one row for each,
     named by what differs: "tur_Latn (test)", "tur_Latn (ud-tur)" or "tur_Latn (ud-tur, test)"."""
-    frame = frame.copy()
-    combos = frame.drop_duplicates(["language", "corpus", "eval_set"])
+    combos = frame[["language", "corpus", "eval_set"]].drop_duplicates()
     labels: dict[tuple[str, str, str], str] = {}
     for language, group in combos.groupby("language", sort=True):
         one_corpus, one_set = group["corpus"].nunique() == 1, group["eval_set"].nunique() == 1
@@ -43,8 +44,8 @@ def add_row_labels(frame: pd.DataFrame) -> pd.DataFrame:
                 labels[language, corpus, eval_set] = f"{language} ({corpus})"
             else:
                 labels[language, corpus, eval_set] = f"{language} ({corpus}, {eval_set})"
-    frame["row"] = [labels[key] for key in zip(frame["language"], frame["corpus"], frame["eval_set"], strict=True)]
-    return frame
+    return frame.assign(row=[labels[key] for key in zip(frame["language"], frame["corpus"], frame["eval_set"],
+                                                         strict=True)])  # fmt: skip
 
 
 def at_report_size(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
@@ -52,15 +53,18 @@ def at_report_size(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
     size, by requested or by reached size (``run.match``; equal distance: the smaller requested size);
     each cell flagged (``flag_cells``) and labelled (``add_row_labels``)."""
     target = run.report_vocab_size
-    sized = rows[rows["vocab_size"].notna()].copy()
-    basis = sized["vocab_size"].astype("float64")
+    rows = rows if rows.index.is_unique else rows.reset_index(drop=True)
+    sized = rows["vocab_size"].notna()
+    # the choice on the key columns only; the chosen rows are taken whole once
+    keys = rows.loc[sized, [*CELL_KEYS, "vocab_size", "reached"]]
+    basis = keys["vocab_size"].astype("float64")
     if run.match == "reached":
-        basis = sized["reached"].where(sized["reached"].notna(), basis)
-    sized["distance"] = (basis - target).abs()
-    sized = sized.sort_values([*CELL_KEYS, "distance", "vocab_size"], kind="stable")
-    chosen = sized.drop_duplicates(CELL_KEYS).drop(columns="distance")
-    cells = pd.concat([chosen, rows[rows["vocab_size"].isna()]], ignore_index=True)
-    duplicated = cells.duplicated(CELL_KEYS)
+        basis = keys["reached"].where(keys["reached"].notna(), basis)
+    keys = keys.assign(distance=(basis - target).abs()).sort_values([*CELL_KEYS, "distance", "vocab_size"],
+                                                                    kind="stable")  # fmt: skip
+    chosen = rows.loc[keys.drop_duplicates(CELL_KEYS).index]
+    cells = pd.concat([chosen, rows[~sized]], ignore_index=True)
+    duplicated = cells[CELL_KEYS].duplicated()
     if duplicated.any():
         first = cells[duplicated].iloc[0]
         raise BenchmarkError(
@@ -88,12 +92,13 @@ def flag_cells(cells: pd.DataFrame, run: Run) -> pd.DataFrame:
     unreliable = caveats(run)
     morphology = cells["metric"].map(lambda metric: METRICS[metric].group == "morphology")
     reasons = []
-    for row, is_morphology in zip(cells.itertuples(), morphology, strict=True):
-        if (row.corpus, row.reference) in unreliable:
+    columns = (cells["corpus"], cells["reference"], cells["kind"], cells["unk_share"], morphology)
+    for corpus, reference, kind, unk_share, is_morphology in zip(*columns, strict=True):
+        if (corpus, reference) in unreliable:
             reasons.append("unreliable")
-        elif is_morphology and boundary_baseline_of(row.kind) is not None:
+        elif is_morphology and boundary_baseline_of(kind) is not None:
             reasons.append("baseline")
-        elif row.unk_share > run.unk_threshold:
+        elif unk_share > run.unk_threshold:
             reasons.append("unk")
         else:
             reasons.append("")
@@ -105,18 +110,23 @@ def flag_cells(cells: pd.DataFrame, run: Run) -> pd.DataFrame:
 def mark_best(cells: pd.DataFrame, ranked: bool) -> pd.Series:
     """True for the best ranked cell(s) of each column (by its metric's direction); ties as printed are all
     best.  Only cells without a ``not_ranked`` reason count, and only when a column has two of them."""
-    best = pd.Series(False, index=cells.index)
+    best = [False] * len(cells)
     if not ranked:
-        return best
-    for _, column in cells.groupby("column", sort=True):
-        info = METRICS[column["metric"].iloc[0]]
-        candidates = column[(column["not_ranked"] == "") & column["value"].map(math.isfinite)]
+        return pd.Series(best, index=cells.index)
+    metrics, reasons, values = cells["metric"].tolist(), cells["not_ranked"].tolist(), cells["value"].tolist()
+    columns: dict[str, list[int]] = {}
+    for position, column in enumerate(cells["column"]):
+        columns.setdefault(column, []).append(position)
+    for positions in columns.values():
+        info = METRICS[metrics[positions[0]]]
+        candidates = [p for p in positions if reasons[p] == "" and math.isfinite(values[p])]
         if info.higher_is_better is None or len(candidates) < 2:
             continue
-        values = candidates["value"]
-        top = findings.format_value(info, values.max() if info.higher_is_better else values.min())
-        best[candidates.index[[findings.format_value(info, v) == top for v in values]]] = True
-    return best
+        chosen = [values[p] for p in candidates]
+        top = findings.format_value(info, max(chosen) if info.higher_is_better else min(chosen))
+        for p in candidates:
+            best[p] = findings.format_value(info, values[p]) == top
+    return pd.Series(best, index=cells.index)
 
 
 

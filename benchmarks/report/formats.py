@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-
-import pandas as pd
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from benchmarks import render
 from benchmarks.measure.metrics import METRICS
@@ -19,7 +18,7 @@ MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this 
 MARKS = {"unk": UNK_MARK, "baseline": BASELINE_MARK}  # not_ranked reason -> the marker after the value
 
 
-def cell_texts(cell: pd.Series | None, bold: Callable[[str], str], escape: Callable[[str], str]) -> list[str]:
+def cell_texts(cell: Mapping[str, Any] | None, bold: Callable[[str], str], escape: Callable[[str], str]) -> list[str]:
     """A cell as printed, in three parts: the value with its markers (bold when best), the confidence
     interval, the reached vocabulary size; escaped for the target format by ``escape``.  ``MISSING`` when
     there is no cell; empty parts when the cell has no interval or reached the size requested."""
@@ -77,8 +76,8 @@ def csv_table(table: Table) -> str:
                "best"]  # fmt: skip
     order = {t: i for i, t in enumerate(table.tokenizers)}
     column_order = {c: i for i, c in enumerate(table.columns)}
-    cells = table.cells.assign(order=table.cells["tokenizer"].map(order),
-                               column_order=table.cells["column"].map(column_order))  # fmt: skip
+    cells = table.cells[columns]
+    cells = cells.assign(order=cells["tokenizer"].map(order), column_order=cells["column"].map(column_order))
     cells = cells.sort_values(["order", "column_order"], kind="stable")[columns]
     return cells.to_csv(index=False, lineterminator="\n")
 

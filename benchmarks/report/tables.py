@@ -43,22 +43,24 @@ class Table:
     cells: pd.DataFrame  # one per (tokenizer, column): metric, value, ci_low, ci_high, not_ranked, best, ...
     notes: list[str]  # plain text (backticks mark names)
 
-    def cell(self, tokenizer: str, column: str) -> pd.Series | None:
-        position = self._cell_positions.get((tokenizer, column))
-        return None if position is None else self.cells.iloc[position]
+    def cell(self, tokenizer: str, column: str) -> dict[str, Any] | None:
+        """The first cell of (tokenizer, column) as a record (column name -> value), None when there is none."""
+        return self._records.get((tokenizer, column))
 
     @functools.cached_property
-    def _cell_positions(self) -> dict[tuple[str, str], int]:
-        """The row of the first cell of each (tokenizer, column): ``cell`` is called for every cell."""
-        positions: dict[tuple[str, str], int] = {}
-        for position, key in enumerate(zip(self.cells["tokenizer"], self.cells["column"], strict=True)):
-            positions.setdefault(key, position)
-        return positions
+    def _records(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """The first cell of each (tokenizer, column) as a record, read once: every format asks for every cell."""
+        records: dict[tuple[str, str], dict[str, Any]] = {}
+        for record in self.cells.to_dict("records"):
+            records.setdefault((record["tokenizer"], record["column"]), record)
+        return records
 
-    @property
+    @functools.cached_property
     def rules_before(self) -> list[int]:
         """Rows that start a new row type (a rule above them)."""
-        kinds = self.cells.drop_duplicates("tokenizer").set_index("tokenizer")["row_type"]
+        kinds: dict[str, str] = {}
+        for tokenizer, row_type in zip(self.cells["tokenizer"], self.cells["row_type"], strict=True):
+            kinds.setdefault(tokenizer, row_type)  # each tokenizer's first cell
         return [i for i in range(1, len(self.tokenizers))
                 if kinds[self.tokenizers[i]] != kinds[self.tokenizers[i - 1]]]  # fmt: skip
 

@@ -332,6 +332,20 @@ def test_paired_tests_are_the_one_by_one_tests(embedded_text, method):
     assert together[0].p_value < 0.01 and together[3].difference == 0.0
 
 
+def test_small_counts_are_the_bincount_of_each_row_in_the_smallest_exact_type():
+    """Per row, how often each item is drawn: uint8 while every count fits, uint32 for the whole batch once
+    one count exceeds 255 (an item drawn 300 times)."""
+    drawn = np.random.default_rng(3).integers(0, 50, size=(40, 50))
+    counts = S._small_counts(drawn, 50)
+    assert counts.dtype == np.uint8
+    assert np.array_equal(counts, np.stack([np.bincount(row, minlength=50) for row in drawn]))
+    heavy = np.concatenate([np.random.default_rng(4).integers(0, 300, size=(2, 300)), np.zeros((1, 300), int),
+                            np.random.default_rng(5).integers(0, 300, size=(2, 300))])  # fmt: skip
+    counts = S._small_counts(heavy, 300)
+    assert counts.dtype == np.uint32 and counts[2, 0] == 300
+    assert np.array_equal(counts, np.stack([np.bincount(row, minlength=300) for row in heavy]))
+
+
 def test_draw_counts_kept_between_calls_give_the_same_intervals(embedded_text, monkeypatch):
     """A unit after another with the same item count reuses the draw counts (``_DRAW_COUNTS``): the same
     intervals as drawing them afresh and as scipy one by one; beyond the byte bound nothing is kept."""
