@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
+from itertools import chain
 from pathlib import Path
 from typing import Any, BinaryIO, ClassVar
 
@@ -118,6 +119,60 @@ def word_after_space(encoding: Encoding) -> Encoding:
     return Encoding(ids=ids, spans=spans)
 
 
+@dataclass(frozen=True, eq=False)
+class WordEncodings:
+    """The encodings of several words, each encoded alone (``Tokenizer.encode_words``), as flat numpy arrays:
+    every token's id and its byte span in its word, word after word, and each word's number of tokens.
+    (numpy is imported when one is made: ``import bpe`` does not load it.)"""
+
+    ids: Any  # np.ndarray of int64, one per token
+    spans: Any  # np.ndarray of int64, shape (tokens, 2): [start, end) in the word's UTF-8 bytes
+    counts: Any  # np.ndarray of int64, one per word: its tokens
+
+    @classmethod
+    def of(cls, encodings: Sequence[Encoding]) -> WordEncodings:
+        import numpy as np
+
+        counts = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        total = int(counts.sum())
+        ids = np.fromiter(chain.from_iterable(e.ids for e in encodings), dtype=np.int64, count=total)
+        spans = np.fromiter(chain.from_iterable(chain.from_iterable(e.spans for e in encodings)), dtype=np.int64,
+                            count=2 * total).reshape(total, 2)  # fmt: skip
+        return cls(ids, spans, counts)
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    @property
+    def firsts(self) -> Any:
+        """Each word's first token (an index into ``ids``)."""
+        import numpy as np
+
+        return np.cumsum(self.counts) - self.counts
+
+    def encoding(self, word: int) -> Encoding:
+        """The ``Encoding`` of word number ``word``."""
+        first = int(self.firsts[word])
+        last = first + int(self.counts[word])
+        return Encoding(self.ids[first:last].tolist(), [(start, end) for start, end in self.spans[first:last].tolist()])
+
+
+def words_after_space(ids: Sequence[int], lengths: Sequence[int], counts: Sequence[int]) -> WordEncodings:
+    """``word_after_space`` of the encodings of several ``" " + word`` texts at once, given every token's id and
+    byte length, text after text, and each text's number of tokens (its tokens spell it from its first byte)."""
+    import numpy as np
+
+    ids, lengths, counts = (np.asarray(values, dtype=np.int64) for values in (ids, lengths, counts))
+    ends = np.cumsum(lengths)
+    text_of = np.repeat(np.arange(len(counts)), counts)
+    text_start = (ends - lengths)[(np.cumsum(counts) - counts)[text_of]]  # each token's text's first byte
+    starts = ends - lengths - text_start
+    ends = starts + lengths
+    kept = ~((starts < ends) & (ends <= 1))  # not the prefix space alone
+    spans = np.stack([np.maximum(starts - 1, 0), np.maximum(ends - 1, 0)], axis=1)[kept]
+    return WordEncodings(ids[kept], spans, np.bincount(text_of[kept], minlength=len(counts)).astype(np.int64))
+
+
 class Capability(Enum):
     """What a metric may assume about a tokenizer's tokens."""
 
@@ -186,6 +241,11 @@ class Tokenizer(ABC):
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         """``encode_word`` of every word of ``words``, in order; families with a batch encoder override it."""
         return [self.encode_word(word) for word in words]
+
+    def encode_word_arrays(self, words: Sequence[str]) -> WordEncodings:
+        """``encode_words`` as flat arrays (``WordEncodings``): the same ids and spans without an ``Encoding``
+        per word, for callers that scan every token; families that can skip those objects override it."""
+        return WordEncodings.of(self.encode_words(words))
 
     # -- encode-time options (inference method, sampling) -----------------
     @property

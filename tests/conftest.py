@@ -83,6 +83,18 @@ MERGE_FAMILY_CASES = [
 ]
 
 
+def same_word_arrays(arrays: object, encodings: list) -> bool:
+    """Whether ``arrays`` (``Tokenizer.encode_word_arrays``) holds exactly ``encodings`` (``encode_words``):
+    the same ids and spans, word by word."""
+    import numpy as np
+
+    from bpe.base import WordEncodings
+
+    expected = WordEncodings.of(encodings)
+    return all(np.array_equal(got, want) and got.dtype == np.int64 for got, want in
+               ((arrays.ids, expected.ids), (arrays.spans, expected.spans), (arrays.counts, expected.counts)))  # type: ignore[attr-defined]
+
+
 def leading(texts: Iterable[str], chars: int) -> list[str]:
     """The first texts, in order, until they hold at least ``chars`` characters."""
     taken, total = [], 0

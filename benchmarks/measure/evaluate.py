@@ -35,6 +35,7 @@ import pandas as pd
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics import (
+    EncodedWords,
     IsolatedWords,
     JoinedCounts,
     MetricResult,
@@ -51,7 +52,7 @@ from benchmarks.measure.registry import Capability, Compute, Metric, Needs
 from benchmarks.measure.stats import metric_intervals, seed_item_interval
 from benchmarks.run.parallel import PARALLEL_ROLE, ParallelPair, ParallelPlan
 from benchmarks.run.units import DocumentCounts, ResultRow, Unit, UnitResult, tidy_rows
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Encoding, Tokenizer
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer
 
 if TYPE_CHECKING:
     from benchmarks.run.config import ExperimentConfig
@@ -105,19 +106,11 @@ def metric_rows(metrics: Sequence[Metric], data: Any, eval_set: str, settings: d
     return _rows([(eval_set, reference, result) for result in metric_results(metrics, data)], settings)
 
 
-class _WordCache(dict[str, Encoding]):
-    """Encodes each distinct word once (words recur across sentences and references): ``fill(words)``, then
-    ``cache[word]``, a plain dict lookup."""
-
-    def __init__(self, tokenizer: Tokenizer) -> None:
-        super().__init__()
-        self.tokenizer = tokenizer
-
-    def fill(self, words: Iterable[str]) -> None:
-        """Encode the words of ``words`` not seen yet, in one ``Tokenizer.encode_words`` call (a batch for the
-        families that have a batch encoder)."""
-        missing = [word for word in dict.fromkeys(words) if word not in self]
-        self.update(zip(missing, self.tokenizer.encode_words(missing), strict=True))
+def _fill(cache: EncodedWords, tokenizer: Tokenizer, words: Iterable[str]) -> None:
+    """Encode the words of ``words`` that ``cache`` does not hold yet, in one ``Tokenizer.encode_word_arrays``
+    call (words recur across sentences and references: each is encoded once)."""
+    missing = [word for word in dict.fromkeys(words) if word not in cache]
+    cache.add(missing, tokenizer.encode_word_arrays(missing))
 
 
 def evaluate_tokenizer(unit: Unit, tokenizer: Tokenizer, corpus: Corpus, roles: Sequence[str],
@@ -187,8 +180,7 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             if text not in counted:
                 counted[text] = len(tokenizer.encode(text))
             result.joined[paired] = counted[text]
-    word_cache = _WordCache(tokenizer)
-    encode_word = word_cache.__getitem__
+    word_cache = EncodedWords()
     facts = TokenizerFacts(tokenizer.vocab_size, tokenizer.unk_id)
     partial_characters = functools.cache(lambda: has_partial_characters(tokenizer.all_token_bytes()))
     for measured in metric_results(needing[Needs.TOKENIZER], facts):
@@ -210,9 +202,10 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             yield role, "", measured
         if needing[Needs.ISOLATED_WORDS]:
             split = [d.words if d.words is not None else d.text.split() for d in documents]
-            word_cache.fill(chain.from_iterable(split))
-            words = [[encode_word(w) for w in item] for item in split]
-            for measured in metric_results(needing[Needs.ISOLATED_WORDS], IsolatedWords(words, facts.unk_id)):
+            _fill(word_cache, tokenizer, chain.from_iterable(split))
+            words = IsolatedWords(word_cache.arrays(list(chain.from_iterable(split))),
+                                  np.array([len(item) for item in split], dtype=np.int64), facts.unk_id)  # fmt: skip
+            for measured in metric_results(needing[Needs.ISOLATED_WORDS], words):
                 yield role, "", measured
         result.counts[role] = DocumentCounts([document.id for document in documents],
                                              [len(encoding) for encoding in encodings], [len(text) for text in texts])
@@ -221,12 +214,11 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
         plain = Needs.MORPHSCORE_REFERENCE if reference.is_morphscore else Needs.MORPHEME_REFERENCE
         with_vocabulary = not reference.is_morphscore and needing[Needs.MORPHEME_REFERENCE_VOCABULARY]
         if needing[plain] or with_vocabulary:
-            word_cache.fill(reference.analyses)
-            encodings = {word: encode_word(word) for word in reference.analyses}
+            _fill(word_cache, tokenizer, reference.analyses)
             if with_vocabulary:
                 vocabulary = vocabulary or vocabulary_bytes(tokenizer)
             # one object for both kinds of metrics: they share its boundary counts (``ReferenceWords.counts``)
-            words = ReferenceWords(reference.analyses, encodings, *(vocabulary if with_vocabulary else ()))
+            words = ReferenceWords(reference.analyses, word_cache, *(vocabulary if with_vocabulary else ()))
             for measured in metric_results(needing[plain], words):
                 yield REFERENCE_ROLE, name, measured
             if with_vocabulary:

@@ -67,6 +67,7 @@ import random
 import re
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any, ClassVar
 
 import sentencepiece
@@ -79,6 +80,7 @@ from bpe.base import (
     TokenizerError,
     TrainableTokenizer,
     VocabFloor,
+    WordEncodings,
     ids_in_range,
     utf8,
 )
@@ -213,6 +215,33 @@ class SentencePieceBacked(Tokenizer):
 
     def encode_words(self, words: Sequence[str]) -> list[Encoding]:
         return self.encode_texts(words)  # a word's encoding is its encode_with_spans (``encode_word``)
+
+    def encode_word_arrays(self, words: Sequence[str]) -> WordEncodings:
+        """``encode_words`` as flat arrays: for a model that leaves the text as it is, the ids of all words in one
+        batch call and each piece's span read from the bytes it spells, in one pass over all words (as
+        ``encode_texts``); a batch where that cannot be every word's answer goes through ``encode_texts``."""
+        import numpy as np
+
+        lengths = self._surface_lengths
+        if lengths is None or self.samples or any(WHITESPACE_MARK in word for word in words):
+            return WordEncodings.of(self.encode_texts(words))
+        for word in words:
+            _check_encodable(word)
+        encoded = self._processor.encode(list(words), num_threads=1)
+        counts = np.fromiter((len(word_ids) for word_ids in encoded), dtype=np.int64, count=len(encoded))
+        ids = np.fromiter(chain.from_iterable(encoded), dtype=np.int64, count=int(counts.sum()))
+        token_lengths = np.asarray(lengths, dtype=np.int64)[ids]
+        word_of = np.repeat(np.arange(len(words)), counts)
+        dummy = 1 if self.adds_dummy_prefix else 0
+        spelled = np.bincount(word_of, weights=token_lengths, minlength=len(words)) - dummy * (counts > 0)
+        expected = np.fromiter((len(word.encode("utf-8")) for word in words), dtype=np.int64, count=len(words))
+        if (token_lengths < 0).any() or (spelled != expected).any():
+            return WordEncodings.of(self.encode_texts(words))
+        ends = np.cumsum(token_lengths)
+        starts = ends - token_lengths
+        starts = starts - starts[(np.cumsum(counts) - counts)[word_of]] - dummy  # the dummy ▁ spells no byte
+        spans = np.stack([np.maximum(starts, 0), starts + token_lengths], axis=1)
+        return WordEncodings(ids, spans, counts)
 
     @functools.cached_property
     def _byte_ids(self) -> frozenset[int]:

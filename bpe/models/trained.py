@@ -42,9 +42,11 @@ from bpe.base import (
     Encoding,
     TokenizerError,
     TrainableTokenizer,
+    WordEncodings,
     ids_in_range,
     utf8,
     word_after_space,
+    words_after_space,
 )
 from bpe.options import DeclaredOptions, FamilyOptions, checked_vocab_size, special_tokens_with
 from bpe.pipeline.normalizers import NormalizedText, Normalizer, get_normalizer
@@ -253,6 +255,28 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
                     position += length
             encodings.append(Encoding(ids, spans))
         return encodings
+
+    def encode_word_arrays(self, words: Sequence[str]) -> WordEncodings:
+        """``encode_words`` as flat arrays, the pre-tokens new to the cache encoded first, all at once; the spans
+        taken from the tokens' byte lengths in one pass over all words (``words_after_space``).  Words that the
+        normalizer changes, or sampling, go through ``encode_words``."""
+        if self.samples:
+            return super().encode_word_arrays(words)
+        alignments, pretokens = self._cached_pretokens([" " + word for word in words])
+        if any(alignment is not None for alignment in alignments):
+            return WordEncodings.of(self.encode_words(words))
+        cache = self._cache
+        ids: list[int] = []
+        lengths: list[int] = []
+        counts = []
+        for pieces in pretokens:
+            before = len(ids)
+            for pretoken in pieces:
+                token_ids, byte_lengths = cache.get(pretoken) or self._encode_and_cache(pretoken)
+                ids += token_ids
+                lengths += byte_lengths
+            counts.append(len(ids) - before)
+        return words_after_space(ids, lengths, counts)
 
     def _cached_encoding(self, pretokens: list[str], alignment: NormalizedText | None) -> Encoding:
         """The encoding of a text from the cached encodings of its ``pretokens``, spans mapped back through its

@@ -19,12 +19,21 @@ import base64
 import binascii
 import re
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import regex
 import tiktoken
 
-from bpe.base import Encoding, TokenizerError, compiled_library, utf8, word_after_space
+from bpe.base import (
+    Encoding,
+    TokenizerError,
+    WordEncodings,
+    compiled_library,
+    utf8,
+    word_after_space,
+    words_after_space,
+)
 from bpe.pipeline.normalizers import get_normalizer
 from bpe.pipeline.pretokenizers import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, QWEN_PATTERN
 from bpe.pretrained.base import PretrainedTokenizer, running_spans
@@ -117,6 +126,25 @@ class TiktokenTokenizer(PretrainedTokenizer):
             ids = [rank + self._offset for rank in ranks] if self._offset else ranks
             encodings.append(word_after_space(Encoding(ids, running_spans(lengths))))
         return encodings
+
+    def encode_word_arrays(self, words: Sequence[str]) -> WordEncodings:
+        """``encode_words`` as flat arrays: the ranks of every ``" " + word``, each rank's byte length looked up
+        once, the spans taken in one pass over all words (``words_after_space``).  A normalizer that changes a
+        word, or ranks that do not spell a word, go through ``encode_words``."""
+        spaced = [" " + word for word in words]
+        if self.normalizer.name != "none" and any(self.normalizer.normalize(text).changes for text in spaced):
+            return WordEncodings.of(self.encode_words(words))
+        with compiled_library(self.name, "tiktoken"):
+            encoded = [self._encoding.encode_ordinary(text) for text in spaced]
+            ranks = list(chain.from_iterable(encoded))
+            lengths = self._lengths(ranks)
+        counts = [len(word_ranks) for word_ranks in encoded]
+        if sum(lengths) != sum(len(utf8(text)) for text in spaced):  # a word's ranks never spell more than it
+            return WordEncodings.of(self.encode_words(words))  # the error encode_with_spans names
+        spelled = words_after_space(ranks, lengths, counts)
+        if self._offset:
+            return WordEncodings(spelled.ids + self._offset, spelled.spans, spelled.counts)
+        return spelled
 
     def id_to_bytes(self, token_id: int) -> bytes:
         self._check_id(token_id)

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import bpe
-from tests.conftest import MERGE_FAMILY_CASES, leading
+from tests.conftest import MERGE_FAMILY_CASES, leading, same_word_arrays
 
 
 def test_encode_word_matches_the_word_inside_running_text(embedded_text):
@@ -70,14 +70,19 @@ def test_encode_words_equals_encode_word(kind, options, embedded_text, flores_sa
     words = list(dict.fromkeys(word for lines in flores_sample.values() for line in lines for word in line.split()))
     words += ODD_WORDS
     assert len(words) > 2_000
+    fresh_copy = copy.deepcopy(tokenizer)
     expected = [copy.deepcopy(tokenizer).encode_word(word) for word in words[:50]]
     fresh = copy.deepcopy(tokenizer)
     expected += [fresh.encode_word(word) for word in words[50:]]
     assert tokenizer.encode_words(words[:50]) == expected[:50]  # few words: per pre-token
     assert tokenizer.encode_words(words[50:]) == expected[50:]
     assert tokenizer.encode_words(words) == expected  # now all from the cache
+    assert same_word_arrays(fresh_copy.encode_word_arrays(words), expected)  # new pre-tokens
+    assert same_word_arrays(tokenizer.encode_word_arrays(words), expected)  # cached ones
     with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
         tokenizer.encode_words(["ok", "bad \udfff"])
+    with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
+        tokenizer.encode_word_arrays(["ok", "bad \udfff"])
 
 
 @pytest.mark.parametrize(("kind", "options"), [("byte-bpe", {}), ("char-bpe", {"normalizer": "jamo"}),

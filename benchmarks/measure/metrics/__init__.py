@@ -76,6 +76,7 @@ from benchmarks.measure.metrics.fidelity import (
 )
 from benchmarks.measure.metrics.inputs import (
     Analyses,
+    EncodedWords,
     IsolatedWords,
     JoinedCounts,
     MetricResult,
@@ -112,6 +113,7 @@ __all__ = [
     "METRICS",
     "RENYI_ALPHA",
     "Analyses",
+    "EncodedWords",
     "IsolatedWords",
     "JoinedCounts",
     "MetricResult",

@@ -22,13 +22,12 @@ def fertility_isolated(words: IsolatedWords) -> MetricResult:
     special tokens, but a bare ``</w>`` or ``▁`` token IS counted (it takes a
     sequence position).
     """
-    return ratio_of_sums("fertility_isolated", words.per_item(words.tokens), [len(item) for item in words.encodings])
+    return ratio_of_sums("fertility_isolated", words.per_item(words.tokens), words.words_per_item)
 
 
 def _isolated_split_share(name: str, words: IsolatedWords,
                           is_counted: Callable[[np.ndarray], np.ndarray]) -> MetricResult:  # fmt: skip
-    return ratio_of_sums(name, words.per_item(is_counted(words.content_tokens)),
-                         [len(item) for item in words.encodings])  # fmt: skip
+    return ratio_of_sums(name, words.per_item(is_counted(words.content_tokens)), words.words_per_item)
 
 
 def continued_word_share(words: IsolatedWords) -> MetricResult:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,10 +21,9 @@ from benchmarks.measure.metrics.spans import (
     joined_spans,
     joined_text,
     numbers_in,
-    spans_array,
     tokens_per_whitespace_word,
 )
-from bpe.base import Encoding
+from bpe.base import Encoding, WordEncodings
 
 #: Gold analyses of a morpheme reference: word -> alternative sets of inner CHARACTER boundaries
 #: (``corpora.morph.MorphReference.analyses``).
@@ -129,52 +128,113 @@ class RunningText:
         return tokens_per_whitespace_word(self.joined, self.spans)
 
 
+class EncodedWords(Mapping[str, Encoding]):
+    """Words each encoded alone (``Tokenizer.encode_word``), kept as flat arrays (``WordEncodings``) and
+    looked up by word: ``arrays(words)`` gathers the tokens of a sequence of them (repetitions included) in
+    one step; ``self[word]`` builds one word's ``Encoding`` (error messages).  ``add`` takes the arrays of
+    new words, as ``Tokenizer.encode_word_arrays`` gives them."""
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self._parts: list[WordEncodings] = []
+        self._flat: WordEncodings | None = None
+
+    @classmethod
+    def of(cls, encodings: Mapping[str, Encoding]) -> EncodedWords:
+        """The words of ``encodings`` with their encodings."""
+        encoded = cls()
+        encoded.add(list(encodings), WordEncodings.of(list(encodings.values())))
+        return encoded
+
+    def add(self, words: Sequence[str], encodings: WordEncodings) -> None:
+        """Keep ``encodings`` (one per word of ``words``, in order) for words not kept yet."""
+        if len(words) != len(encodings):
+            raise BenchmarkError(f"encoded words: {len(words)} words but {len(encodings)} encodings")
+        start = sum(len(part) for part in self._parts)
+        for position, word in enumerate(words):
+            self._index.setdefault(word, start + position)
+        self._parts.append(encodings)
+        self._flat = None
+
+    @property
+    def flat(self) -> WordEncodings:
+        """Every kept encoding, in the order added."""
+        if self._flat is None:
+            parts = self._parts or [WordEncodings.of([])]
+            self._flat = WordEncodings(np.concatenate([part.ids for part in parts]),
+                                       np.concatenate([part.spans for part in parts]),
+                                       np.concatenate([part.counts for part in parts]))  # fmt: skip
+            self._parts = [self._flat]
+        return self._flat
+
+    def arrays(self, words: Sequence[str]) -> WordEncodings:
+        """The encodings of ``words``, in order (a word may repeat); every word must be kept."""
+        flat = self.flat
+        chosen = np.fromiter((self._index[word] for word in words), dtype=np.int64, count=len(words))
+        counts = flat.counts[chosen]
+        # token positions: each chosen word's first token, then the next ones, word after word
+        tokens = np.repeat(flat.firsts[chosen] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+        return WordEncodings(flat.ids[tokens], flat.spans[tokens], counts)
+
+    def __getitem__(self, word: str) -> Encoding:
+        return self.flat.encoding(self._index[word])
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
 @dataclass(frozen=True)
 class IsolatedWords:
     """``Needs.ISOLATED_WORDS``: per item (sentence) of an evaluation set, its words each encoded alone
-    (``Tokenizer.encode_word``)."""
+    (``Tokenizer.encode_word``): every word of every item in order (``words``), and how many words each item
+    has.  ``of`` makes one from the encodings of each item's words."""
 
-    encodings: Sequence[Sequence[Encoding]]
+    words: WordEncodings
+    words_per_item: np.ndarray
     unk_id: int | None = None
 
-    # per word of every item, in order (computed once for the metrics that share them, all words at once)
-    @functools.cached_property
-    def _words(self) -> list[Encoding]:
-        return [encoding for item in self.encodings for encoding in item]
+    @classmethod
+    def of(cls, encodings: Sequence[Sequence[Encoding]], unk_id: int | None = None) -> IsolatedWords:
+        return cls(WordEncodings.of([encoding for item in encodings for encoding in item]),
+                   np.array([len(item) for item in encodings], dtype=np.int64), unk_id)  # fmt: skip
 
     @functools.cached_property
     def word_item(self) -> np.ndarray:
         """Per word, the index of its item."""
-        return np.repeat(np.arange(len(self.encodings)), [len(item) for item in self.encodings])
+        return np.repeat(np.arange(len(self.words_per_item)), self.words_per_item)
 
     @functools.cached_property
-    def _spans(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every token's span and the index of its word (``spans_array``)."""
-        return spans_array(self._words)
+    def _owner(self) -> np.ndarray:
+        """Per token, the index of its word."""
+        return np.repeat(np.arange(len(self.words)), self.words.counts)
 
-    @functools.cached_property
+    @property
     def tokens(self) -> np.ndarray:
         """Per word, its number of tokens."""
-        return np.bincount(self._spans[1], minlength=len(self._words))
+        return self.words.counts
 
     @functools.cached_property
     def content_tokens(self) -> np.ndarray:
         """Per word, its number of content tokens (``content_spans``)."""
-        spans, owner = self._spans
-        return np.bincount(owner[spans[:, 1] > spans[:, 0]], minlength=len(self._words))
+        spans = self.words.spans
+        return np.bincount(self._owner[spans[:, 1] > spans[:, 0]], minlength=len(self.words))
 
     @functools.cached_property
     def unknown(self) -> np.ndarray:
         """Per word, whether one of its tokens is ``<unk>`` (never, without an ``unk_id``)."""
         if self.unk_id is None:
-            return np.zeros(len(self._words), dtype=bool)
-        ids = np.fromiter(itertools.chain.from_iterable(e.ids for e in self._words), dtype=np.int64,
-                          count=len(self._spans[1]))  # fmt: skip
-        return np.bincount(self._spans[1][ids == self.unk_id], minlength=len(self._words)) > 0
+            return np.zeros(len(self.words), dtype=bool)
+        return np.bincount(self._owner[self.words.ids == self.unk_id], minlength=len(self.words)) > 0
 
     def per_item(self, counted: np.ndarray) -> np.ndarray:
         """Per item, the sum of ``counted`` (one value per word) over its words."""
-        return np.bincount(self.word_item, weights=counted, minlength=len(self.encodings))
+        return np.bincount(self.word_item, weights=counted, minlength=len(self.words_per_item))
 
 
 @dataclass(frozen=True)
@@ -185,7 +245,7 @@ class ReferenceWords:
     bytes of every token) and the prefix its word-initial tokens carry (``b" "`` for ``Ġ``/``▁`` tokens)."""
 
     analyses: Analyses
-    encodings: Mapping[str, Encoding]
+    encodings: Mapping[str, Encoding]  # at least the reference's words; an ``EncodedWords`` is read as arrays
     vocabulary: frozenset[bytes] = frozenset()
     word_prefix: bytes = b""
 
@@ -323,10 +383,12 @@ def count_boundaries(reference: ReferenceWords) -> BoundaryCounts:
     analysis, a span outside its word or a gold boundary that is not an inner character offset is a
     ``BenchmarkError`` naming the first such word (``_check_words``)."""
     gold = gold_table(reference.analyses)
-    encodings = [reference.encodings.get(word) for word in reference.analyses]
-    if not reference.analyses or not gold.sound or any(encoding is None for encoding in encodings):
+    encodings = reference.encodings
+    if not reference.analyses or not gold.sound or any(word not in encodings for word in reference.analyses):
         _check_words(reference)
-    spans, owner = spans_array(encodings)  # type: ignore[arg-type]  (no encoding is None past the check)
+    words = list(reference.analyses)
+    tokens = (encodings if isinstance(encodings, EncodedWords) else EncodedWords.of(encodings)).arrays(words)
+    spans, owner = tokens.spans, np.repeat(np.arange(len(words)), tokens.counts)
     content = spans[:, 1] > spans[:, 0]
     spans, owner = spans[content], owner[content]
     if np.any(spans < 0) or np.any(spans > gold.word_bytes[owner][:, None]):
@@ -337,9 +399,9 @@ def count_boundaries(reference: ReferenceWords) -> BoundaryCounts:
     place = np.searchsorted(predicted, gold.boundary_key).clip(max=max(len(predicted) - 1, 0))
     found = predicted[place] == gold.boundary_key if len(predicted) else np.zeros(len(gold.boundary_key), bool)
     tp = np.bincount(gold.boundary_alternative[found], minlength=len(gold.alternative_word))
-    per_word = np.bincount(predicted // gold.stride, minlength=len(encodings))
+    per_word = np.bincount(predicted // gold.stride, minlength=len(words))
     return BoundaryCounts(gold, tp, per_word[gold.alternative_word] - tp, gold.alternative_size - tp,
-                          np.bincount(owner[::2], minlength=len(encodings)))  # fmt: skip
+                          np.bincount(owner[::2], minlength=len(words)))  # fmt: skip
 
 
 def _check_words(reference: ReferenceWords) -> None:

@@ -72,8 +72,8 @@ def unk_word_rate(words: IsolatedWords) -> MetricResult:
     """Share of words containing at least one ``<unk>`` token, words tokenized in isolation.
 
     Formula: sum_i #{words of i with an <unk>} / sum_i #words(i) over items i
-    (sentences; ``words.encodings[i]`` holds the isolated encodings of i's words).
+    (sentences; their words each encoded alone, ``IsolatedWords``).
     Aggregation: ratio of sums.  Source: Rust et al. 2021 ("How Good is Your
     Tokenizer?"), UNK word rate on UD FORM words.
     """
-    return ratio_of_sums("unk_word_rate", words.per_item(words.unknown), [len(item) for item in words.encodings])
+    return ratio_of_sums("unk_word_rate", words.per_item(words.unknown), words.words_per_item)

@@ -285,7 +285,7 @@ def test_isolated_word_metrics_on_ud(cl100k):
     sentences = ud_sentences(TURKISH_UD)
     assert len(sentences) == by_data(15, 979)
     encoded = [[cl100k(word) for word in sentence] for sentence in sentences]
-    words = IsolatedWords(encoded)
+    words = IsolatedWords.of(encoded)
     n_words = sum(map(len, sentences))
     fertility = M.fertility_isolated(words)
     assert fertility.n == len(sentences) and fertility.denominators.sum() == n_words
@@ -298,7 +298,7 @@ def test_isolated_word_metrics_on_ud(cl100k):
     chars = CharVocabulary(w for s in sentences for w in s)
     char_encoded = [[chars.encode(word) for word in sentence] for sentence in sentences]
     mean_length = sum(len(w) for s in sentences for w in s) / n_words
-    assert M.fertility_isolated(IsolatedWords(char_encoded)).value == pytest.approx(mean_length)
+    assert M.fertility_isolated(IsolatedWords.of(char_encoded)).value == pytest.approx(mean_length)
 
 
 def test_unk_rates_with_english_only_characters(flores):
@@ -309,7 +309,7 @@ def test_unk_rates_with_english_only_characters(flores):
     unseen = set("".join(words)) - set(english.ids)
     assert "ı" in unseen  # dotless i never occurs in English FLORES (ğ and ş do, in names)
     expected = sum(1 for w in words if set(w) & unseen) / len(words)
-    assert M.unk_word_rate(IsolatedWords(encoded, UNK_ID)).value == pytest.approx(expected)
+    assert M.unk_word_rate(IsolatedWords.of(encoded, UNK_ID)).value == pytest.approx(expected)
     lines = flores["tur_Latn"]
     result = M.unk_token_rate(RunningText(lines, [english.encode(line) for line in lines], UNK_ID))
     unknown_chars = sum(1 for line in lines for c in line if c not in english.ids)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import bpe
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
 from bpe.models.spm import WHITESPACE_MARK
-from tests.conftest import leading
+from tests.conftest import leading, same_word_arrays
 
 KINDS = ("spm-bpe", "spm-unigram")
 VOCAB_SIZE = 4000
@@ -89,12 +89,16 @@ def test_words_encoded_in_one_batch_as_one_by_one(trained: Tokenizer, flores_sam
     words = [*dict.fromkeys(w for lines in flores_sample.values() for line in lines[:30] for w in line.split()), *odd]
     assert trained._surface_lengths is not None  # identity normalization: spans read from the pieces
     assert trained.encode_words(words) == [trained.encode_word(word) for word in words]
+    plain = [word for word in words if "▁" not in word]  # a literal ▁ sends the batch to encode_texts
+    assert same_word_arrays(trained.encode_word_arrays(plain), [trained.encode_word(word) for word in plain])
+    assert same_word_arrays(trained.encode_word_arrays(words), [trained.encode_word(word) for word in words])
     texts = [line for lines in flores_sample.values() for line in lines[:30]] + odd
     assert trained.encode_texts(texts) == [trained.encode_with_spans(text) for text in texts]
     dropout = trained.with_encode_options(seed=3, **({"dropout": 0.3} if trained.family == "spm-bpe"
                                                      else {"alpha": 0.5}))  # fmt: skip
     assert dropout.samples  # sampled one text at a time, seeded by the text
     assert dropout.encode_words(words) == [dropout.encode_word(word) for word in words]
+    assert same_word_arrays(dropout.encode_word_arrays(words), [dropout.encode_word(word) for word in words])
     assert dropout.encode_texts(texts) == [dropout.encode_with_spans(text) for text in texts]
     with pytest.raises(TokenizerError, match="not valid Unicode"):
         trained.encode_words(["ok", "bad \udfff"])

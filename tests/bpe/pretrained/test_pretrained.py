@@ -38,7 +38,7 @@ from bpe.base import Encoding, Tokenizer, TokenizerError
 from bpe.export.hf_export import to_hf_json
 from bpe.pretrained.formats import detect_format
 from bpe.pretrained.published import PretrainedSpec, find_file, load_pretrained
-from tests.conftest import DATA_ROOT_ABSENT, FULL_DATA_ROOT
+from tests.conftest import DATA_ROOT_ABSENT, FULL_DATA_ROOT, same_word_arrays
 
 HF_VOCAB = 2000
 SPECIAL_TEXT = "<s> </s> [CLS] [SEP] <unk> <|endoftext|> [INST]"
@@ -286,6 +286,7 @@ def test_encode_words_equals_encode_word(name: str, hf_files: dict[str, Path], f
     words = list(dict.fromkeys(word for lines in flores.values() for line in lines[:150] for word in line.split()))
     words += ["", " ", " x", "😀", "é", "<s>", "a" * 300, "▁x", "a\tb", "x\x00"]
     assert tokenizer.encode_words(words) == [tokenizer.encode_word(word) for word in words]
+    assert same_word_arrays(tokenizer.encode_word_arrays(words), [tokenizer.encode_word(word) for word in words])
 
 
 def test_a_byte_level_token_inside_a_character_gets_its_own_bytes(hf_files: dict[str, Path]) -> None:
