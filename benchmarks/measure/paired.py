@@ -37,7 +37,7 @@ from benchmarks.measure.stats import (
     _bootstrap,
     _check_settings,
     _is_exact,
-    _percentile_interval,
+    _percentile_intervals,
     _ratio_difference,
     _resampled_sums,
     _undefined,
@@ -172,13 +172,12 @@ def paired_tests(
     for n, members in by_items.items():
         sums = _resampled_sums(n, [array for _, arrays in members for array in arrays], n_resamples, seed)
         p_values = _swap_permutation_p_values(n, [arrays for _, arrays in members], draws, seed)
-        for index, (position, (num_a, den_a, num_b, den_b)) in enumerate(members):
-            observed = float(_ratio_difference(num_a, den_a, num_b, den_b))
-            na, da, nb, db = (sums[:, 4 * index + k] for k in range(4))
-            with np.errstate(divide="ignore", invalid="ignore"):  # as in _bootstrap: NaN resamples stay NaN
-                distribution = na / da - nb / db
-            interval = _percentile_interval(distribution, observed, confidence, method, n_resamples)
-            results[position] = PairedComparison(observed, interval, p_values[index], n)
+        observed = [float(_ratio_difference(*arrays)) for _, arrays in members]
+        with np.errstate(divide="ignore", invalid="ignore"):  # as in _bootstrap: NaN resamples stay NaN
+            distributions = (sums[:, 0::4] / sums[:, 1::4] - sums[:, 2::4] / sums[:, 3::4]).T
+        intervals = _percentile_intervals(distributions, observed, confidence, method, n_resamples)
+        for index, (position, _) in enumerate(members):
+            results[position] = PairedComparison(observed[index], intervals[index], p_values[index], n)
     return results  # type: ignore[return-value]  # every position is filled above
 
 

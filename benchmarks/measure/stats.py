@@ -171,9 +171,10 @@ def metric_intervals(
             by_items.setdefault(len(num), []).append((position, num, den))
     for n, members in by_items.items():
         distributions = _ratio_distributions(n, [(num, den) for _, num, den in members], n_resamples, seed)
-        for (position, num, den), distribution in zip(members, distributions, strict=True):
-            point = float(_ratio(num, den))
-            intervals[position] = _percentile_interval(distribution, point, confidence, method, n_resamples)
+        points = [float(_ratio(num, den)) for _, num, den in members]
+        found = _percentile_intervals(distributions, points, confidence, method, n_resamples)
+        for (position, _, _), interval in zip(members, found, strict=True):
+            intervals[position] = interval
     return intervals
 
 
@@ -291,18 +292,24 @@ def _draw_counts_bytes() -> int:
     return sum(_nbytes(kept) for kept in _DRAW_COUNTS.values())
 
 
-def _percentile_interval(distribution: np.ndarray, point: float, confidence: float, method: str,
-                         n_resamples: int) -> Interval:  # fmt: skip
-    """The percentile (or basic) interval of a bootstrap distribution, as ``scipy.stats.bootstrap`` takes it."""
-    if np.all(distribution == distribution[0]):  # every resample gives the same value
-        return Interval(point, point, confidence, method, n_resamples)
+def _percentile_intervals(distributions: np.ndarray, points: Sequence[float], confidence: float, method: str,
+                          n_resamples: int) -> list[Interval]:  # fmt: skip
+    """The percentile (or basic) interval of each bootstrap distribution (a row of ``distributions``) around its
+    point, as ``scipy.stats.bootstrap`` takes it: the quantiles of all rows in one ``stats.quantile`` call (the
+    same numbers as row by row); a row whose resamples all agree is its point."""
     alpha = (1 - confidence) / 2
     with warnings.catch_warnings(), np.errstate(invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = stats.quantile(distribution, np.array([alpha, 1 - alpha]), axis=-1)
-    if method == "basic":
-        low, high = 2 * point - high, 2 * point - low
-    return Interval(float(low), float(high), confidence, method, n_resamples)
+        bounds = stats.quantile(distributions, np.tile([alpha, 1 - alpha], (len(distributions), 1)), axis=-1)
+    intervals = []
+    for distribution, point, (low, high) in zip(distributions, points, bounds, strict=True):
+        if np.all(distribution == distribution[0]):  # every resample gives the same value
+            intervals.append(Interval(point, point, confidence, method, n_resamples))
+            continue
+        if method == "basic":
+            low, high = 2 * point - high, 2 * point - low
+        intervals.append(Interval(float(low), float(high), confidence, method, n_resamples))
+    return intervals
 
 
 def seed_item_interval(

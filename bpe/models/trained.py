@@ -205,7 +205,9 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         _check_text(text)
         ids: list[int] = []
         cache = self._cache
-        for pretoken in self.pretokenizer.split(self.normalizer.normalize_text(text)):
+        pretokens = self.pretokenizer.split(self.normalizer.normalize_text(text))
+        self._cache_new(pretokens)  # a long text's new pre-tokens merged at once
+        for pretoken in pretokens:
             encoded = cache.get(pretoken) or self._encode_and_cache(pretoken)
             ids.extend(encoded[0])
         return ids
@@ -306,13 +308,18 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
             texts = [text.text for text in normalized]
             alignments = [text if text.changes else None for text in normalized]
         pretokens = [self.pretokenizer.split(text) for text in texts]
+        self._cache_new(chain.from_iterable(pretokens))
+        return alignments, pretokens
+
+    def _cache_new(self, pretokens: Iterable[str]) -> None:
+        """Encode the pre-tokens of ``pretokens`` the cache does not hold, in one ``_encode_pretokens`` call (the
+        merge families' compiled batch merge), into the cache."""
         cache = self._cache
-        new = [pretoken for pretoken in dict.fromkeys(chain.from_iterable(pretokens)) if pretoken not in cache]
+        new = [pretoken for pretoken in dict.fromkeys(pretokens) if pretoken not in cache]
         for pretoken, encoded in zip(new, self._encode_pretokens(new), strict=True):
             if len(cache) >= CACHE_SIZE:
                 cache.clear()
             cache[pretoken] = encoded
-        return alignments, pretokens
 
     def _encode_pretokens(self, pretokens: Sequence[str]) -> list[tuple[list[int], list[int]]]:
         """``_encode_pretoken`` of every pre-token of ``pretokens``; families with a batch encoder override it."""

@@ -30,6 +30,7 @@ from bpe.base import (
     TokenizerError,
     WordEncodings,
     compiled_library,
+    ids_in_range,
     utf8,
     word_after_space,
     words_after_space,
@@ -145,6 +146,17 @@ class TiktokenTokenizer(PretrainedTokenizer):
         if self._offset:
             return WordEncodings(spelled.ids + self._offset, spelled.spans, spelled.counts)
         return spelled
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """As ``Tokenizer.decode``, the ranks' bytes joined by tiktoken in one call when every id is a rank it
+        holds (control ids and ranks a file reserves stand for no bytes: looked up one by one)."""
+        if ids_in_range(ids, self._size) and (not ids or min(ids) >= self._offset):
+            try:
+                return self._encoding.decode_bytes([token_id - self._offset for token_id in ids] if self._offset
+                                                   else ids).decode("utf-8", errors="replace")  # fmt: skip
+            except KeyError:
+                pass
+        return super().decode(ids)
 
     def id_to_bytes(self, token_id: int) -> bytes:
         self._check_id(token_id)

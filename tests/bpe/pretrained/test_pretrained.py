@@ -38,6 +38,7 @@ from bpe.base import Encoding, Tokenizer, TokenizerError
 from bpe.export.hf_export import to_hf_json
 from bpe.pretrained.formats import detect_format
 from bpe.pretrained.published import PretrainedSpec, find_file, load_pretrained
+from bpe.pretrained.tiktoken_bpe import TiktokenTokenizer
 from tests.conftest import DATA_ROOT_ABSENT, FULL_DATA_ROOT, same_word_arrays
 
 HF_VOCAB = 2000
@@ -287,6 +288,23 @@ def test_encode_words_equals_encode_word(name: str, hf_files: dict[str, Path], f
     words += ["", " ", " x", "😀", "é", "<s>", "a" * 300, "▁x", "a\tb", "x\x00"]
     assert tokenizer.encode_words(words) == [tokenizer.encode_word(word) for word in words]
     assert same_word_arrays(tokenizer.encode_word_arrays(words), [tokenizer.encode_word(word) for word in words])
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_decode_joins_the_bytes_of_every_id(name: str, hf_files: dict[str, Path]) -> None:
+    """A tokenizer without its own decoder decodes to the UTF-8 of its ids' bytes joined (a cut character as
+    U+FFFD): ranks, control ids, ids a file reserves, a multi-byte character cut in two, and no id at all."""
+    tokenizer = build_case(name, hf_files).tokenizer
+    if type(tokenizer).decode is not Tokenizer.decode and not isinstance(tokenizer, TiktokenTokenizer):
+        pytest.skip("this family has its own decoder")
+    ids = tokenizer.encode("Merhaba dünya, привет 안녕하세요 😀")
+    cases = [ids, [], list(range(min(40, tokenizer.vocab_size))), ids[::-1], [ids[-1]] * 3,
+             list(range(tokenizer.vocab_size - 30, tokenizer.vocab_size))]  # fmt: skip
+    for case in cases:
+        joined = b"".join(tokenizer.id_to_bytes(token) for token in case).decode("utf-8", errors="replace")
+        assert tokenizer.decode(case) == joined
+    with pytest.raises(TokenizerError):
+        tokenizer.decode([tokenizer.vocab_size])
 
 
 def test_a_byte_level_token_inside_a_character_gets_its_own_bytes(hf_files: dict[str, Path]) -> None:
