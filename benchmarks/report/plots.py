@@ -76,8 +76,9 @@ def _figure(width: float, height: float, stem: Path) -> Iterator[Figure]:
         for kind in FORMATS:
             figure.savefig(stem.with_name(f"{stem.name}.{kind}"), format=kind, dpi=DPI, metadata=METADATA[kind])
             # the first save placed everything (constrained layout, the costliest step of drawing); the
-            # other formats keep those positions instead of laying the figure out again, twice each
-            figure.set_layout_engine("none")
+            # other formats keep those positions.  No engine at all (None, not "none", whose placeholder
+            # engine still makes savefig draw the whole figure once more before saving it)
+            figure.set_layout_engine(None)
 
 
 def _grid(figure: Figure, panels: int, **options: Any) -> tuple[np.ndarray, int]:
