@@ -129,6 +129,7 @@ def _zemberek() -> Any:
     morphology = TurkishMorphology.Builder(zemberek_lexicon()).build()
     _memoize_weights(morphology)
     _look_up_surfaces_directly()
+    _copy_attribute_sets_directly()
     return morphology
 
 
@@ -193,6 +194,25 @@ def weight_lookup(lookup: Any) -> Callable[[str], Any]:
         return np.float32(struct.unpack(">f", struct.pack(">i", bits))[0])
 
     return weight
+
+
+def _copy_attribute_sets_directly() -> None:
+    """zemberek's analysis copies a word's phonetic attributes (a set of enum members) with ``copy.deepcopy``
+    on every step; for such a set deepcopy builds ``set(list(attributes))`` (enum members copy to themselves),
+    which is done here without deepcopy's machinery: the same set, with the same iteration order (which the
+    surface cache's keys depend on).  Anything else still goes to deepcopy."""
+    import copy
+
+    from zemberek.core.turkish.phonetic_attribute import PhoneticAttribute
+    from zemberek.morphology.analysis import attributes_helper, rule_based_analyzer, search_path
+
+    def deepcopy(value: Any, memo: Any = None) -> Any:
+        if type(value) is set and all(type(item) is PhoneticAttribute for item in value):
+            return set(list(value))
+        return copy.deepcopy(value, memo)
+
+    for module in (attributes_helper, rule_based_analyzer, search_path):
+        module.deepcopy = deepcopy  # type: ignore[attr-defined]
 
 
 def _look_up_surfaces_directly() -> None:
