@@ -289,11 +289,29 @@ def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit
 
 
 @dataclass(frozen=True)
-class UnitAuditFacts:
-    """What ``audit.csv`` says of one tokenizer row on one corpus: its tokenizer's ``audit_vocabulary`` and
-    the entries it never used on the corpus's ``UNUSED_ROLE`` text (None: the corpus has none)."""
+class AuditSummary:
+    """What a run's audit tables use of a ``VocabularyAudit``: how many entries, by status and by script, and the
+    unreachable entries (the rows of ``audit-entries.csv``); small enough to hand from a worker process to
+    the run's (a 200k-entry audit took a second to unpickle)."""
 
-    audit: VocabularyAudit
+    entries: int
+    statuses: dict[str, int]
+    scripts: dict[str, int]
+    unreachable: tuple[AuditEntry, ...]
+
+    @classmethod
+    def of(cls, audit: VocabularyAudit) -> AuditSummary:
+        return cls(len(audit.entries), audit.status_counts(), audit.script_counts(),
+                   tuple(entry for entry in audit.entries if entry.status == "unreachable"))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class UnitAuditFacts:
+    """What ``audit.csv`` says of one tokenizer row on one corpus: the ``AuditSummary`` of its tokenizer's
+    ``audit_vocabulary`` and the entries it never used on the corpus's ``UNUSED_ROLE`` text (None: the corpus
+    has none)."""
+
+    audit: AuditSummary
     never: UnusedEntries | None
 
 
@@ -303,17 +321,18 @@ def audit_facts(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], To
     (a production row on every corpus) is audited once."""
     from benchmarks.measure.evaluate import report_size_results
 
-    audits: dict[int, tuple[Tokenizer, VocabularyAudit]] = {}  # by tokenizer object: a production row once
+    audits: dict[int, tuple[Tokenizer, VocabularyAudit, AuditSummary]] = {}  # by tokenizer: a production row once
     facts = {}
     for corpus in sorted({result.unit.corpus for result in results}):
         texts = list(texts_of(corpus))
         for result in report_size_results(results, corpus, config):
             tokenizer = tokenizer_of(result.unit)
             if id(tokenizer) not in audits:
-                audits[id(tokenizer)] = (tokenizer, audit_vocabulary(tokenizer))
-            audit = audits[id(tokenizer)][1]
+                audit = audit_vocabulary(tokenizer)
+                audits[id(tokenizer)] = (tokenizer, audit, AuditSummary.of(audit))
+            _, audit, summary = audits[id(tokenizer)]
             never = unused_entries(audit, tokenizer, {result.unit.language: texts})[0] if texts else None
-            facts[result.unit] = UnitAuditFacts(audit, never)
+            facts[result.unit] = UnitAuditFacts(summary, never)
     return facts
 
 
@@ -332,16 +351,12 @@ def audit_tables(results: Sequence[UnitResult], facts: Mapping[Unit, UnitAuditFa
     from benchmarks.measure.evaluate import report_size_results
 
     rows, unreachable, listed = [], [], set()
-    counted: dict[int, tuple[dict[str, int], dict[str, int]]] = {}  # by audit object: a production row's is shared
     for corpus in sorted({result.unit.corpus for result in results}):
         texts = list(texts_of(corpus))
         for result in report_size_results(results, corpus, config):
             unit = result.unit
             audit, never = facts[unit].audit, facts[unit].never
-            if id(audit) not in counted:
-                counted[id(audit)] = audit.status_counts(), audit.script_counts()
-            statuses, scripts = counted[id(audit)]
-            total = len(audit.entries)
+            statuses, scripts, total = audit.statuses, audit.scripts, audit.entries
             rows.append([corpus, unit.language, unit.tokenizer, unit.kind, unit.row_type, unit.vocab_size, total,
                          *statuses.values(), *scripts.values(),
                          *(count / total if total else math.nan for count in scripts.values()),
@@ -351,8 +366,7 @@ def audit_tables(results: Sequence[UnitResult], facts: Mapping[Unit, UnitAuditFa
             where = "" if unit.row_type == "production" else corpus
             if (where, unit.tokenizer) not in listed:
                 listed.add((where, unit.tokenizer))
-                unreachable += [[where, unit.tokenizer, *entry.row()] for entry in audit.entries
-                                if entry.status == "unreachable"]  # fmt: skip
+                unreachable += [[where, unit.tokenizer, *entry.row()] for entry in audit.unreachable]
     frame = pd.DataFrame(rows, columns=AUDIT_COLUMNS).astype({"vocab_size": "Int64", "unused": "Int64",
                                                               "unused_reachable": "Int64"})  # fmt: skip
     unreachable.sort(key=lambda row: (row[0], row[1], row[2]))

@@ -94,13 +94,13 @@ class TiktokenTokenizer(PretrainedTokenizer):
         return Encoding(ids=ids, spans=spans if normalized is None else [normalized.original_span(s) for s in spans])
 
     def encode(self, text: str) -> list[int]:
-        """Ids only: tiktoken's ranks, checked to spell the whole text as ``encode_with_spans`` checks them."""
-        if self.normalizer.name != "none":
-            return self.encode_with_spans(text).ids
+        """Ids only: tiktoken's ranks of the (normalized) text, checked to spell it all as ``encode_with_spans``
+        checks them."""
+        model_text = text if self.normalizer.name == "none" else self.normalizer.normalize(text).text
         with compiled_library(self.name, "tiktoken"):
-            ranks = self._encoding.encode_ordinary(text)
+            ranks = self._encoding.encode_ordinary(model_text)
             lengths = self._lengths(ranks)
-        if sum(lengths) != len(utf8(text)):
+        if sum(lengths) != len(utf8(model_text)):
             return self.encode_with_spans(text).ids  # the error it names
         return [rank + self._offset for rank in ranks] if self._offset else ranks
 
@@ -173,7 +173,7 @@ class TiktokenTokenizer(PretrainedTokenizer):
         self._check_id(token_id)
         if token_id < self._offset:
             return self._control_pieces[token_id]
-        return self.id_to_bytes(token_id).decode("utf-8", errors="backslashreplace")
+        return self.all_token_bytes()[token_id].decode("utf-8", errors="backslashreplace")
 
     @property
     def vocab_size(self) -> int:
