@@ -314,6 +314,12 @@ class UnitAuditFacts:
     audit: AuditSummary
     never: UnusedEntries | None
 
+    @classmethod
+    def of(cls, summary: AuditSummary, audit: VocabularyAudit, tokenizer: Tokenizer, language: str,
+           texts: Sequence[str]) -> UnitAuditFacts:  # fmt: skip
+        """The facts of one row: ``summary`` of its tokenizer's ``audit``, and the entries unused on ``texts``."""
+        return cls(summary, unused_entries(audit, tokenizer, {language: list(texts)})[0] if texts else None)
+
 
 def audit_facts(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
                 texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig) -> dict[Unit, UnitAuditFacts]:
@@ -331,8 +337,7 @@ def audit_facts(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], To
                 audit = audit_vocabulary(tokenizer)
                 audits[id(tokenizer)] = (tokenizer, audit, AuditSummary.of(audit))
             _, audit, summary = audits[id(tokenizer)]
-            never = unused_entries(audit, tokenizer, {result.unit.language: texts})[0] if texts else None
-            facts[result.unit] = UnitAuditFacts(summary, never)
+            facts[result.unit] = UnitAuditFacts.of(summary, audit, tokenizer, result.unit.language, texts)
     return facts
 
 

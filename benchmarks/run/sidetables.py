@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from benchmarks.measure.audit import AuditSummary, UnitAuditFacts, audit_vocabulary, unused_entries
+from benchmarks.measure.audit import AuditSummary, UnitAuditFacts, audit_vocabulary
 from benchmarks.measure.evaluate import is_report_size, overlap_vocabulary
 from benchmarks.run.units import Unit, UnitResult
 from bpe.base import Tokenizer
@@ -100,7 +100,6 @@ def task_facts(task: SideTask, tokenizer_of: Callable[[Unit], Tokenizer],
     summary = AuditSummary.of(audit)  # what the tables use: a production audit is large to send back
     facts = {}
     for unit in task:
-        texts = list(texts_of(unit.corpus))
-        never = unused_entries(audit, tokenizer, {unit.language: texts})[0] if texts else None
-        facts[unit] = SideFacts(vocabulary, UnitAuditFacts(summary, never))
+        facts[unit] = SideFacts(vocabulary, UnitAuditFacts.of(summary, audit, tokenizer, unit.language,
+                                                              list(texts_of(unit.corpus))))  # fmt: skip
     return facts

@@ -292,7 +292,7 @@ def test_encode_words_equals_encode_word(name: str, hf_files: dict[str, Path], f
 
 #: the cases whose decoding is the join of their ids' bytes (tiktoken files decode in one call; the others have a
 #: decoder of their own: sentencepiece's, the tokenizers library's)
-JOINING_DECODERS = [case for case in CASES if (case.values[0] if hasattr(case, "values") else case).startswith(
+JOINING_DECODERS = [case for case in CASES if getattr(case, "values", (case,))[0].startswith(
     ("tiktoken", "cl100k", "tekken", "bytes", "chars"))]  # fmt: skip
 
 
