@@ -84,8 +84,15 @@ def suite_run(bench: Bench) -> None:
     rows, targets = compare_runs(bench, options.run_configs, options.reference, options.repeats)
     header = ["config", "this code s", "peak MB", "slowest silver analysis (the floor)",
               "`tokbench check` vs the baseline"]  # fmt: skip
+    reference_note = ""
     if options.reference is not None:
         header += [f"reference {options.reference} s", "this / reference", "results.csv bytes = the reference's"]
+        reference_note = (
+            f"\n\nThe reference's results.csv is compared byte for byte, so it differs whenever the results' "
+            f"columns or metrics changed after {options.reference} (10c6ea8, for one, wrote one `options` column "
+            "where this code writes `opt_*` columns, and fewer metrics); whether this code's numbers hold is the "
+            "`tokbench check` column, against the committed baseline of the config."
+        )
         for config, ratio, detail in targets:
             limit = RUN_TARGETS.get(config)
             if limit is not None:
@@ -102,14 +109,7 @@ def suite_run(bench: Bench) -> None:
         + "\n\nThe slowest silver analysis (a stateful analyzer on one process: its words cannot be split, and "
         "the units needing its answers wait for it, while the others run) is the floor of a cold run, from the "
         "run's `manifest.json` (`timings`); its answers are cached by content, so a later run reads them."
-        + (
-            "\n\nThe reference's results.csv is compared byte for byte, so it differs whenever the results' "
-            "columns or metrics changed after that commit (10c6ea8 wrote one `options` column where this code "
-            "writes `opt_*` columns, and fewer metrics); whether this code's numbers hold is the `tokbench check` "
-            "column, against the committed baseline of the config."
-            if options.reference is not None
-            else ""
-        )
+        + reference_note
     )
 
 
