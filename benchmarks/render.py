@@ -38,7 +38,7 @@ LATEX_SPECIALS = {
     "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
     ">": r"\textgreater{}", "α": r"$\alpha$", "†": r"\dag{}", "‡": r"\ddag{}", "§": r"\S{}", "Σ": r"$\Sigma$",
     "×": r"$\times$", "·": r"$\cdot$", "–": "--", "—": "---", "≥": r"$\geq$", "≤": r"$\leq$", "→": r"$\to$",
-    "“": "``", "”": "''", "’": "'",
+    "“": "``", "”": "''", "’": "'", "ρ": r"$\rho$", "τ": r"$\tau$", "∘": r"$\circ$", "−": "--",
 }  # fmt: skip
 
 
@@ -48,7 +48,8 @@ def md_escape(text: str) -> str:
 
 
 def latex_escape(text: str) -> str:
-    """Text for LaTeX: the characters LaTeX treats specially, and the α of Rényi efficiency, spelled out."""
+    """Text for LaTeX: the characters LaTeX treats specially, and the Greek letters and symbols of the labels
+    (Rényi's α, Spearman's ρ, Kendall's τ, the markers), spelled out."""
     return "".join(LATEX_SPECIALS.get(char, char) for char in text)
 
 

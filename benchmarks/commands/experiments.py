@@ -35,6 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--overwrite", action="store_true", help="delete an existing run directory of another config")
     run.add_argument("--no-report", action="store_true", help="skip writing report.md, tables and plots")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
+    run.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                     help="where the language models of a [downstream] table train: auto (cuda when PyTorch sees a "
+                          "GPU, bf16 autocast there), cpu (deterministic, one thread per model) or cuda")
     add_fetch_option(run)
     run.set_defaults(handler=handle_run)
 
@@ -82,7 +85,7 @@ def handle_run(args: argparse.Namespace) -> int:
     out_dir = args.out or Path("runs") / config.name
     on_report = None if args.no_report else _write_report
     run_dir = run_experiment(config, out_dir, data_dir=data_dir, jobs=args.jobs, overwrite=args.overwrite,
-                             progress=not args.quiet, on_report=on_report)  # fmt: skip
+                             progress=not args.quiet, on_report=on_report, device=args.device)  # fmt: skip
     print(f"results: {run_dir / 'results.csv'}")
     if not args.no_report:
         print(f"report:  {run_dir / 'report.md'}")

@@ -59,6 +59,10 @@ class Needs(Enum):
         "one row per pair, the other row named in `partner`, eval set `train`"
     )
     MEASUREMENT = "timed by the runner (no function); written to costs.csv"
+    LANGUAGE_MODEL = (
+        "small causal language models trained on the unit's ids, one per seed of [downstream] (no function: "
+        "benchmarks.downstream trains and scores them once every unit is done)"
+    )
 
 
 def capabilities_of(kind: str) -> frozenset[Capability]:
@@ -91,7 +95,7 @@ class Metric:
     higher_is_better: bool | None  # HIGHER, LOWER or DESCRIPTIVE (neither: nothing is ranked or "regresses")
     fmt: str  # value format in tables and findings
     needs: Needs
-    compute: Compute | None  # None only for Needs.MEASUREMENT
+    compute: Compute | None  # None only for Needs.MEASUREMENT and Needs.LANGUAGE_MODEL
     requires: frozenset[Capability] = frozenset()  # computed only for tokenizers with all of these
     deterministic: bool = True  # False for wall-clock figures: costs.csv, never compared by `check`
     optional: bool = False  # True: computed only when a config names it (a comparability mode)
@@ -114,7 +118,8 @@ def declare(groups: Mapping[str, str], metrics: Iterable[Metric]) -> dict[str, M
             raise BenchmarkError(f"metric {metric.name!r} is declared twice")
         if metric.group not in groups:
             raise BenchmarkError(f"metric {metric.name!r}: unknown group {metric.group!r} (known: {', '.join(groups)})")
-        if (metric.compute is None) != (metric.needs is Needs.MEASUREMENT):
-            raise BenchmarkError(f"metric {metric.name!r}: a function is required exactly when it is not measured")
+        if (metric.compute is None) != (metric.needs in (Needs.MEASUREMENT, Needs.LANGUAGE_MODEL)):
+            raise BenchmarkError(f"metric {metric.name!r}: a function is required exactly when it is neither "
+                                 "measured nor taken from a language model")
         registry[metric.name] = metric
     return registry

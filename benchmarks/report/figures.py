@@ -19,8 +19,9 @@ from benchmarks.measure.metrics import GROUPS, METRICS
 from benchmarks.measure.registry import Capability, capabilities_of
 from benchmarks.report import findings, plots
 from benchmarks.report.cells import add_row_labels, at_report_size, tokenizer_order
+from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import Run
-from benchmarks.report.tables import ENGLISH, reference_label
+from benchmarks.report.tables import ENGLISH, eval_sets_in_order, reference_label
 
 #: the metric shown against the amount of training text: the first of these the run has (compression, as
 #: Goldman et al. 2024, "Unpacking Tokenization", relate it to downstream quality)
@@ -163,6 +164,63 @@ def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Ski
     return Plot("vocab-overlap-heatmap", caption, sentences)
 
 
+#: the intrinsic metrics drawn against bits per byte: compression, the token distribution (Zouhar et al. 2023's
+#: Rényi efficiency) and fertility
+SCATTER_METRICS = ("bytes_per_token", "renyi_efficiency", "fertility_running")
+
+
+def bpb_points(run: Run) -> pd.DataFrame:
+    """Each row with a language model at every size it has one: its BPB on the first scored evaluation set
+    and each ``SCATTER_METRICS`` value on the same set, with their CIs (``plots.metric_scatter``'s points)."""
+    results = run.results
+    bpb = results[results["metric"] == "bpb"]
+    if bpb.empty:
+        return pd.DataFrame()
+    eval_set = eval_sets_in_order(bpb)[0]
+    keys = ["corpus", "tokenizer", "vocab_size"]
+    frames = []
+    for metric in SCATTER_METRICS:
+        rows = results[(results["metric"] == metric) & (results["eval_set"] == eval_set) & (results["reference"] == "")]
+        joined = rows.merge(bpb[bpb["eval_set"] == eval_set][[*keys, "value", "ci_low", "ci_high"]], on=keys,
+                            suffixes=("", "_bpb"))  # fmt: skip
+        frames.append(pd.DataFrame({
+            "metric": metric, "language": joined["language"], "tokenizer": joined["tokenizer"],
+            "size": [vocab_label(int(size)) if pd.notna(size) else "published" for size in joined["vocab_size"]],
+            "size_order": joined["vocab_size"].astype("float64").fillna(float("inf")),
+            "x": joined["value"], "x_low": joined["ci_low"], "x_high": joined["ci_high"],
+            "y": joined["value_bpb"], "y_low": joined["ci_low_bpb"], "y_high": joined["ci_high_bpb"]}))  # fmt: skip
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def bpb_scatter_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    caption = ("bits per byte of the small language models against compression, Rényi efficiency and fertility, "
+               "one panel per metric and language (error bars: CIs)")  # fmt: skip
+    points = bpb_points(run)
+    if points.empty:
+        return Skipped(caption, "this run has no language models (no [downstream] table)")
+    plots.metric_scatter(points, {metric: METRICS[metric].label for metric in SCATTER_METRICS}, palette,
+                         out_dir / "bpb-vs-metrics")  # fmt: skip
+    return Plot("bpb-vs-metrics", caption, findings.pick(*validity_sentences(run, SCATTER_METRICS)))
+
+
+def validity_sentences(run: Run, metrics: tuple[str, ...]) -> list[str | None]:
+    """Per metric of ``metrics``: its Spearman correlation with BPB per language, and whether the CI
+    includes 0 (``benchmarks.downstream.validity``)."""
+    if run.validity is None:
+        return []
+    sentences: list[str | None] = []
+    spearman = run.validity[(run.validity["method"] == "spearman") & (run.validity["reference"] == "")]
+    for metric in metrics:
+        rows = spearman[spearman["metric"] == metric]
+        if rows.empty:
+            continue
+        rows = rows[rows["eval_set"] == rows["eval_set"].iloc[0]]
+        parts = [f"{row.language} {row.value:+.2f} [{row.ci_low:+.2f}, {row.ci_high:+.2f}]"
+                 + (" (CI includes 0)" if row.ci_low <= 0 <= row.ci_high else "") for row in rows.itertuples()]
+        sentences.append(f"Spearman's ρ of {METRICS[metric].label} with BPB: {'; '.join(parts)}.")
+    return sentences
+
+
 def group_plots(group: str) -> list[Draw]:
     """The plots of each report section, in order (parity: one per parity metric of the registry)."""
     if group == "parity":
@@ -178,6 +236,7 @@ GROUP_PLOTS: dict[str, list[Draw]] = {
                   partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
     "morphology": [morphology_plot],
     "distribution": [overlap_plot],
+    "downstream": [bpb_scatter_plot],
 }  # fmt: skip
 
 

@@ -12,10 +12,11 @@ from benchmarks import render
 from benchmarks.measure.metrics import METRICS
 from benchmarks.render import latex_escape, md_escape
 from benchmarks.report import findings
-from benchmarks.report.tables import BASELINE_MARK, REACHED_MARK, UNK_MARK, Table
+from benchmarks.report.tables import BASELINE_MARK, INCLUDES_ZERO_MARK, REACHED_MARK, UNK_MARK, Table
 
 MISSING = findings.MISSING  # an empty cell (this tokenizer has no row for this language)
-MARKS = {"unk": UNK_MARK, "baseline": BASELINE_MARK}  # not_ranked reason -> the marker after the value
+#: not_ranked reason -> the marker after the value
+MARKS = {"unk": UNK_MARK, "baseline": BASELINE_MARK, "interval_includes_zero": INCLUDES_ZERO_MARK}
 
 
 def cell_texts(cell: Mapping[str, Any] | None, bold: Callable[[str], str], escape: Callable[[str], str]) -> list[str]:
@@ -24,19 +25,23 @@ def cell_texts(cell: Mapping[str, Any] | None, bold: Callable[[str], str], escap
     there is no cell; empty parts when the cell has no interval or reached the size requested."""
     if cell is None or math.isnan(cell["value"]):
         return [escape(MISSING), "", ""]
-    info = METRICS[cell["metric"]]
-    value = escape(findings.format_value(info, cell["value"]))
+    # a cell that is not a metric's value (a correlation of the validity tables) carries its own format
+    own = cell.get("fmt")
+
+    def shown(number: float) -> str:
+        return own.format(number) if isinstance(own, str) else findings.format_value(METRICS[cell["metric"]], number)
+
+    value = escape(shown(cell["value"]))
     value = bold(value) if cell["best"] else value
     value += escape(MARKS.get(cell["not_ranked"], ""))
     reached = escape(f"{REACHED_MARK}{cell['reached_mark']}") if cell["reached_mark"] else ""
     if math.isnan(cell["ci_low"]) or math.isnan(cell["ci_high"]):
         return [value, "", reached]
-    low, high = findings.format_value(info, cell["ci_low"]), findings.format_value(info, cell["ci_high"])
-    return [value, escape(f"[{low}, {high}]"), reached]
+    return [value, escape(f"[{shown(cell['ci_low'])}, {shown(cell['ci_high'])}]"), reached]
 
 
 def markdown_table(table: Table) -> str:
-    header = [md_escape(h) for h in ["tokenizer", *table.column_labels]]
+    header = [md_escape(h) for h in [table.row_header, *table.column_labels]]
     rows = []
     for tokenizer in table.tokenizers:
         cells = [cell_texts(table.cell(tokenizer, c), lambda v: f"**{v}**", md_escape) for c in table.columns]
@@ -56,7 +61,7 @@ def latex_text(text: str) -> str:
 
 
 def latex_table(table: Table) -> str:
-    header = [latex_escape(h) for h in ["tokenizer", *table.column_labels]]
+    header = [latex_escape(h) for h in [table.row_header, *table.column_labels]]
     rows, sublines = [], []
     for tokenizer in table.tokenizers:
         cells = [cell_texts(table.cell(tokenizer, c), lambda v: rf"\textbf{{{v}}}", latex_escape)

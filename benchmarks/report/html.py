@@ -52,13 +52,14 @@ from benchmarks.report.document import (
     text,
 )
 from benchmarks.report.formats import MISSING, cell_texts
-from benchmarks.report.tables import BASELINE_MARK, REACHED_MARK, UNK_MARK, Table
+from benchmarks.report.tables import BASELINE_MARK, INCLUDES_ZERO_MARK, REACHED_MARK, UNK_MARK, Table
 
 #: what a marker means when a table has no note for it (the reading guide's words)
 MARKER_HELP = {
     REACHED_MARK: "the vocabulary size the tokenizer reached, when it differs from the size requested",
     UNK_MARK: "not ranked: too many of its tokens are <unk>",
     BASELINE_MARK: "not ranked: a baseline on boundary metrics",
+    INCLUDES_ZERO_MARK: "the confidence interval includes 0",
 }
 
 
@@ -198,7 +199,7 @@ def table_block(table: Table) -> str:
     if table.column_header != "language" and table.cells["language"].nunique() == 1:
         table_language = str(table.cells["language"].iloc[0])
     kinds = table.cells.drop_duplicates("tokenizer").set_index("tokenizer")["kind"]
-    header = ['<th scope="col">tokenizer</th>']
+    header = [f'<th scope="col">{esc(table.row_header)}</th>']
     for column, label in zip(table.columns, table.column_labels, strict=True):
         language = languages.get(column, "")
         attribute = f' data-language="{esc(language)}"' if language else ""

@@ -2,7 +2,8 @@
 ``Run``; sections and figures never open a file of the run themselves.
 
 What is read: ``results.parquet`` (or ``results.csv``), ``manifest.json``, ``costs.csv``,
-``paired.csv``, ``audit.csv`` and ``audit-entries.csv`` when present, ``examples.json`` when
+``paired.csv``, ``audit.csv`` and ``audit-entries.csv`` when present, the language models' files
+(``downstream.csv``, ``downstream-paired.csv``, ``downstream-validity.csv``) when present, ``examples.json`` when
 present, and, only when the "How the tokenizers split" section asks for them (``Run.tokenizers``), the
 tokenizers of the run: trained ones from ``RUN_DIR/tokenizers/``, published ones re-loaded from the manifest.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,14 @@ from typing import Any
 import pandas as pd
 
 import bpe
+from benchmarks.downstream.stage import (
+    DOWNSTREAM_FILE,
+    MODEL_COLUMNS,
+    PAIRED_COLUMNS,
+    VALIDITY_COLUMNS,
+    VALIDITY_FILE,
+)
+from benchmarks.downstream.stage import PAIRED_FILE as DOWNSTREAM_PAIRED_FILE
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import TRAIN_CHARS, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.measure.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
@@ -65,6 +75,11 @@ class Run:
     overlap: pd.DataFrame | None = None
     audit: pd.DataFrame | None = None  # audit.csv (None when absent)
     audit_entries: pd.DataFrame | None = None  # audit-entries.csv, every cell as text (None when absent)
+    #: the language models of a [downstream] table (``benchmarks.downstream.stage``; None when absent):
+    #: one row per model and scored role, their paired tests, and the metric-validity correlations
+    models: pd.DataFrame | None = None
+    models_paired: pd.DataFrame | None = None
+    validity: pd.DataFrame | None = None
     #: examples.json: its document and examples (None when absent)
     examples: tuple[dict[str, Any], list[Example]] | None = field(default=None, repr=False)
 
@@ -119,12 +134,17 @@ def load_run(run_dir: Path) -> Run:
                paired=_read_csv(run_dir / PAIRED_FILE), overlap=overlap_pairs(every_row),
                audit=_read_csv(run_dir / AUDIT_FILE, AUDIT_COLUMNS),
                audit_entries=_read_csv(run_dir / AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, text=True),
+               models=_read_csv(run_dir / DOWNSTREAM_FILE, MODEL_COLUMNS),
+               models_paired=_read_csv(run_dir / DOWNSTREAM_PAIRED_FILE, PAIRED_COLUMNS),
+               validity=_read_csv(run_dir / VALIDITY_FILE, VALIDITY_COLUMNS, keep=["reference"]),
                examples=read_examples(run_dir))  # fmt: skip
 
 
-def _read_csv(path: Path, columns: list[str] | None = None, text: bool = False) -> pd.DataFrame | None:
+def _read_csv(path: Path, columns: Sequence[str] | None = None, text: bool = False,
+              keep: Sequence[str] = ()) -> pd.DataFrame | None:  # fmt: skip
     """A side table of the run (None when the run has none), with at least ``columns``; ``text``: every
-    cell as a string, none read as missing (a vocabulary entry may be spelled ``nan``)."""
+    cell as a string, none read as missing (a vocabulary entry may be spelled ``nan``); ``keep``: text
+    columns whose empty cells stay empty strings."""
     if not path.is_file():
         return None
     try:
@@ -134,6 +154,8 @@ def _read_csv(path: Path, columns: list[str] | None = None, text: bool = False) 
     missing = [column for column in columns or [] if column not in frame.columns]
     if missing:
         raise BenchmarkError(f"{path}: not a table tokbench wrote (no column {', '.join(missing)})")
+    for column in keep:
+        frame[column] = frame[column].astype(object).where(frame[column].notna(), "").astype(str)
     return frame
 
 

@@ -345,3 +345,39 @@ def _wrap(text: str, width: int) -> str:
         else:
             lines.append(word)
     return "\n".join(lines)
+
+
+#: the markers of a scatter's vocabulary sizes, in size order
+SIZE_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def metric_scatter(points: pd.DataFrame, labels: dict[str, str], palette: dict[str, Any], stem: Path) -> None:
+    """One panel per (metric, language): each tokenizer row with a language model as a point at (the metric's
+    value, bits per byte), both with their CIs as error bars, coloured by tokenizer and shaped by
+    vocabulary size (a published tokenizer: its own size).  ``points``: ``metric``, ``language``,
+    ``tokenizer``, ``size`` (a label), ``x``, ``x_low``, ``x_high``, ``y``, ``y_low``, ``y_high``;
+    ``labels``: each metric's axis label."""
+    metrics = list(dict.fromkeys(points["metric"]))
+    languages = sorted(points["language"].unique())
+    sizes = list(dict.fromkeys(points.sort_values("size_order")["size"]))
+    markers = {size: SIZE_MARKERS[index % len(SIZE_MARKERS)] for index, size in enumerate(sizes)}
+    shown = [t for t in palette if t in set(points["tokenizer"])]
+    size = MAX_WIDTH / max(3, len(languages))
+    width = size * len(languages)
+    handles = [Line2D([], [], color=palette[t], marker="o", markersize=4, linestyle="", label=t) for t in shown]
+    handles += [Line2D([], [], color="grey", marker=markers[s], markersize=4, linestyle="", label=s) for s in sizes]
+    with _figure(width, size * len(metrics) + _legend_rows(len(handles), width), stem) as figure:
+        axes = figure.subplots(len(metrics), len(languages), squeeze=False, sharey="col")
+        for line, metric in enumerate(metrics):
+            for column, language in enumerate(languages):
+                ax = axes[line, column]
+                panel = points[(points["metric"] == metric) & (points["language"] == language)]
+                for row in panel.itertuples():
+                    x_error = [[row.x - row.x_low], [row.x_high - row.x]] if math.isfinite(row.x_low) else None
+                    y_error = [[row.y - row.y_low], [row.y_high - row.y]] if math.isfinite(row.y_low) else None
+                    ax.errorbar([row.x], [row.y], xerr=x_error, yerr=y_error, color=palette[row.tokenizer],
+                                marker=markers[row.size], markersize=4, linestyle="", elinewidth=0.6)  # fmt: skip
+                ax.set_title(language if line == 0 else "")
+                ax.set_xlabel(labels[metric])
+                ax.set_ylabel("bits per byte" if column == 0 else "")
+        _bottom_legend(figure, handles)

@@ -14,14 +14,17 @@ from typing import Any
 
 import pandas as pd
 
+from benchmarks.downstream.settings import SCORED_ROLES
 from benchmarks.measure.metrics import GROUPS, METRICS
-from benchmarks.measure.registry import DESCRIPTIVE, Capability, Metric, boundary_baseline_of, capabilities_of
+from benchmarks.measure.registry import DESCRIPTIVE, Capability, Metric, Needs, boundary_baseline_of, capabilities_of
 from benchmarks.report.cells import at_report_size, column_keys, mark_best, tokenizer_order
 from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import Run
 
 ENGLISH = "eng_Latn"
 REACHED_MARK, UNK_MARK, BASELINE_MARK = "†", "‡", "§"
+#: a correlation whose confidence interval includes 0 (the validity tables)
+INCLUDES_ZERO_MARK = "∘"
 #: what each evaluation set is, for captions
 EVAL_SETS = {
     "test": "the held-out test text of each corpus",
@@ -42,6 +45,7 @@ class Table:
     tokenizers: list[str]  # rows, in order
     cells: pd.DataFrame  # one per (tokenizer, column): metric, value, ci_low, ci_high, not_ranked, best, ...
     notes: list[str]  # plain text (backticks mark names)
+    row_header: str = "tokenizer"  # what the rows are
 
     def cell(self, tokenizer: str, column: str) -> dict[str, Any] | None:
         """The first cell of (tokenizer, column) as a record (column name -> value), None when there is none."""
@@ -109,9 +113,18 @@ def metric_tables(run: Run, metric: str) -> list[Table]:
         caption = (f"{info.label} (`{metric}`) on `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}, "
                    f"at vocabulary size {run.at}{match_phrase(run)}: {interval_phrase(run, cells)}"
                    f"{'; best per language in bold' if ranked else '; descriptive, not ranked'}.")  # fmt: skip
+        notes = table_notes(run, cells) + (LANGUAGE_MODEL_NOTES if info.needs is Needs.LANGUAGE_MODEL else [])
         tables.append(build_table(cells, ranked=ranked, slug=slug, heading=heading, caption=caption, group=info.group,
-                                  column_header="language", notes=table_notes(run, cells)))  # fmt: skip
+                                  column_header="language", notes=notes))  # fmt: skip
     return tables
+
+
+#: what every table of a language-model metric says (``benchmarks.downstream``)
+LANGUAGE_MODEL_NOTES = [
+    "Each value is the mean over the models' seeds; its CI resamples documents and seeds together. Bytes under an "
+    "<unk> token are charged 8 bits each (an upper bound: the byte sent verbatim), so a row that emits <unk> is "
+    "ranked on an upper bound of its cost (docs/metrics.md#bpb).",
+]
 
 
 def match_phrase(run: Run) -> str:
@@ -319,11 +332,74 @@ def substitution_notes(cells: pd.DataFrame, target: int, match: str = "requested
     return notes
 
 
+#: the validity tables' methods, as captions name them
+CORRELATIONS = {"spearman": "Spearman's ρ", "kendall": "Kendall's τ-b"}
+
+
+def predictor_label(metric: str, reference: str) -> str:
+    """A validity table's row: the metric's name (as in results.*, short enough for a page's width), and the
+    morpheme reference it was measured against."""
+    return f"{metric} · {reference}" if reference else metric
+
+
+def validity_tables(run: Run) -> list[Table]:
+    """Per correlation method, the intrinsic metrics (rows, registry order) × languages and pooled (columns):
+    the correlation with bits per byte across the tokenizer rows with a language model, with its bootstrap
+    CI over tokenizers (``benchmarks.downstream.validity``)."""
+    validity = run.validity
+    if validity is None or validity.empty:
+        return []
+    # one row per metric: measured on the set the models are scored on first, on a reference, or on the tokenizer
+    # itself (the CSV, downstream-validity.csv, has every evaluation set)
+    primary = validity["bpb_eval_set"].iloc[0]
+    validity = validity[(validity["eval_set"] == primary) | ~validity["eval_set"].isin(SCORED_ROLES)]
+    tables = []
+    for method, name in CORRELATIONS.items():
+        rows = validity[validity["method"] == method]
+        if rows.empty:
+            continue
+        labels = [predictor_label(metric, reference) for metric, reference
+                  in zip(rows["metric"], rows["reference"], strict=True)]  # fmt: skip
+        zero = (rows["ci_low"] <= 0) & (rows["ci_high"] >= 0)
+        cells = pd.DataFrame({
+            "tokenizer": labels, "column": rows["language"], "language": rows["language"], "corpus": "",
+            "eval_set": rows["eval_set"], "reference": rows["reference"], "metric": rows["metric"],
+            "row_type": "predictor", "kind": "", "vocab_size": pd.NA, "reached": math.nan, "reached_mark": "",
+            "value": rows["value"], "ci_low": rows["ci_low"], "ci_high": rows["ci_high"], "n": rows["n"],
+            "unk_share": math.nan, "not_ranked": ["interval_includes_zero" if flag else "" for flag in zero],
+            "best": False, "fmt": "{:+.2f}"}).reset_index(drop=True)  # fmt: skip
+        present = set(rows["language"])
+        languages = sorted(present - {"pooled"}) + (["pooled"] if "pooled" in present else [])
+        points = rows.groupby("language")["n"].max()
+        tables.append(Table(
+            slug=f"bpb-validity-{method}", heading=f"Which metric predicts bits per byte: {name}",
+            caption=(f"{name} between each intrinsic metric (rows, named as in results.csv; after · the morpheme "
+                     "reference it is measured against) and bits per "
+                     f"byte (`bpb`) on `{primary}` across the tokenizer rows with a language model, per language "
+                     "and pooled, with "
+                     f"a {run.ci_name} from a bootstrap over tokenizers. BPB is lower-is-better: a negative value "
+                     "means higher metric values go with better models. Other evaluation sets: "
+                     "downstream-validity.csv."),
+            group="downstream", column_header="language", columns=languages,
+            column_labels=[f"{language} (n={int(points[language])})" for language in languages],
+            tokenizers=list(dict.fromkeys(labels)), cells=cells, row_header="metric",
+            notes=[f"{INCLUDES_ZERO_MARK}: the {run.ci_name} includes 0, so the sign of this correlation is not "
+                   "established.",
+                   "n: tokenizer rows with a model (each vocabulary size a point); pooled: every language's points "
+                   "after subtracting that language's mean from the metric and from BPB (a within-language "
+                   "correlation).",
+                   "With a handful of tokenizers per language a rank correlation is coarse: a CI that excludes "
+                   "0 is evidence for these models at this scale, not for large models."]))  # fmt: skip
+    return tables
+
+
 def build_tables(run: Run) -> list[Table]:
-    """Metric tables in registry order, then per group the morphology tables (by language, gold first)."""
+    """Metric tables in registry order, then per group the morphology tables (by language, gold first), and
+    the validity tables of the language models."""
     present = set(run.results.loc[run.results["reference"] == "", "metric"])
     tables = [table for metric in METRICS if metric in present for table in metric_tables(run, metric)]
     tables += reference_tables(run)
+    tables += validity_tables(run)
     group_rank = {group: i for i, group in enumerate(GROUPS)}
     return sorted(tables, key=lambda table: group_rank[table.group])  # stable: keeps the order above per group
 

@@ -40,6 +40,13 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     resamples = 1000                    # scipy.stats.bootstrap n_resamples
     confidence = 0.95
 
+    [downstream]                        # optional: a small causal LM per tokenizer row, scored in bits per byte
+    vocab_sizes = [2000, 8000]          # trained rows at these sizes (default: report.vocab_size); pretrained: all
+    seeds = [0, 1, 2]                   # one LM per seed (initialisation and batch order)
+    train_bytes = 300000                # UTF-8 bytes of training text per language, the same for every tokenizer
+    context_bytes = 512                 # context per sequence in bytes (each row's tokens: see benchmarks.downstream)
+    (model and optimiser settings: ``benchmarks.downstream.settings.Downstream``)
+
     [report]
     vocab_size = 4000                   # the vocabulary size paper tables are drawn at: one of the vocab_sizes
     match = "requested"                 # or "reached": each cell is the size whose REACHED vocabulary is closest
@@ -68,8 +75,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 import bpe
+from benchmarks.downstream.settings import Downstream
 from benchmarks.errors import BenchmarkError
-from benchmarks.measure.metrics import METRICS
+from benchmarks.measure.metrics import LANGUAGE_MODEL_METRICS, METRICS
 from bpe.pipeline.normalizers import NORMALIZERS
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
 from bpe.pretrained.published import PretrainedSpec
@@ -259,6 +267,7 @@ class ExperimentConfig(Table):
     extra_metrics: Annotated[tuple[MetricName, ...], Strict(False), AfterValidator(_distinct)] = ()  # optional ones
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
+    downstream: Downstream | None = None
     _source: str = PrivateAttr("<config>")
 
     @model_validator(mode="after")
@@ -278,7 +287,16 @@ class ExperimentConfig(Table):
                              "max_train_chars of its rows")  # fmt: skip
         if self.train_chars is not None and not self.tokenizers:
             raise table_rule("train_chars: the axis applies to [[tokenizers]] rows, and the config has none")
+        named = [name for name in (*(self.metrics or ()), *self.extra_metrics) if name in LANGUAGE_MODEL_METRICS]
+        if named:
+            raise table_rule(f"metrics: {named[0]!r} comes from the language models of a [downstream] table, "
+                             "not from the metric selection: remove it here and add [downstream]")  # fmt: skip
         sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
+        if self.downstream is not None:
+            missing = [size for size in self.downstream.vocab_sizes or () if size not in sizes]
+            if missing:
+                raise table_rule(f"downstream.vocab_sizes: {missing[0]} is not a vocabulary size of any "
+                                 f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes)) or 'none'})")
         if self.report.vocab_size is not None and sizes and self.report.vocab_size not in sizes:
             raise table_rule(f"report.vocab_size = {self.report.vocab_size} is not a vocabulary size of any "
                              f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes))})")  # fmt: skip
@@ -355,7 +373,16 @@ class ExperimentConfig(Table):
             identity["pretrained"] = [entry.model_dump(exclude_none=True) for entry in self.pretrained]
         if any(entry.samples for entry in self.tokenizers):
             identity["seeds"] = self.seeds
+        if self.downstream is not None:
+            identity["downstream"] = self.downstream.model_dump(mode="json")
         return identity
+
+    @property
+    def language_model_sizes(self) -> tuple[int, ...]:
+        """The vocabulary sizes of the trained rows that get a language model (``[downstream]``)."""
+        if self.downstream is None:
+            return ()
+        return self.downstream.vocab_sizes or (self.report_vocab_size,)
 
     def fingerprint(self) -> str:
         """Hash of everything that determines the results (not where the file lives)."""

@@ -47,6 +47,7 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 import bpe
+from benchmarks.downstream import stage as downstream
 from benchmarks.errors import warn
 from benchmarks.files import (
     TRAIN_CHARS,
@@ -177,13 +178,17 @@ def run_experiment(
     progress: bool = True,
     on_report: Callable[[Path], Any] | None = None,
     start_method: str | None = None,
+    device: str = "auto",
 ) -> Path:
     """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config.
 
     ``jobs`` > 1 runs units in that many worker processes, started with ``start_method``
-    (``multiprocessing`` start method; None: the platform's default)."""
+    (``multiprocessing`` start method; None: the platform's default).  ``device`` (``auto``, ``cpu`` or
+    ``cuda``) is where the language models of a ``[downstream]`` table train (``benchmarks.downstream``)."""
     started = time.perf_counter()
     check_out_dir(out_dir, config, overwrite)
+    if config.downstream is not None:
+        downstream.check_available()
     check_writable_dir(cache_home(), "cache folder ($TOKBENCH_CACHE)")
     # the slowest silver analyzer of the corpora (named in their spec files) loads on a worker of its own while
     # this process resolves the pretrained rows and loads the corpora: its analysis, the floor of a cold run,
@@ -261,6 +266,13 @@ def run_experiment(
             rows += cross_unit_rows(results, selected, config, parallel)
             facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs, known_facts)
             rows += vocab_overlap_rows(results, lambda unit: facts[unit].vocabulary, selected, config)
+            if config.downstream is not None:
+                settings = (config.downstream, config.bootstrap_resamples, config.confidence, config.seed)
+                models, prepared = downstream.train_models(
+                    downstream.language_model_units(units, config.language_model_sizes), run_tokenizer(context),
+                    corpora, config.downstream, device, jobs, progress)  # fmt: skip
+                rows += downstream.bpb_rows(models, prepared, *settings[1:])
+                downstream.write_files(out_dir, models, prepared, rows, *settings)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired.result().to_csv(index=False))

@@ -109,6 +109,7 @@ __all__ = [
     "ALWAYS_COMPUTED",
     "COMPUTED_TOGETHER",
     "GROUPS",
+    "LANGUAGE_MODEL_METRICS",
     "LONG_NUMBER_DIGITS",
     "METRICS",
     "RENYI_ALPHA",
@@ -179,6 +180,7 @@ GROUPS: dict[str, str] = {
     "fidelity": "Fidelity (what comes back from the tokenizer)",
     "numbers": "Numbers and punctuation",
     "cost": "Cost",
+    "downstream": "Language modelling (bits per byte)",
 }
 
 _TEXT, _WORDS, _REFERENCE = Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.MORPHEME_REFERENCE
@@ -265,7 +267,14 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
            deterministic=False),
     Metric("encode_mb_per_s", "encode MB/s", "cost", HIGHER, "{:.2f}", Needs.MEASUREMENT, None,
            deterministic=False),
+    # rows of a run with a [downstream] table only (benchmarks.downstream), never selected by `metrics`
+    Metric("bpb", "bits per byte (small LM)", "downstream", LOWER, "{:.3f}", Needs.LANGUAGE_MODEL, None,
+           optional=True, definition="summed negative log-likelihood in bits of a small causal LM trained on the "
+           "row's ids, plus 8 bits per byte under an <unk> token, divided by the UTF-8 bytes of the text"),
 ])  # fmt: skip
+
+#: the metrics a run's language models give (``[downstream]``), not the metric selection
+LANGUAGE_MODEL_METRICS = tuple(name for name, metric in METRICS.items() if metric.needs is Needs.LANGUAGE_MODEL)
 
 
 #: Computed whatever a config selects: the report marks every cell with them (the vocabulary size a

@@ -13,6 +13,7 @@ from benchmarks.report.document import Block
 from benchmarks.report.sections.audit import audit_section
 from benchmarks.report.sections.context import Context
 from benchmarks.report.sections.costs import cost_section
+from benchmarks.report.sections.downstream import downstream_section
 from benchmarks.report.sections.inference import inference_section
 from benchmarks.report.sections.metric_groups import metric_groups
 from benchmarks.report.sections.paired import paired_section
@@ -31,6 +32,7 @@ SECTIONS: list[Section] = [
     run_facts,
     reading_guide,
     metric_groups,
+    downstream_section,
     training_data,
     inference_section,
     cost_section,

@@ -374,8 +374,11 @@ def test_report_states_run_facts_markers_and_substitution(built, blocks, results
     assert [name for name in sections if name in GROUPS.values()] == [GROUPS[g] for g in GROUPS if g in present]
     absent = [plain_text(block.content) for block in blocks if isinstance(block, Paragraph)
               and plain_text(block.content).startswith("Groups without rows")]  # fmt: skip
+    # a group of opt-in metrics only (the language models) is not a gap
+    opt_in = {group for group in GROUPS if all(m.optional for m in METRICS.values() if m.group == group)}
+    assert opt_in == {"downstream"}
     assert len(absent) == 1 and absent[0].split(": ", 1)[1].rstrip(".").split(", ") == [
-        group for group in GROUPS if group not in present]  # fmt: skip
+        group for group in GROUPS if group not in present and group not in opt_in]  # fmt: skip
     skipped = [block for block in blocks if isinstance(block, SkippedFigure)]
     assert not [block for block in skipped if any(METRICS[m].label in block.caption for m in METRICS
                                                   if METRICS[m].group not in present)]  # fmt: skip
@@ -1101,36 +1104,36 @@ def test_every_table_of_a_report_compiles_without_overfull_boxes(built, tmp_path
 QUICK_REPORT = Path(__file__).resolve().parents[3] / "reports" / "quick"
 
 
-def test_the_committed_quick_report_is_what_its_own_results_give(tmp_path):
-    """reports/quick/report.md, report.html and its tables are ``write_report`` of the committed results and manifest:
-    the committed report can be reproduced, and it was written by the current code."""
-    run_dir = tmp_path / "quick"
+@pytest.mark.parametrize("name", ["quick", "downstream"])
+def test_the_committed_reports_are_what_their_own_results_give(tmp_path, name):
+    """reports/<name>/report.md, report.html and its tables are ``write_report`` of the committed results, manifest
+    and side tables: the committed report can be reproduced, and it was written by the current code."""
+    committed_dir = QUICK_REPORT.parent / name
+    run_dir = tmp_path / name
     run_dir.mkdir()
-    for name in ("results.csv", "manifest.json", "costs.csv", "paired.csv"):
-        shutil.copy(QUICK_REPORT / name, run_dir / name)
-    for name in ("audit.csv", "audit-entries.csv"):  # committed with the report once it was regenerated with them
-        if (QUICK_REPORT / name).is_file():
-            shutil.copy(QUICK_REPORT / name, run_dir / name)
+    for path in [committed_dir / "manifest.json", *committed_dir.glob("*.csv")]:
+        shutil.copy(path, run_dir / path.name)
     report.write_report(run_dir)
     written = (run_dir / "report.md").read_text(encoding="utf-8")
-    assert written == (QUICK_REPORT / "report.md").read_text(encoding="utf-8")
+    assert written == (committed_dir / "report.md").read_text(encoding="utf-8")
     # report.html: the same page, apart from the inline SVG plots (their glyph outlines come from the machine's font)
     def without_plots(page: str) -> str:
         return re.sub(r"<svg.*?</svg>", "<svg/>", page, flags=re.DOTALL)
 
     written_page = (run_dir / "report.html").read_text(encoding="utf-8")
-    assert without_plots(written_page) == without_plots((QUICK_REPORT / "report.html").read_text(encoding="utf-8"))
-    committed = {p.name: p.read_bytes() for p in (QUICK_REPORT / "tables").iterdir()}
+    assert without_plots(written_page) == without_plots((committed_dir / "report.html").read_text(encoding="utf-8"))
+    committed = {p.name: p.read_bytes() for p in (committed_dir / "tables").iterdir()}
     assert {p.name: p.read_bytes() for p in (run_dir / "tables").iterdir()} == committed
     # plots: the same files (their pixels depend on the machine's font rasterizer)
-    plots = sorted(p.name for p in (QUICK_REPORT / "plots").iterdir())
+    plots = sorted(p.name for p in (committed_dir / "plots").iterdir())
     assert sorted(p.name for p in (run_dir / "plots").iterdir()) == plots
 
 
 @pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed (Debian: texlive-latex-recommended)")
+@pytest.mark.parametrize("name", ["quick", "downstream"])
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-def test_every_table_of_the_committed_quick_report_compiles_without_overfull_boxes(tmp_path, layout):
-    tables = sorted((QUICK_REPORT / "tables").glob("*.tex"))
+def test_every_table_of_the_committed_reports_compiles_without_overfull_boxes(tmp_path, layout, name):
+    tables = sorted((QUICK_REPORT.parent / name / "tables").glob("*.tex"))
     assert len(tables) >= 20
     for trust in (False, True):
         assert_fits(compile_tables(tables, tmp_path / f"{layout}-{trust}", layout, trust_estimates=trust))
