@@ -153,7 +153,7 @@ def steps(settings: Downstream) -> int:
     return max(1, math.ceil(settings.epochs * settings.train_bytes / (settings.batch_size * settings.context_bytes)))
 
 
-def windows(stream: np.ndarray, context: int) -> np.ndarray:
+def training_windows(stream: np.ndarray, context: int) -> np.ndarray:
     """The training stream cut into consecutive windows of ``context + 1`` classes (inputs and their next
     class), each starting where the last one's inputs ended; a last partial window is dropped unless it is
     the only one (then the stream is padded by repeating it)."""

@@ -19,6 +19,7 @@ per token, ``N`` the parameters outside the embedding; training is three times a
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -82,6 +83,11 @@ def facts(model: LlamaForCausalLM, model_data: data.ModelData, settings: Downstr
                  3.0 * forward * tokens)  # fmt: skip
 
 
+def _autocast(device: str) -> contextlib.AbstractContextManager:
+    """bf16 autocast on CUDA; float32 (nothing) on the CPU, where the bits must be reproducible."""
+    return torch.autocast("cuda", dtype=torch.bfloat16) if device == "cuda" else contextlib.nullcontext()
+
+
 def _schedule(settings: Downstream, total_steps: int) -> Callable[[int], float]:
     warm = max(1, round(settings.warmup * total_steps))
 
@@ -111,7 +117,7 @@ def train(model_data: data.ModelData, settings: Downstream, seed: int, device: s
     optimizer = _optimizer(model, settings)
     total_steps = data.steps(settings)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(settings, total_steps))
-    cut = torch.from_numpy(data.windows(model_data.train, context))
+    cut = torch.from_numpy(data.training_windows(model_data.train, context))
     order = data.batch_order(len(cut), total_steps, settings.batch_size, seed)
     first = 0
     if checkpoint is not None and checkpoint.is_file():
@@ -121,12 +127,11 @@ def train(model_data: data.ModelData, settings: Downstream, seed: int, device: s
         scheduler.load_state_dict(state["scheduler"])
         first = int(state["step"])
     model.train()
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if device == "cuda" else _nothing()
     for step in range(first, total_steps):
         batch = cut[order[step]].to(device)
         inputs, targets = batch[:, :-1], batch[:, 1:].clone()
         targets[targets == model_data.bos] = -100
-        with autocast:
+        with _autocast(device):
             logits = model(input_ids=inputs).logits
         loss = torch.nn.functional.cross_entropy(logits.float().reshape(-1, model_data.classes), targets.reshape(-1))
         optimizer.zero_grad(set_to_none=True)
@@ -144,14 +149,6 @@ def train(model_data: data.ModelData, settings: Downstream, seed: int, device: s
     if checkpoint is not None:
         checkpoint.unlink(missing_ok=True)
     return model
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @torch.no_grad()
@@ -172,7 +169,7 @@ def score(model: LlamaForCausalLM, model_data: data.ModelData, device: str) -> d
             for row, window in enumerate(chosen):  # right padding: causal attention never looks ahead to it
                 inputs[row, : len(window.inputs)] = torch.from_numpy(window.inputs)
                 targets[row, : len(window.targets)] = torch.from_numpy(window.targets)
-            with torch.autocast("cuda", dtype=torch.bfloat16) if device == "cuda" else _nothing():
+            with _autocast(device):
                 logits = model(input_ids=inputs.to(device)).logits
             # the log-probability of each target only (the full table of a large vocabulary is hundreds of MB)
             picked = -torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), targets.to(device),

@@ -8,9 +8,9 @@ held-out documents (``data``).
 
 Caching: a model's bits are kept under ``$TOKBENCH_CACHE/downstream/<key>.json``, the key hashing every id
 the model sees and scores (so the tokenizer and the data), the model and optimiser settings, the seed, the
-device kind and the versions of PyTorch and ``transformers``: a second run, or another config sharing the
-row, trains nothing again.  A model still training is checkpointed beside it (``<key>.ckpt``), so an
-interrupted run resumes mid-model.
+device kind, the code of ``data``, ``bpb`` and ``model``, and the versions of PyTorch and ``transformers``:
+a second run, or another config sharing the row, trains nothing again.  A model still training is
+checkpointed beside it (``<key>.ckpt``), so an interrupted run resumes mid-model.
 
 Where it runs: on the CPU, each model on one thread and ``jobs`` models at a time in worker processes
 (spawned: PyTorch must not be forked), so the bits do not depend on ``jobs``; on CUDA one model at a time.
@@ -24,6 +24,7 @@ Holm adjustment within the corpus and role), ``downstream-validity.csv`` (``vali
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -110,10 +111,19 @@ Prepared = dict[Unit, data.ModelData]
 def model_key(model_data: data.ModelData, settings: Downstream, seed: int, device: str) -> str:
     """The cache key of one model (module docstring)."""
     model_settings = settings.model_dump(mode="json", exclude={"vocab_sizes", "seeds", "checkpoint_every"})
-    blob = json.dumps({"data": model_data.digest(), "settings": model_settings, "seed": seed,
-                       "device": device, "torch": _version("torch"), "transformers": _version("transformers")},
-                      sort_keys=True)  # fmt: skip
+    blob = json.dumps({"data": model_data.digest(), "settings": model_settings, "seed": seed, "device": device,
+                       "code": _code_digest(), "torch": _version("torch"),
+                       "transformers": _version("transformers")}, sort_keys=True)  # fmt: skip
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
+
+
+@functools.cache
+def _code_digest() -> str:
+    """A hash of the code that builds, trains and scores a model: a change to it trains every model again."""
+    hasher = hashlib.sha256()
+    for name in ("data", "bpb", "model"):
+        hasher.update(Path(__file__).with_name(f"{name}.py").read_bytes())
+    return hasher.hexdigest()[:16]
 
 
 def _cache_dir() -> Path:

@@ -45,8 +45,10 @@ def test_list_shows_every_shipped_corpus(capsys):
     assert status == 0
     table = text_table(out)
     assert [row["id"] for row in table] == sorted(
-        f"{k}-{lang}" for k in ("embedded", "ud") for lang in ("eng", "kor", "rus", "tur")
+        [f"{k}-{lang}" for k in ("embedded", "ud") for lang in ("eng", "kor", "rus", "tur")]
+        + ["fineweb-eng", "fineweb2-kor", "fineweb2-rus", "fineweb2-tur"]
     )
+    assert next(row for row in table if row["id"] == "fineweb2-tur")["roles"] == "eval,train"
     eng = next(row for row in table if row["id"] == "ud-eng")
     assert eng["language"] == "eng_Latn" and eng["roles"] == "eval,test,train"
 

@@ -47,6 +47,7 @@ def test_shipped_specs_are_valid_and_named_after_their_id():
     specs = list_corpora()
     assert [s.id for s in specs] == sorted(s.id for s in specs)
     expected = {f"{kind}-{lang}" for kind in ("embedded", "ud") for lang in ("tur", "rus", "kor", "eng")}
+    expected |= {"fineweb2-tur", "fineweb2-rus", "fineweb2-kor", "fineweb-eng"}  # the GPU-scale language models'
     assert {s.id for s in specs} == expected
     for spec in specs:
         assert spec.path == SPEC_DIR / f"{spec.id}.toml"
@@ -206,6 +207,10 @@ SHIPPED_LOADING_FIELDS = {
     "embedded-kor": "d0a385fd1aefdea5",
     "embedded-rus": "2b4ae7d3effca512",
     "embedded-tur": "2374a03c80ebf643",
+    "fineweb-eng": "923fffa5133a2ae6",
+    "fineweb2-kor": "217d7deb46c4668f",
+    "fineweb2-rus": "2cf05524619cf609",
+    "fineweb2-tur": "355ec03815fa0fc8",
     "ud-eng": "fbf8b568f9d0add6",
     "ud-kor": "4be0d887459c0044",
     "ud-rus": "b58149a3771b094c",

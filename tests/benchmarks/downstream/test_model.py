@@ -11,6 +11,7 @@ import pytest
 import bpe
 from benchmarks.downstream import data
 from benchmarks.downstream.settings import Downstream
+from corpora.spec import load_spec
 
 TINY = Downstream(train_bytes=6_000, context_bytes=64, epochs=1.0, batch_size=4, layers=1, width=16, heads=2,
                   max_eval_items=20, checkpoint_every=2)  # fmt: skip
@@ -74,3 +75,19 @@ def test_parameters_and_flops_follow_the_documented_count(model_data: data.Model
     assert facts.train_tokens == tokens
     forward = 2 * body + 2 * width * model_data.classes + 2 * TINY.layers * model_data.context_tokens * width
     assert facts.train_flops == pytest.approx(3 * forward * tokens)
+
+
+def test_the_gpu_config_has_10_to_20m_parameters_outside_the_embedding_and_50_mb_a_language(needs_torch: None) -> None:
+    from benchmarks.downstream import model
+    from benchmarks.run.config import load_config
+
+    config = load_config("downstream-gpu")
+    settings = config.downstream
+    assert settings is not None and settings.train_bytes >= 50_000_000 and len(settings.seeds) >= 3
+    built = model.build_model(settings, classes=100, context=settings.max_context_tokens, seed=0)
+    body = sum(parameter.numel() for parameter in built.parameters()) - 100 * settings.width
+    assert 10_000_000 <= body <= 20_000_000
+    # the training text streams from the hub (tests/corpora/test_hub_fineweb.py reads those sources offline)
+    train_kinds = {source.kind for entry in config.corpora for source in load_spec(entry).sources
+                   if source.role == "train"}  # fmt: skip
+    assert train_kinds == {"hf"}
