@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import csv
 import math
 import os
 import types
@@ -314,3 +315,17 @@ def check_exported_schema(path: Path) -> None:
     extra = [name for name in schema.names if name not in expected_schema.names]
     if extra:
         raise BenchmarkError(f"{path}: unknown field {extra[0]!r} (schema version {RESULTS_SCHEMA_VERSION})")
+
+
+def csv_quoting(fields: Any) -> int:
+    """The ``csv`` quoting for a table whose text cells are ``fields``: the default (quote only what needs it),
+    or every text cell when one holds a carriage return, which the ``csv`` module and pandas leave unquoted
+    and readers then take for the end of a line (a vocabulary entry ``\r``)."""
+    carriage_return = any("\r" in field for field in fields if isinstance(field, str))
+    return csv.QUOTE_NONNUMERIC if carriage_return else csv.QUOTE_MINIMAL
+
+
+def frame_csv(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV text (pandas' ``to_csv``), every text cell quoted when one holds a carriage return."""
+    text = frame.select_dtypes(exclude=["number", "bool"])
+    return frame.to_csv(index=False, quoting=csv_quoting(text.to_numpy().ravel()))

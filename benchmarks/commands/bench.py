@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from benchmarks.errors import BenchmarkError
+
+#: the largest amount of text (MB) or time (s) an option of the harness takes: a day, or a terabyte
+MAX_AMOUNT = 1e6
 
 
 def _csv(kind: type, choices: tuple[str, ...] | None = None):
@@ -115,6 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_bench(args: argparse.Namespace) -> int:
+    import bpe
     from benchmarks.perf.common import REFERENCE_COMMIT, RESULTS_FILE, BenchOptions
     from benchmarks.perf.harness import run_bench
     from corpora.loader import cache_home
@@ -125,11 +130,19 @@ def handle_bench(args: argparse.Namespace) -> int:
         raise BenchmarkError(
             f"data root {root}: no ud/ folder (pass --data-dir DIR, or no data root for embedded text)"
         )
-    sizes = (*args.train_mb, args.memory_mb, args.encode_mb, *args.growth_mb, *args.long_word_mb, args.long_line_mb)
-    if any(size <= 0 for size in sizes):
-        raise BenchmarkError(
-            "--train-mb, --memory-mb, --encode-mb, --growth-mb, --long-word-mb and --long-line-mb must be positive"
-        )
+    sizes = {"--train-mb": args.train_mb, "--memory-mb": (args.memory_mb,), "--encode-mb": (args.encode_mb,),
+             "--growth-mb": args.growth_mb, "--long-word-mb": args.long_word_mb, "--long-line-mb": (args.long_line_mb,),
+             "--timeout": (args.timeout,)}  # fmt: skip
+    for option, values in sizes.items():
+        wrong = next((value for value in values if not (math.isfinite(value) and 0 < value <= MAX_AMOUNT)), None)
+        if wrong is not None:
+            raise BenchmarkError(f"{option} {wrong:g}: expected a number above 0 and at most {MAX_AMOUNT:g} "
+                                 "(megabytes, or seconds for --timeout)")  # fmt: skip
+    for family in args.families:
+        floor = bpe.family_class(family).vocab_floor(None).minimum
+        small = next((size for size in args.vocab_sizes if size < floor), None)
+        if small is not None:
+            raise BenchmarkError(f"--vocab-sizes {small}: below the minimum {floor} of {family}")
     repeats = args.repeats if args.repeats is not None else 3 if args.all else 1
     if repeats < 1 or args.spm_threads < 1:
         raise BenchmarkError(f"--repeats and --spm-threads must be at least 1, got {repeats} and {args.spm_threads}")

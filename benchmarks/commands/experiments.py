@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from benchmarks.commands import check_jobs
 from benchmarks.commands.data import add_fetch_option, config_needs_data_root, data_root_or_fetch
 from benchmarks.errors import BenchmarkError
 
@@ -80,8 +81,7 @@ def handle_run(args: argparse.Namespace) -> int:
         raise BenchmarkError(f"--data-dir {data_dir}: no such directory")
     if data_dir is None and config_needs_data_root(config):
         data_dir = data_root_or_fetch(None, args.fetch, f"`tokbench run {args.config}`")
-    if args.jobs < 1:
-        raise BenchmarkError(f"--jobs {args.jobs}: expected a positive number of processes")
+    check_jobs(args.jobs, "processes")
     out_dir = args.out or Path("runs") / config.name
     on_report = None if args.no_report else _write_report
     run_dir = run_experiment(config, out_dir, data_dir=data_dir, jobs=args.jobs, overwrite=args.overwrite,
@@ -122,6 +122,8 @@ def handle_check(args: argparse.Namespace) -> int:
         print(f"baseline {args.baseline} rewritten with {count} rows from {args.run_dir}")
         return 0
     changes = check.compare(args.run_dir, check.read_baseline(args.baseline))
+    # the exit status is known before anything is printed: a reader that stops early (`| head`) keeps it
+    args.outcome = 1 if check.is_failure(changes) else 0
     if args.format == "json":
         print(json.dumps(check.check_document(changes, args.run_dir, args.baseline), indent=1, ensure_ascii=False))
     elif args.format == "markdown":
@@ -129,4 +131,4 @@ def handle_check(args: argparse.Namespace) -> int:
     else:
         print(check.format_changes(changes))
     print(check.summary_line(changes), file=sys.stderr)
-    return 1 if check.is_failure(changes) else 0
+    return args.outcome

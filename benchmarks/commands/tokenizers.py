@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import bpe
+from benchmarks.commands import check_jobs
 from benchmarks.commands.text_io import add_command, check_output_path, read_lines, stdin_or_file, write_lines, writing
 from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_tokenizer_option, load_tokenizer, option_flag
 from benchmarks.errors import BenchmarkError
@@ -69,8 +70,7 @@ BATCH_LINES = 20_000
 
 
 def run_encode(args: argparse.Namespace) -> int:
-    if args.jobs < 1:
-        raise BenchmarkError(f"--jobs: expected a positive number of threads, got {args.jobs}")
+    check_jobs(args.jobs, "threads")
     encode_options = {name: getattr(args, name) for name in options_by_name(encode_time_only=True)}
     tokenizer = load_tokenizer(args).with_encode_options(**encode_options)
     out = Path(args.out) if args.out else None

@@ -33,10 +33,11 @@ import socket
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from benchmarks.errors import BenchmarkError
 
@@ -51,7 +52,9 @@ BOOKKEEPING = {"MANIFEST.tsv", LOCAL_MANIFEST, SOURCES_FILE, "README.md"}
 #: licence texts that restrict use (printed after every fetch that includes such a file)
 RESTRICTIVE = re.compile(r"\bNC\b|non-?commercial|Llama 2|Tongyi Qianwen", re.IGNORECASE)
 FLORES_CODE = re.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
-UD_NAME = re.compile(r"^UD_([A-Z][A-Za-z_]*)-([A-Za-z0-9]+)(?:@([\w.\-]+))?$")
+UD_NAME = re.compile(r"^UD_([A-Z][A-Za-z_]*)-([A-Za-z0-9]+)(?:@(.*))?$")
+#: a release tag (r2.16) or a commit (7 to 40 hex digits): a name of the repository, never a path (``..``)
+UD_TAG = re.compile(r"^(?:r[0-9]+\.[0-9]+|[0-9a-f]{7,40})$")
 #: the UD release tag ``--ud`` reads when the name gives none (the manifest's UD files are at r2.11-r2.18)
 UD_DEFAULT_TAG = "r2.16"
 UD_RAW = "https://raw.githubusercontent.com/UniversalDependencies"
@@ -106,7 +109,10 @@ def read_manifest(path: Path | None = None) -> list[Entry]:
     BenchmarkError naming the line."""
     path = path or SHIPPED_MANIFEST
     entries = []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise BenchmarkError(f"{path}: not UTF-8 text (byte {exc.start}); expected a manifest TSV") from None
     header: list[str] | None = None
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#"):
@@ -127,9 +133,29 @@ def read_manifest(path: Path | None = None) -> list[Entry]:
         if transform.startswith("concat:"):
             urls += (transform[len("concat:"):],)
             transform = ""
+        problem = _row_problem(row["path"], urls, transform)
+        if problem:
+            raise BenchmarkError(f"{path}:{number}: {problem}")
         entries.append(Entry(row["path"], row["sha256"] or None, size, urls, transform, row["license"],
                              row.get("note", "")))  # fmt: skip
     return entries
+
+
+#: a data root file's path: relative, inside the root (no "..", no absolute path, no backslash)
+_SAFE_PATH = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[^\\\x00]+$")
+_DROP_LINE = re.compile(r"^drop-line:[1-9][0-9]*$")
+
+
+def _row_problem(path: str, urls: Sequence[str], transform: str) -> str:
+    """What is wrong with a manifest row (a data root's own ``LOCAL_MANIFEST.tsv`` is untrusted input), or ""."""
+    if not _SAFE_PATH.match(path) or PurePosixPath(path).is_absolute():
+        return f"path {path!r} must be relative and stay inside the data root (no '..')"
+    for url in urls:
+        if urllib.parse.urlsplit(url).scheme != "https" or not urllib.parse.urlsplit(url).netloc:
+            return f"url {url!r} must be an https:// address (a mirror is set with TOKBENCH_DATA_MIRROR)"
+    if transform not in ("", "crlf-to-lf") and not _DROP_LINE.match(transform):
+        return f"transform {transform!r}: expected concat:URL, crlf-to-lf or drop-line:N (N >= 1)"
+    return ""
 
 
 def write_manifest(path: Path, entries: Iterable[Entry]) -> None:
@@ -205,7 +231,10 @@ def ud_entries(name: str) -> list[Entry]:
     match = UD_NAME.match(name)
     if not match:
         raise BenchmarkError(f"--ud {name}: expected a treebank name such as UD_Finnish-TDT (optionally @r2.16)")
-    language_name, treebank, tag = match.group(1), match.group(2), match.group(3) or UD_DEFAULT_TAG
+    language_name, treebank, tag = match.group(1), match.group(2), match.group(3)
+    if tag is not None and not UD_TAG.match(tag):
+        raise BenchmarkError(f"--ud {name}: bad tag {tag!r}: expected a UD release tag such as r2.16, or a commit")
+    tag = tag or UD_DEFAULT_TAG
     language = pycountry.languages.get(name=language_name.replace("_", " "))
     if language is None:
         raise BenchmarkError(f"--ud {name}: {language_name.replace('_', ' ')!r} is not a language name pycountry knows")
@@ -394,8 +423,23 @@ def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[
             if entry.sha256 is None:  # not in the shipped manifest: recorded now, checked from now on
                 local[entry.path] = done
                 write_manifest(local_path, local.values())
+    for name in treebanks or ():
+        _treebank_found(name, result, root)
     write_sources(root, [e for e in entries if (root / e.path).is_file()])
     return result
+
+
+def _treebank_found(name: str, result: FetchResult, root: Path) -> None:
+    """A treebank none of whose splits exists at its tag (all 404: misspelt, or not released there) is a
+    failure, not three splits "not in this treebank"; the folder made for it is removed when left empty."""
+    paths = [entry.path for entry in ud_entries(name)]
+    if all(path in result.unavailable for path in paths):
+        for path in paths:
+            del result.unavailable[path]
+        result.failed[name] = "treebank not found (no train, dev or test file at its tag)"
+        folder = root / PurePosixPath(paths[0]).parent
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def write_sources(root: Path, entries: Sequence[Entry]) -> None:
@@ -446,7 +490,8 @@ def verify(root: Path, *, manifest: Sequence[Entry] | None = None, only: Sequenc
     local_path = root / LOCAL_MANIFEST
     local = read_manifest(local_path) if local_path.is_file() else []
     groups = set(only or GROUPS)
-    known = {e.path: e for e in [*manifest, *local]}
+    # a local row records a file the shipped manifest does not pin; it never overrides a shipped pin
+    known = {e.path: e for e in [*local, *manifest]}
     result = Verification()
     for path, entry in sorted(known.items()):
         if entry.group not in groups:
@@ -454,6 +499,10 @@ def verify(root: Path, *, manifest: Sequence[Entry] | None = None, only: Sequenc
         target = root / path
         if not target.is_file():
             (result.missing if entry.urls else result.not_downloadable).append(path)
+            continue
+        size = target.stat().st_size
+        if entry.size is not None and size != entry.size:  # no need to hash it (a large stand-in costs seconds)
+            result.mismatched[path] = f"{size} bytes, manifest {entry.sha256} ({entry.size} bytes)"
             continue
         digest, size = sha256_file(target)
         if (digest, size) == (entry.sha256, entry.size):

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import regex
 
+from benchmarks.files import csv_quoting
 from bpe.base import Tokenizer
 from bpe.render import render_bytes
 
@@ -107,11 +108,14 @@ class AuditEntry:
     encoded: tuple[int, ...] = ()
 
     def row(self) -> list[Any]:
-        """The entry as a CSV row of ``ENTRY_COLUMNS``."""
-        return [self.id, self.piece, self.data.hex(), render_bytes(self.data), self.status, self.script,
+        """The entry as a CSV row of ``ENTRY_COLUMNS``; a lone surrogate in a piece (a tokenizer's own printing
+        of an id) as ``<U+D800>``, so every row has a UTF-8 form."""
+        piece = _LONE_SURROGATE.sub(lambda match: f"<U+{ord(match.group()):04X}>", self.piece)
+        return [self.id, piece, self.data.hex(), render_bytes(self.data), self.status, self.script,
                 " ".join(map(str, self.encoded))]  # fmt: skip
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: one audited entry as a CSV row: its text as ``tokbench show`` renders bytes, the ids it encoded to space-separated
 ENTRY_COLUMNS = ["id", "piece", "hex", "text", "status", "script", "encoded"]
 
@@ -139,10 +143,10 @@ class VocabularyAudit:
         """One row per entry: id, piece, hex (its bytes), text (as ``tokbench show`` renders bytes), status,
         script, encoded (the ids its text encoded to, space-separated)."""
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        rows = [entry.row() for entry in self.entries]
+        writer = csv.writer(out, lineterminator="\n", quoting=csv_quoting(field for row in rows for field in row))
         writer.writerow(ENTRY_COLUMNS)
-        for entry in self.entries:
-            writer.writerow(entry.row())
+        writer.writerows(rows)
         return out.getvalue()
 
 

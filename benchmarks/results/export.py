@@ -11,6 +11,7 @@ it reads a run directory.  The export is deterministic: the same run gives byte-
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,10 @@ from benchmarks.errors import BenchmarkError
 from benchmarks.files import RESULTS_SCHEMA_VERSION, atomic_path, atomic_write_text, read_results
 
 EXPORT_FILES = ("README.md", "manifest.json", "results.parquet")
+#: the temporary file an export killed mid-write leaves beside one of its files (``atomic_path``'s name)
+_LEFT_BY_A_KILLED_EXPORT = re.compile(r"^\.(README\.md|manifest\.json|results\.parquet)\..+\.tmp$")
+#: the line of the dataset card that says tokbench wrote it
+_CARD_MARK = "- tokbench"
 
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
@@ -72,6 +77,24 @@ def dataset_card(manifest: dict[str, Any], rows: int) -> str:
     return "\n".join(header + body) + "\n"
 
 
+def _check_earlier_export(out_dir: Path) -> None:
+    """``out_dir`` may be overwritten: it is empty, or an earlier export (``EXPORT_FILES`` only, with its
+    ``results.parquet``, and a README that is tokbench's dataset card).  The temporary files of an export
+    that was killed are removed.  Anything else is the user's, and refused."""
+    names = {path.name for path in out_dir.iterdir()}
+    for name in sorted(name for name in names if _LEFT_BY_A_KILLED_EXPORT.match(name)):
+        (out_dir / name).unlink(missing_ok=True)
+        names.discard(name)
+    foreign = sorted(names - set(EXPORT_FILES))
+    if not foreign and names and "results.parquet" not in names:
+        foreign = sorted(names)  # a README.md or manifest.json alone is not an export of ours
+    readme = out_dir / "README.md"
+    if not foreign and readme.is_file() and _CARD_MARK not in readme.read_text(encoding="utf-8", errors="replace"):
+        foreign = ["README.md"]
+    if foreign:
+        raise BenchmarkError(f"{out_dir}: holds {foreign[0]!r}, not an earlier export: choose a new or empty --out")
+
+
 def export_results(run_dir: Path, out_dir: Path) -> Path:
     """Write the dataset folder; every file is checked and written atomically.  ``out_dir`` must be new,
     empty or an earlier export (only ``EXPORT_FILES``): nothing else is ever overwritten."""
@@ -80,12 +103,10 @@ def export_results(run_dir: Path, out_dir: Path) -> Path:
     frame = read_results(run_dir)
     manifest = _manifest(run_dir)
     files.check_writable_dir(out_dir, "export folder (--out)")
-    if out_dir.is_dir():
-        foreign = sorted(p.name for p in out_dir.iterdir() if p.name not in EXPORT_FILES)
-        if foreign:
-            raise BenchmarkError(f"{out_dir}: holds {foreign[0]!r}, not an earlier export: choose a new or empty --out")
     if out_dir.resolve() == run_dir.resolve():
         raise BenchmarkError(f"{out_dir}: --out is the run directory itself: choose another folder")
+    if out_dir.is_dir():
+        _check_earlier_export(out_dir)
     table = files.results_table(frame)
     with atomic_path(out_dir / "results.parquet") as tmp:
         pq.write_table(table, tmp, compression="zstd")

@@ -53,6 +53,7 @@ from benchmarks.files import (
     TRAIN_CHARS,
     atomic_write_text,
     check_writable_dir,
+    frame_csv,
     result_columns,
     trained_tokenizer_path,
     write_results,
@@ -266,13 +267,13 @@ def run_experiment(
             rows += cross_unit_rows(results, selected, config, parallel)
             facts = side_facts(results, run_tokenizer(context), context.test_texts, config, jobs, known_facts)
             rows += vocab_overlap_rows(results, lambda unit: facts[unit].vocabulary, selected, config)
-            if config.downstream is not None:
-                settings = (config.downstream, config.bootstrap_resamples, config.confidence, config.seed)
+            if config.downstream is not None:  # language models on every row's ids (benchmarks.downstream)
+                statistics = (config.bootstrap_resamples, config.confidence, config.seed)
                 models, prepared = downstream.train_models(
                     downstream.language_model_units(units, config.language_model_sizes), run_tokenizer(context),
                     corpora, config.downstream, device, jobs, progress)  # fmt: skip
-                rows += downstream.bpb_rows(models, prepared, *settings[1:])
-                downstream.write_files(out_dir, models, prepared, rows, *settings)
+                rows += downstream.bpb_rows(models, prepared, *statistics)
+                downstream.write_files(out_dir, models, prepared, rows, config.downstream, *statistics)
             write_results(out_dir, rows)
             write_costs(out_dir, results)
             atomic_write_text(out_dir / "paired.csv", paired.result().to_csv(index=False))
@@ -364,7 +365,7 @@ def write_audit(out_dir: Path, results: list[UnitResult], facts: dict[Unit, Unit
     """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.measure.audit.audit_tables``), each written atomically."""
     counts, entries = audit_tables(results, facts, context.test_texts, context.config)
     atomic_write_text(out_dir / AUDIT_FILE, counts.to_csv(index=False))
-    atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, entries.to_csv(index=False))
+    atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, frame_csv(entries))
 
 
 def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:

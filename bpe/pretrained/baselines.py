@@ -56,8 +56,9 @@ class CodepointTokenizer(PretrainedTokenizer):
         return "\ufffd".encode() if 0xD800 <= token_id <= 0xDFFF else chr(token_id).encode()
 
     def id_to_piece(self, token_id: int) -> str:
+        """The code point itself; a surrogate (no UTF-8 form, so no text of its own) as ``<U+D800>``."""
         self._check_id(token_id)
-        return chr(token_id)
+        return f"<U+{token_id:04X}>" if 0xD800 <= token_id <= 0xDFFF else chr(token_id)
 
     @property
     def vocab_size(self) -> int:

@@ -676,3 +676,33 @@ def test_reproduce_refuses_a_rank_file_like_encode(tmp_path: Path, capfd: pytest
     assert "line 257: token b'a' is listed twice" in out + err
     rows = (tmp_path / "out" / "reproduction.csv").read_text(encoding="utf-8")
     assert "GPT-2" not in rows and "ByT5,xxx_Latn" in rows
+
+
+@pytest.mark.parametrize("output", ["text", "markdown", "json"])
+def test_a_regression_fails_even_when_the_reader_stops_early(tmp_path: Path, output: str) -> None:
+    """`tokbench check ... | head -c 20`: the reader closes the pipe before check prints; the regression still
+    exits 1 (a broken pipe must not turn a failure into success), with no traceback."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.csv").write_text(RESULT_HEADER + RESULT_ROW.format(value=1.0), encoding="utf-8")
+    (tmp_path / "base.json").write_text(baseline(), encoding="utf-8")  # bytes_per_token was 1.5: a regression
+    argv = [sys.executable, "-m", "benchmarks.cli", "check", str(tmp_path / "run"), "--baseline",
+            str(tmp_path / "base.json"), "--format", output]  # fmt: skip
+    process = subprocess.Popen(argv, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # type: ignore[union-attr]  # before check writes a byte
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert b"Traceback" not in err and b"Exception ignored" not in err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["bench", "--train-mb", "nan"], "--train-mb nan: expected a number above 0"),
+    (["bench", "--encode-mb", "inf"], "--encode-mb inf: expected a number above 0"),
+    (["bench", "--timeout", "-5"], "--timeout -5: expected a number above 0"),
+    (["bench", "--timeout", "nan"], "--timeout nan: expected a number above 0"),
+    (["bench", "--vocab-sizes", "0"], "--vocab-sizes 0: below the minimum"),
+    (["encode", "--tokenizer", "bytes", "--jobs", "1000000000"], "--jobs 1000000000: expected a number of threads"),
+    (["run", "quick", "--jobs", "0"], "--jobs 0: expected a number of processes from 1 to"),
+])  # fmt: skip
+def test_numeric_options_are_bounded(argv: list[str], words: str, capfd: pytest.CaptureFixture[str]) -> None:
+    status, _, err = tokbench(argv, capfd)
+    assert status == 2 and words in err, err

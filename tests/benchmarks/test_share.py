@@ -13,6 +13,7 @@ import pytest
 
 from benchmarks.cli import main
 from benchmarks.files import exported_schema, read_results, result_columns
+from benchmarks.results.export import EXPORT_FILES
 
 REPO = Path(__file__).resolve().parents[2]
 QUICK = REPO / "reports" / "quick"
@@ -69,8 +70,20 @@ def test_export_refuses_foreign_folders_and_read_checks_the_schema(quick_run: Pa
     assert main(["export-results", str(quick_run), "--out", str(occupied)]) == 2
     assert "notes.txt" in capsys.readouterr().err and not (occupied / "results.parquet").exists()
 
+    # a folder holding only the user's README.md is not an earlier export: it is left alone
+    readme_only = tmp_path / "readme-only"
+    readme_only.mkdir()
+    (readme_only / "README.md").write_text("# my notes\n", encoding="utf-8")
+    assert main(["export-results", str(quick_run), "--out", str(readme_only)]) == 2
+    assert "README.md" in capsys.readouterr().err
+    assert (readme_only / "README.md").read_text(encoding="utf-8") == "# my notes\n"
+
     out = tmp_path / "export"
     assert main(["export-results", str(quick_run), "--out", str(out)]) == 0
+    # an export killed mid-write leaves its temporary file: the next export recognises it and goes on
+    (out / ".results.parquet.k1ll3d.tmp").write_bytes(b"PAR1 half")
+    assert main(["export-results", str(quick_run), "--out", str(out)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == sorted(EXPORT_FILES)
     table = pq.read_table(out / "results.parquet")
     # a newer schema version, then a field of the wrong type: both named, exit 2
     versions = pa.array([3] * len(table), pa.int32())

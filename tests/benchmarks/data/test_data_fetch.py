@@ -401,3 +401,79 @@ def test_adding_a_language_is_two_commands(mirror, tmp_path, monkeypatch, capsys
     assert len(corpus.documents("eval")) == len(flores)
     assert main(new) == 2
     assert "exists" in capsys.readouterr().err
+
+
+# -- a data root's own files are untrusted input ---------------------------------------------------------
+
+LOCAL_HEADER = "\t".join(datafetch.COLUMNS) + "\n"
+
+
+@pytest.mark.parametrize(("row", "words"), [
+    ("flores/../../evil.txt\t\t\thttps://h.org/x\t\tCC0\t", "must be relative and stay inside the data root"),
+    ("/etc/evil.txt\t\t\thttps://h.org/x\t\tCC0\t", "must be relative and stay inside the data root"),
+    ("flores/fin_Latn.txt\t\t\tfile:///etc/hostname\t\tCC0\t", "must be an https:// address"),
+    ("flores/fin_Latn.txt\t\t\thttp://h.org/x\t\tCC0\t", "must be an https:// address"),
+    ("flores/fin_Latn.txt\t\t\thttps://h.org/x\tdrop-line:x\tCC0\t", "transform 'drop-line:x'"),
+    ("flores/fin_Latn.txt\t\tabc\thttps://h.org/x\t\tCC0\t", "bytes 'abc' is not a number"),
+])  # fmt: skip
+def test_a_bad_local_manifest_row_is_refused_naming_file_and_line(mirror, tmp_path, capsys, row, words):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / datafetch.LOCAL_MANIFEST).write_text(LOCAL_HEADER + row + "\n", encoding="utf-8")
+    for command in (["data", "verify", str(root)], ["data", "fetch", str(root), "--quiet"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{datafetch.LOCAL_MANIFEST}:2: " in err and words in err, err
+    assert not (tmp_path / "evil.txt").exists()
+
+
+def test_a_local_manifest_that_is_not_utf8_is_one_clear_error(mirror, tmp_path, capsys):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / datafetch.LOCAL_MANIFEST).write_bytes(LOCAL_HEADER.encode() + b"flores/\xff.txt\t\t\t\t\t\t\n")
+    assert main(["data", "verify", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert datafetch.LOCAL_MANIFEST in err and "not UTF-8" in err
+
+
+def test_a_local_row_never_overrides_a_shipped_pin(mirror, tmp_path, capsys):
+    """A tampered file whose new sha256 a local row records still differs from the shipped manifest."""
+    root = tmp_path / "data"
+    fetch(root, only=["flores"])
+    tampered = b"tampered\n"
+    (root / ENG).write_bytes(tampered)
+    forged = Entry(ENG, hashlib.sha256(tampered).hexdigest(), len(tampered), ("https://h.org/eng.txt",))
+    datafetch.write_manifest(root / datafetch.LOCAL_MANIFEST, [forged])
+    assert main(["data", "verify", str(root), "--only", "flores"]) == 1
+    assert f"differs: {ENG}" in capsys.readouterr().out
+
+
+def test_verify_compares_sizes_before_hashing(mirror, tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    fetch(root, only=["flores"])
+    with (root / ENG).open("r+b") as handle:  # a sparse stand-in, far larger than the manifest's file
+        handle.truncate(8 * 1024**3)
+    hashed: list[Path] = []
+    original = datafetch.sha256_file
+    monkeypatch.setattr(datafetch, "sha256_file", lambda path: hashed.append(path) or original(path))
+    check = datafetch.verify(root, only=["flores"])
+    assert ENG in check.mismatched and "8589934592 bytes" in check.mismatched[ENG]
+    assert root / ENG not in hashed
+
+
+def test_a_treebank_that_cannot_be_had_fails_and_leaves_nothing(mirror, tmp_path, capsys):
+    """Every split a 404 (a misspelt treebank, or one not released at the tag): exit 1, "treebank not found",
+    no empty ud/<code>/ folder, nothing recorded."""
+    root = tmp_path / "data"
+    assert main(["data", "fetch", str(root), "--only", "ud", "--ud", "UD_Finnish-TDX", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "failed: UD_Finnish-TDX: treebank not found" in err and "not in this treebank" not in err
+    assert not (root / "ud" / "fi").exists()
+    assert not (root / datafetch.LOCAL_MANIFEST).exists()
+
+
+@pytest.mark.parametrize("tag", ["..", "../../x", "r2.16/../..", ""])
+def test_a_bad_treebank_tag_is_bad_input(mirror, tmp_path, capsys, tag):
+    assert main(["data", "fetch", str(tmp_path / "d"), "--ud", f"UD_Finnish-TDT@{tag}", "--quiet"]) == 2
+    assert "bad tag" in capsys.readouterr().err
+    assert not (tmp_path / "d" / "ud").exists()

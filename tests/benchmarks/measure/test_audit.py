@@ -3,9 +3,11 @@ check."""
 
 from __future__ import annotations
 
+import base64
 import csv
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import bpe
@@ -188,6 +190,20 @@ def test_command_prints_counts_and_writes_the_csv(tokbench, tmp_path: Path, trai
         (e.id, e.status, e.script) for e in audit.entries
     ]
     assert all(bytes.fromhex(r["hex"]) == e.data for r, e in zip(rows, audit.entries, strict=True))
+
+
+def test_an_entry_holding_a_carriage_return_reads_back_as_one_row(tokbench, tmp_path: Path) -> None:
+    """A tiktoken rank file's entry b"\\r" is the piece "\\r" (GPT-2's id 201): CSV readers (csv, pandas) must
+    read one row per entry with that piece intact, not a line break inside an unquoted field."""
+    ranks = tmp_path / "bytes.tiktoken"
+    ranks.write_bytes(b"".join(base64.b64encode(bytes([byte])) + b" %d\n" % byte for byte in range(256)))
+    out = tmp_path / "bytes.csv"
+    status, _, err = tokbench("audit", "--tokenizer", ranks, "--pattern", "gpt2", "--csv", out)
+    assert status == 0, err
+    with out.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 256 and len(pd.read_csv(out, keep_default_na=False)) == 256
+    assert bytes.fromhex(rows[13]["hex"]) == b"\r" and rows[13]["piece"] == "\r"
 
 
 @pytest.mark.parametrize(

@@ -238,3 +238,23 @@ def test_paper_config_published_rows_equal_their_owners_on_every_flores_line(dat
     assert encoding.ids == references["qwen"](decomposed) != without_nfc(decomposed)
     ends = [0, *(end for _, end in encoding.spans)]
     assert [start for start, _ in encoding.spans] == ends[:-1] and ends[-1] == len(decomposed.encode("utf-8"))
+
+
+def test_every_tokenizer_known_by_name_runs_through_a_whole_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Every name of bpe.PRODUCTION as a row of one run, to the end: the results, the vocabulary audit (the
+    chars row's surrogate code points have no UTF-8 form) and the report."""
+    import pandas as pd
+
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    names = ", ".join(json.dumps(name) for name in bpe.PRODUCTION)
+    config = tmp_path / "named.toml"
+    config.write_text(f'name = "named"\ncorpora = ["embedded-kor"]\nproduction = [{names}]\n'
+                      'metrics = ["bytes_per_token"]\n[bootstrap]\nresamples = 20\n', encoding="utf-8")  # fmt: skip
+    status = main(["run", str(config), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "1"])
+    assert status == 0, capsys.readouterr().err
+    results = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert set(results["tokenizer"]) == set(bpe.PRODUCTION)
+    entries = pd.read_csv(tmp_path / "out" / "audit-entries.csv", keep_default_na=False, dtype=str)
+    assert all(piece.encode("utf-8") for piece in entries["piece"])
+    assert "<U+D800>" in set(entries.loc[entries["tokenizer"] == "chars", "piece"])
+    assert (tmp_path / "out" / "report.md").is_file()
