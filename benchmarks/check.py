@@ -52,7 +52,7 @@ from bpe.validation import Problem, Table, table_rule, validate
 BASELINE_FORMAT = "tokbench-baseline"
 DEFAULT_TOLERANCE = {"relative": 0.005, "absolute": 1e-9}
 
-NonNegative = Annotated[float, Field(ge=0)]
+NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # an infinite tolerance would pass anything
 
 
 class Tolerance(Table):

@@ -77,6 +77,14 @@ PositiveNumber = Annotated[float, Strict(), Field(gt=0), expecting("a number > 0
 NonNegativeNumber = Annotated[float, Strict(), Field(ge=0), expecting("a number >= 0")]
 
 
+def distinct(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A list validator (``AfterValidator(distinct)``): no entry given twice."""
+    repeated = next((value for value in values if values.count(value) > 1), None)
+    if repeated is not None:
+        raise ValueError(f"must not repeat an entry: {repeated!r} is given twice")
+    return values
+
+
 def in_interval(low: float, high: float, *, closed_low: bool = False, closed_high: bool = False) -> Any:
     """A number in the open interval (low, high); ``closed_low`` / ``closed_high`` include an end."""
     lower = Field(ge=low) if closed_low else Field(gt=low)

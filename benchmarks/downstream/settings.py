@@ -16,19 +16,13 @@ from bpe.validation import (
     PositiveInt,
     PositiveNumber,
     Table,
+    distinct,
     in_interval,
     table_rule,
 )
 
 #: the evaluation roles a language model can be scored on (``corpora``: FLORES-style eval, UD-style test)
 SCORED_ROLES = ("eval", "test")
-
-
-def _distinct(values: tuple) -> tuple:
-    repeated = next((value for value in values if values.count(value) > 1), None)
-    if repeated is not None:
-        raise ValueError(f"must not repeat an entry: {repeated!r} is given twice")
-    return values
 
 
 class Downstream(Table):
@@ -42,9 +36,9 @@ class Downstream(Table):
 
     #: trained rows at these vocabulary sizes get a model (default: the report size); pretrained rows always
     vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1),
-                           AfterValidator(_distinct)] | None = None  # fmt: skip
+                           AfterValidator(distinct)] | None = None  # fmt: skip
     #: one model per seed: its initialisation and the order of its training batches
-    seeds: Annotated[tuple[NonNegativeInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)] = (
+    seeds: Annotated[tuple[NonNegativeInt, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)] = (
         0, 1, 2,
     )
     #: UTF-8 bytes of training text per language (the first training documents up to this many bytes)
@@ -69,7 +63,7 @@ class Downstream(Table):
     weight_decay: NonNegativeNumber = 0.1
     #: the evaluation roles scored (each that the corpus has); at most ``max_eval_items`` documents each
     eval_sets: Annotated[tuple[Literal[SCORED_ROLES], ...], Strict(False), Field(min_length=1),  # type: ignore[valid-type]
-                         AfterValidator(_distinct)] = SCORED_ROLES  # fmt: skip
+                         AfterValidator(distinct)] = SCORED_ROLES  # fmt: skip
     max_eval_items: PositiveInt | None = None
     #: a training checkpoint every this many steps (an interrupted run resumes from it)
     checkpoint_every: PositiveInt = 500

@@ -168,7 +168,9 @@ def _check_for(tokenizer: Tokenizer) -> Check:
         prefixed = tokenizer.adds_dummy_prefix
 
         def sentencepiece(_: int, piece: str, text: str) -> list[Sequence[int]]:
-            if prefixed and piece.startswith(WORD_START) and len(text) > 1:
+            # a word start: its text without the space the dummy prefix puts back (a bare ``▁``: the empty text,
+            # which encodes to nothing, so the bare mark is never a text's whole encoding)
+            if prefixed and piece.startswith(WORD_START):
                 return [tokenizer.sentencepiece_ids(text[1:])]
             return [tokenizer.sentencepiece_ids(text, dummy_prefix=False)]
 

@@ -409,6 +409,11 @@ def permutations_for_family(tests: int, n_resamples: int) -> int:
     return max(n_resamples, math.ceil(2 * tests / SIGNIFICANCE_LEVEL))
 
 
+#: the columns of paired.csv (``paired_rows``)
+PAIRED_COLUMNS = ("corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference", "ci_low",
+                  "ci_high", "p_value", "p_value_holm", "n")
+
+
 def paired_rows(results: Sequence[UnitResult], config: ExperimentConfig) -> pd.DataFrame:
     """Paired tests of tokens per 1,000 characters between every two tokenizer rows of a corpus
     at the report vocab size (production rows included), on the same test documents; on a run with a
@@ -416,8 +421,7 @@ def paired_rows(results: Sequence[UnitResult], config: ExperimentConfig) -> pd.D
     ``p_value_holm`` its Holm–Bonferroni adjustment within its family (``HOLM_FAMILY``: here every
     test of the table); each permutation test draws ``permutations_for_family`` swap patterns."""
     settings = bootstrap_settings(config)
-    columns = ["corpus", "eval_set", "metric", "tokenizer_a", "tokenizer_b", "vocab_size", "difference",
-               "ci_low", "ci_high", "p_value", "p_value_holm", "n"]  # fmt: skip
+    columns = list(PAIRED_COLUMNS)
     pairs = []
     for corpus in sorted({result.unit.corpus for result in results}):
         chosen = [r for r in report_size_results(results, corpus, config) if "test" in r.counts]

@@ -32,6 +32,7 @@ from benchmarks.downstream.stage import PAIRED_FILE as DOWNSTREAM_PAIRED_FILE
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import TRAIN_CHARS, read_results, train_chars_of, trained_tokenizer_path
 from benchmarks.measure.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
+from benchmarks.measure.evaluate import PAIRED_COLUMNS as PAIRED_TEST_COLUMNS
 from benchmarks.report.findings import vocab_label
 from benchmarks.run.examples import Example, read_examples
 from benchmarks.run.pretrained import PretrainedRow
@@ -131,7 +132,8 @@ def load_run(run_dir: Path) -> Run:
         raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
     return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
                all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
-               paired=_read_csv(run_dir / PAIRED_FILE), overlap=overlap_pairs(every_row),
+               paired=_read_csv(run_dir / PAIRED_FILE, [c for c in PAIRED_TEST_COLUMNS if c != "p_value_holm"]),
+               overlap=overlap_pairs(every_row),
                audit=_read_csv(run_dir / AUDIT_FILE, AUDIT_COLUMNS),
                audit_entries=_read_csv(run_dir / AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, text=True),
                models=_read_csv(run_dir / DOWNSTREAM_FILE, MODEL_COLUMNS),
@@ -195,6 +197,13 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         raise BenchmarkError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
         raise BenchmarkError(f'{path}: expected a JSON object with a "config" object')
+    # a run folder is input (it may have been edited): every part the report and compare read has its shape
+    for name in ("corpora", "pretrained", "parallel", "packages", "timings"):
+        if name in manifest and not isinstance(manifest[name], dict | None):
+            raise BenchmarkError(f"{path}: field {name} must be a JSON object, got {type(manifest[name]).__name__}")
+    for corpus, facts in (manifest.get("corpora") or {}).items():
+        if not isinstance(facts, dict):
+            raise BenchmarkError(f"{path}: field corpora.{corpus} must be a JSON object, got {type(facts).__name__}")
     return manifest
 
 

@@ -81,7 +81,17 @@ from benchmarks.measure.metrics import LANGUAGE_MODEL_METRICS, METRICS
 from bpe.pipeline.normalizers import NORMALIZERS
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
 from bpe.pretrained.published import PretrainedSpec
-from bpe.validation import NonNegativeInt, PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
+from bpe.validation import (
+    NonNegativeInt,
+    PositiveInt,
+    Problem,
+    Table,
+    distinct,
+    expecting,
+    in_interval,
+    table_rule,
+    validate,
+)
 
 CONFIG_DIR = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = "quick"
@@ -109,8 +119,13 @@ def _run_name(name: str) -> str:
     return name
 
 
+#: a row label: letters and digits of any script (a label is a plain name in the user's language), then also
+#: '.', '_', '-'; never a path
+_LABEL = re.compile(r"^[^\W_][\w.-]*$")
+
+
 def _plain_label(label: str) -> str:
-    if not _RUN_NAME.match(label):
+    if not _LABEL.fullmatch(label):
         raise ValueError(
             "must be a plain name (letters, digits, '.', '_', '-', starting with a letter or digit): "
             f"it names the row in tables and files, got {label!r}"
@@ -118,14 +133,7 @@ def _plain_label(label: str) -> str:
     return label
 
 
-def _distinct(values: tuple[Any, ...]) -> tuple[Any, ...]:
-    repeated = next((value for value in values if values.count(value) > 1), None)
-    if repeated is not None:
-        raise ValueError(f"must not repeat an entry: {repeated!r} is given twice")
-    return values
-
-
-MetricSelection = Annotated[tuple[MetricName, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
+MetricSelection = Annotated[tuple[MetricName, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)]
 
 
 class TokenizerEntry(Table):
@@ -136,11 +144,11 @@ class TokenizerEntry(Table):
     label: Annotated[str, AfterValidator(_plain_label)] = Field(
         default_factory=lambda validated: validated.get("kind", "")
     )
-    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)]
+    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)]
     options: dict[str, Any] = Field(default_factory=dict)
     #: the corpora (spec ids) this entry runs on; None: every corpus of the config
     corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
-                       AfterValidator(_distinct)] | None = None  # fmt: skip
+                       AfterValidator(distinct)] | None = None  # fmt: skip
 
     @field_validator("options")
     @classmethod
@@ -249,11 +257,11 @@ class ExperimentConfig(Table):
     name: Annotated[str, AfterValidator(_run_name)]
     description: str = ""
     seed: NonNegativeInt = 0  # numpy's generators take seeds >= 0
-    seeds: Annotated[tuple[NonNegativeInt, ...], Strict(False), Field(min_length=1), AfterValidator(_distinct)] = (
+    seeds: Annotated[tuple[NonNegativeInt, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)] = (
         DEFAULT_SEEDS
     )
     corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
-                       AfterValidator(_distinct)]  # fmt: skip
+                       AfterValidator(distinct)]  # fmt: skip
     tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)] = ()
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
     pretrained: Annotated[tuple[PretrainedEntry, ...], Strict(False)] = ()
@@ -262,9 +270,9 @@ class ExperimentConfig(Table):
     #: training text up to each of these many characters (as ``max_train_chars`` caps it), so the prefixes
     #: are nested.  A row's ``options`` string then ends in ``train_chars=N``.
     train_chars: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1),
-                           AfterValidator(_distinct)] | None = None  # fmt: skip
+                           AfterValidator(distinct)] | None = None  # fmt: skip
     metrics: MetricSelection | None = None  # None: every metric not optional
-    extra_metrics: Annotated[tuple[MetricName, ...], Strict(False), AfterValidator(_distinct)] = ()  # optional ones
+    extra_metrics: Annotated[tuple[MetricName, ...], Strict(False), AfterValidator(distinct)] = ()  # optional ones
     bootstrap: Bootstrap = Bootstrap()
     report: Report = Report()
     downstream: Downstream | None = None

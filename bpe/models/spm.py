@@ -352,6 +352,13 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableToke
             return [self.encode_with_spans(text) for text in texts]
         return super().encode_texts(texts)
 
+    def encode_word_arrays(self, words: Sequence[str]) -> WordEncodings:
+        """The batch arrays read sentencepiece's own segmentation: another inference method encodes each word
+        as ``encode_word`` does."""
+        if self.options.encode_mode != self.options.native_mode:
+            return WordEncodings.of(self.encode_texts(words))
+        return super().encode_word_arrays(words)
+
     def encode(self, text: str) -> list[int]:
         if self.options.encode_mode == self.options.native_mode:
             return super().encode(text)

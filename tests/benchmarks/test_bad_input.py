@@ -342,6 +342,9 @@ CASES = [
          ("not a tokbench baseline",), {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
                                         "base.json": '{"rows": []}'}),
     Case("report-without-run", ["report", "{d}/nowhere"], 2, ("nowhere", "no such run directory")),
+    Case("check-infinite-tolerance", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
+         ("base.json", "tolerance.relative"), {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=0.1),
+                                               "base.json": baseline(tolerance={"relative": float("inf")})}),
 ]
 
 
@@ -706,3 +709,16 @@ def test_a_regression_fails_even_when_the_reader_stops_early(tmp_path: Path, out
 def test_numeric_options_are_bounded(argv: list[str], words: str, capfd: pytest.CaptureFixture[str]) -> None:
     status, _, err = tokbench(argv, capfd)
     assert status == 2 and words in err, err
+
+
+def test_a_label_in_another_script_is_a_plain_name(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A row label in the user's own script (Cyrillic, Hangul) names its row and its files like an ASCII one."""
+    tokenizers = ('[[tokenizers]]\nkind = "char"\nlabel = "токенизатор"\nvocab_sizes = [100]\n\n'
+                  '[[tokenizers]]\nkind = "word"\nlabel = "토크나이저"\nvocab_sizes = [100]\n')  # fmt: skip
+    for name, content in kit(**{"cfg.toml": config(tokenizers=tokenizers)}).items():
+        (tmp_path / name).write_text(content, encoding="utf-8")
+    status, _, err = tokbench([_place(arg, tmp_path) for arg in RUN], capfd)
+    assert status == 0, err
+    results = (tmp_path / "out" / "results.csv").read_text(encoding="utf-8")
+    assert ",токенизатор," in results and ",토크나이저," in results
+    assert (tmp_path / "out" / "tokenizers" / "kit" / "токенизатор-100.json").is_file()

@@ -199,3 +199,24 @@ def test_compare_names_an_unreadable_run_and_writes_nothing(quick_run: Path, tmp
     (broken / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert main(["compare", str(quick_run), str(broken), "--out", str(out)]) == 2
     assert "corpora.embedded-kor.fingerprint is missing" in capsys.readouterr().err and not out.exists()
+
+
+@pytest.mark.parametrize(("edit", "command", "words"), [
+    (lambda run: _edit_manifest(run, corpora=["ud-tur"]), "compare", "field corpora must be a JSON object, got list"),
+    (lambda run: _edit_manifest(run, corpora={"embedded-tur": 3}), "report", "field corpora.embedded-tur"),
+    (lambda run: (run / "paired.csv").write_text("corpus,eval_set\nx,y\n", encoding="utf-8"), "report",
+     "paired.csv: not a table tokbench wrote (no column metric"),
+])  # fmt: skip
+def test_an_edited_run_folder_is_input_checked_naming_file_and_field(quick_run, tmp_path, edit, command, words,
+                                                                     capsys) -> None:  # fmt: skip
+    edit(quick_run)
+    argv = ["compare", str(quick_run), str(QUICK), "--out", str(tmp_path / "cmp")] if command == "compare" \
+        else ["report", str(quick_run)]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and "internal error" not in err
+
+
+def _edit_manifest(run: Path, **fields) -> None:
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    (run / "manifest.json").write_text(json.dumps({**manifest, **fields}), encoding="utf-8")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import bpe
 from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
+from bpe.models.inference import INFERENCE_METHODS
 from bpe.models.spm import WHITESPACE_MARK
 from tests.conftest import leading, same_word_arrays
 
@@ -102,6 +103,21 @@ def test_words_encoded_in_one_batch_as_one_by_one(trained: Tokenizer, flores_sam
     assert dropout.encode_texts(texts) == [dropout.encode_with_spans(text) for text in texts]
     with pytest.raises(TokenizerError, match="not valid Unicode"):
         trained.encode_words(["ok", "bad \udfff"])
+
+
+@pytest.mark.parametrize("mode", INFERENCE_METHODS)
+def test_every_encoding_path_applies_the_inference_method(trained: Tokenizer, flores_sample: dict[str, list[str]],
+                                                          mode: str) -> None:  # fmt: skip
+    """A row's fertility, boundaries and MorphScore come from the batch word arrays: with another inference
+    method they must be that method's segmentation, as ``encode_word`` and ``encode_words`` give it, never
+    sentencepiece's own."""
+    words = list(dict.fromkeys(w for lines in flores_sample.values() for line in lines[:30] for w in line.split()))
+    method = trained.with_encode_options(encode_mode=mode)
+    expected = [method.encode_word(word) for word in words]
+    assert same_word_arrays(method.encode_word_arrays(words), expected)
+    assert method.encode_words(words) == expected
+    native = [trained.encode_word(word) for word in words]
+    assert expected != native  # the method changes some word here, so the comparison above can fail
 
 
 def test_spans_from_the_pieces_unless_a_literal_mark(trained: Tokenizer, flores_sample,
