@@ -35,9 +35,11 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from benchmarks.errors import BenchmarkError
 
@@ -176,6 +178,10 @@ def mirror_url(url: str, mirror: str | None = None) -> str:
     mirror = mirror if mirror is not None else os.environ.get(MIRROR_VARIABLE)
     if not mirror:
         return url
+    parts = urllib.parse.urlsplit(mirror)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise BenchmarkError(f"{MIRROR_VARIABLE}={mirror!r}: expected the address of a mirror, such as "
+                             "http://127.0.0.1:8000 or https://mirror.example.org/data")  # fmt: skip
     match = re.match(r"^https?://(.+)$", url)
     if not match:
         return url
@@ -294,28 +300,47 @@ class RangeComplete(Exception):
     pass
 
 
-def download(url: str, part: Path, timeout: float, on_bytes: Callable[[int], None]) -> None:
-    """Download ``url`` into ``part``, resuming from its current length (one attempt; TransientError to retry)."""
+#: the largest file a fetch accepts when the manifest gives no size (a UD treebank's train file is tens of MB):
+#: an endless body is cut off here, not read to the end of the disk
+MAX_UNKNOWN_BYTES = 1 << 30
+
+
+def _range_start(response: Any) -> int | None:
+    """The first byte of a 206 response's ``Content-Range`` (``bytes START-END/TOTAL``), or None."""
+    match = re.match(r"^\s*bytes\s+(\d+)-\d+/(?:\d+|\*)\s*$", response.headers.get("Content-Range") or "")
+    return int(match.group(1)) if match else None
+
+
+def download(url: str, part: Path, timeout: float, on_bytes: Callable[[int], None],
+             limit: int = MAX_UNKNOWN_BYTES) -> None:  # fmt: skip
+    """Download ``url`` into ``part``, resuming from its current length (one attempt; TransientError to retry);
+    a body beyond ``limit`` bytes (or beyond its own Content-Length), or one sent encoded, is a FileFailure."""
     offset = part.stat().st_size if part.exists() else 0
     try:
         response = _open(url, offset, timeout)
     except RangeComplete:
         return
     with response:
-        if offset and response.status != 206:  # the server ignored the range: start over
-            offset = 0
-        expected = response.headers.get("Content-Length")
+        if offset and (response.status != 206 or _range_start(response) != offset):
+            offset = 0  # the server ignored the range, or sent another one (a 206 from byte 0 is no resume)
+        encoding = (response.headers.get("Content-Encoding") or "identity").strip().lower()
+        if encoding != "identity":  # tokbench asks for none; a body it cannot read as sent is no file
+            raise FileFailure(f"the server sent the body with Content-Encoding {encoding!r}, which is not the file")
+        declared = response.headers.get("Content-Length")
+        expected = int(declared) if declared is not None and declared.strip().isdigit() else None
         received = 0
         with part.open("ab" if offset else "wb") as handle:
             try:
                 while chunk := response.read1(CHUNK):  # what has arrived, not a full CHUNK: saved as it comes
+                    if offset + received + len(chunk) > limit:
+                        raise FileFailure(f"the body is larger than {limit:,} bytes, more than the file can be")
                     handle.write(chunk)
                     handle.flush()  # what arrived survives a killed process, for the next run to resume from
                     received += len(chunk)
                     on_bytes(len(chunk))
             except (TimeoutError, ConnectionResetError, http.client.HTTPException) as exc:
                 raise TransientError(f"{type(exc).__name__} after {offset + received} bytes") from None
-        if expected is not None and received < int(expected):
+        if expected is not None and received < expected:
             raise TransientError(f"truncated body: {received} of {expected} bytes")
 
 
@@ -342,16 +367,22 @@ def fetch_entry(entry: Entry, root: Path, *, attempts: int, backoff: float, time
     target = root / entry.path
     target.parent.mkdir(parents=True, exist_ok=True)
     parts = part_paths(target, entry)
+    # a download (before its transform) is at most about twice the file (CRLF to LF); without a size, a large cap
+    limit = 2 * entry.size + (1 << 20) if entry.size is not None else MAX_UNKNOWN_BYTES
     for url, part in zip(entry.urls, parts, strict=True):
         fetched_url = mirror_url(url)
         try:
-            with_retries(lambda u=fetched_url, p=part: download(u, p, timeout, on_bytes), attempts, backoff)
+            with_retries(lambda u=fetched_url, p=part: download(u, p, timeout, on_bytes, limit), attempts, backoff)
         except TransientError as exc:
             raise FileFailure(f"{fetched_url}: {exc} (after {attempts} attempts; run again to resume)") from None
         except urllib.error.HTTPError as exc:
             for stale in parts:
                 stale.unlink(missing_ok=True)
             raise FileFailure(f"{fetched_url}: HTTP {exc.code} {exc.reason}", exc.code) from None
+        except FileFailure as exc:  # not the file (too large, encoded): nothing of it is kept
+            for stale in parts:
+                stale.unlink(missing_ok=True)
+            raise FileFailure(f"{fetched_url}: {exc}") from None
     data = apply_transform(b"".join(part.read_bytes() for part in parts), entry.transform)
     digest = hashlib.sha256(data).hexdigest()
     if entry.sha256 is not None and (digest != entry.sha256 or len(data) != entry.size):
@@ -378,6 +409,31 @@ def is_verified(entry: Entry, root: Path) -> bool:
     return target.stat().st_size == entry.size and sha256_file(target) == (entry.sha256, entry.size)
 
 
+@contextmanager
+def data_root_lock(root: Path) -> Iterator[None]:
+    """Hold ``root``'s fetch lock while fetching into it: a second fetch into the same root is refused while the
+    first runs.  The lock is the operating system's (``filelock``: a killed fetch leaves none held) on a file
+    in the cache (``$TOKBENCH_CACHE/locks``), named by the root's resolved path, so the root holds nothing but
+    its files."""
+    from filelock import FileLock, Timeout
+
+    from corpora.loader import cache_home
+
+    name = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    locks = cache_home() / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(locks / f"data-{name}.lock"), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise BenchmarkError(f"{root}: another `tokbench data fetch` is writing this data root; wait for it to "
+                             "finish") from None  # fmt: skip
+    try:
+        yield
+    finally:
+        lock.release()
+
+
 def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[str] | None = None,
           treebanks: Sequence[str] | None = None, manifest: Sequence[Entry] | None = None,
           attempts: int | None = None, backoff: float | None = None, timeout: float | None = None,
@@ -392,41 +448,43 @@ def fetch(root: Path, *, only: Sequence[str] | None = None, languages: Sequence[
 
     manifest = list(manifest) if manifest is not None else read_manifest()
     root.mkdir(parents=True, exist_ok=True)
-    local_path = root / LOCAL_MANIFEST
-    local = {e.path: e for e in read_manifest(local_path)} if local_path.is_file() else {}
-    entries = select(manifest, only, languages, list(local.values()), treebanks)
-    result = FetchResult()
-    todo = []
-    for entry in entries:
-        if not entry.urls:
-            if not is_verified(entry, root):
-                result.unavailable[entry.path] = entry.note or "no URL in the manifest"
-            else:
-                result.present.append(entry.path)
-        elif is_verified(entry, root):
-            result.present.append(entry.path)
-        else:
-            todo.append(entry)
-    total = sum(entry.size or 0 for entry in todo)
-    with tqdm(total=total, unit="B", unit_scale=True, desc="fetching", disable=not progress, file=sys.stderr) as bar:
-        for entry in todo:
-            try:
-                done = fetch_entry(entry, root, attempts=attempts, backoff=backoff, timeout=timeout,
-                                   on_bytes=bar.update)  # fmt: skip
-            except FileFailure as exc:
-                if entry.optional and exc.status == 404:
-                    result.unavailable[entry.path] = f"not in this treebank ({exc})"
+    with data_root_lock(root):  # two fetches into one root would interleave their writes
+        local_path = root / LOCAL_MANIFEST
+        local = {e.path: e for e in read_manifest(local_path)} if local_path.is_file() else {}
+        entries = select(manifest, only, languages, list(local.values()), treebanks)
+        result = FetchResult()
+        todo = []
+        for entry in entries:
+            if not entry.urls:
+                if not is_verified(entry, root):
+                    result.unavailable[entry.path] = entry.note or "no URL in the manifest"
                 else:
-                    result.failed[entry.path] = str(exc)
-                continue
-            result.fetched.append(entry.path)
-            if entry.sha256 is None:  # not in the shipped manifest: recorded now, checked from now on
-                local[entry.path] = done
-                write_manifest(local_path, local.values())
-    for name in treebanks or ():
-        _treebank_found(name, result, root)
-    write_sources(root, [e for e in entries if (root / e.path).is_file()])
-    return result
+                    result.present.append(entry.path)
+            elif is_verified(entry, root):
+                result.present.append(entry.path)
+            else:
+                todo.append(entry)
+        total = sum(entry.size or 0 for entry in todo)
+        with tqdm(total=total, unit="B", unit_scale=True, desc="fetching", disable=not progress,
+                  file=sys.stderr) as bar:  # fmt: skip
+            for entry in todo:
+                try:
+                    done = fetch_entry(entry, root, attempts=attempts, backoff=backoff, timeout=timeout,
+                                       on_bytes=bar.update)  # fmt: skip
+                except FileFailure as exc:
+                    if entry.optional and exc.status == 404:
+                        result.unavailable[entry.path] = f"not in this treebank ({exc})"
+                    else:
+                        result.failed[entry.path] = str(exc)
+                    continue
+                result.fetched.append(entry.path)
+                if entry.sha256 is None:  # not in the shipped manifest: recorded now, checked from now on
+                    local[entry.path] = done
+                    write_manifest(local_path, local.values())
+        for name in treebanks or ():
+            _treebank_found(name, result, root)
+        write_sources(root, [e for e in entries if (root / e.path).is_file()])
+        return result
 
 
 def _treebank_found(name: str, result: FetchResult, root: Path) -> None:

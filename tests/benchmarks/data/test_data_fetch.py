@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -477,3 +478,85 @@ def test_a_bad_treebank_tag_is_bad_input(mirror, tmp_path, capsys, tag):
     assert main(["data", "fetch", str(tmp_path / "d"), "--ud", f"UD_Finnish-TDT@{tag}", "--quiet"]) == 2
     assert "bad tag" in capsys.readouterr().err
     assert not (tmp_path / "d" / "ud").exists()
+
+
+def test_a_second_fetch_into_the_same_root_is_refused_while_the_first_runs(mirror, tmp_path, capsys, monkeypatch):
+    """Two fetches into one data root would interleave their writes: the second is refused, exit 2, nothing
+    written; the root is fetched normally once the first lets go, and holds no lock file of its own."""
+    monkeypatch.setenv("TOKBENCH_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "data"
+    root.mkdir()
+    with datafetch.data_root_lock(root):  # the first fetch, still running
+        assert main(["data", "fetch", str(root), "--only", "flores", "--quiet"]) == 2
+        assert "another `tokbench data fetch` is writing this data root" in capsys.readouterr().err
+        assert not (root / "flores").exists()
+    assert main(["data", "fetch", str(root), "--only", "flores", "--quiet"]) == 0
+    assert datafetch.verify(root, only=["flores"]).ok and leftovers(root) == []
+
+
+# -- every download is checked ------------------------------------------------------------------------
+
+
+def answering(code: int, headers: dict[str, str], body: Callable[[bytes], bytes]) -> Callable:
+    """A fault that answers with ``code``, ``headers`` (``{size}``: the body's length) and ``body(file bytes)``,
+    then closes the connection."""
+
+    def answer(handler, _path: str, data: bytes) -> bool:
+        sent = body(data)
+        handler.send_response(code)
+        for name, value in headers.items():
+            handler.send_header(name, value.format(size=len(sent), last=len(sent) - 1))
+        handler.end_headers()
+        handler.wfile.write(sent)
+        handler.wfile.flush()
+        handler.close_connection = True
+        return True
+
+    return answer
+
+
+def test_a_206_from_byte_0_is_no_resume(mirror, tmp_path):
+    """The first attempt is cut after 500 bytes; the server answers the range request with the whole body as a
+    206 from byte 0: appended to the 500 bytes it would corrupt the file; it is written from the start."""
+    target = url_path(MANIFEST[0].urls[0])
+    whole = answering(206, {"Content-Range": "bytes 0-{last}/{size}", "Content-Length": "{size}"}, lambda b: b)
+    mirror.fail(target, truncated(500), whole)
+    result = fetch(tmp_path / "data", only=["flores"])
+    assert not result.failed
+    assert_identical(tmp_path / "data", {e.path for e in MANIFEST if e.group == "flores"})
+
+
+def test_a_content_length_that_is_not_a_number_is_read_to_the_end(mirror, tmp_path):
+    mirror.fail(url_path(MANIFEST[0].urls[0]), answering(200, {"Content-Length": "abc"}, lambda b: b))
+    assert not fetch(tmp_path / "data", only=["flores"]).failed
+    assert_identical(tmp_path / "data", {e.path for e in MANIFEST if e.group == "flores"})
+
+
+def test_an_endless_body_is_cut_off_and_nothing_is_kept(mirror, tmp_path):
+    """No Content-Length and far more bytes than the file can have (the manifest gives its size): the file
+    fails at the cap, its part files are removed, the other files are fetched."""
+    entry = MANIFEST[0]
+    endless = answering(200, {}, lambda b: b"x" * (2 * entry.size + (2 << 20)))
+    mirror.fail(url_path(entry.urls[0]), endless)
+    result = fetch(tmp_path / "data", only=["flores"])
+    assert list(result.failed) == [entry.path] and "larger than" in result.failed[entry.path]
+    assert not (tmp_path / "data" / entry.path).exists() and leftovers(tmp_path / "data") == []
+
+
+def test_an_encoded_body_is_not_taken_for_the_file(mirror, tmp_path):
+    import gzip
+
+    entry = MANIFEST[0]
+    mirror.fail(url_path(entry.urls[0]), answering(200, {"Content-Encoding": "gzip", "Content-Length": "{size}"},
+                                                   gzip.compress))  # fmt: skip
+    result = fetch(tmp_path / "data", only=["flores"])
+    assert list(result.failed) == [entry.path] and "Content-Encoding 'gzip'" in result.failed[entry.path]
+    assert leftovers(tmp_path / "data") == []
+
+
+@pytest.mark.parametrize("value", ["not a url", "ftp://h.org/x", "127.0.0.1:8000"])
+def test_a_mirror_that_is_not_an_address_is_bad_input(mirror, tmp_path, monkeypatch, capsys, value):
+    monkeypatch.setenv(datafetch.MIRROR_VARIABLE, value)
+    assert main(["data", "fetch", str(tmp_path / "d"), "--only", "flores", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{datafetch.MIRROR_VARIABLE}={value!r}: expected the address of a mirror" in err and "internal" not in err
