@@ -84,6 +84,17 @@ def _version(package: str) -> str | None:
         return None
 
 
+def check_corpora(corpora: dict[str, Corpus], settings: Downstream, source: str) -> None:
+    """Every corpus has training text and one of the scored roles: checked before the run touches its folder."""
+    for corpus_id, corpus in sorted(corpora.items()):
+        if not corpus.documents("train"):
+            raise BenchmarkError(f"{source}: [downstream]: corpus {corpus_id!r} has no training text to train a "
+                                 "language model on")  # fmt: skip
+        if not any(corpus.documents(role) for role in settings.eval_sets):
+            raise BenchmarkError(f"{source}: [downstream]: corpus {corpus_id!r} has none of the scored roles "
+                                 f"({', '.join(settings.eval_sets)})")  # fmt: skip
+
+
 def language_model_units(units: Sequence[Unit], sizes: Sequence[int]) -> list[Unit]:
     """The units that get language models: pretrained rows, and trained rows at ``sizes`` that do not sample."""
     def samples(unit: Unit) -> bool:
@@ -161,14 +172,8 @@ def train_models(units: Sequence[Unit], tokenizer_of: Callable[[Unit], bpe.Token
     for unit in tqdm(units, desc="language-model data", disable=not progress, file=sys.stderr):
         corpus = corpora[unit.corpus]
         train = [document.text for document in corpus.documents("train")]
-        if not train:
-            raise BenchmarkError(f"[downstream]: corpus {unit.corpus!r} has no training text to train a model on")
-        roles = [role for role in settings.eval_sets if corpus.documents(role)]
-        if not roles:
-            raise BenchmarkError(f"[downstream]: corpus {unit.corpus!r} has none of the scored roles "
-                                 f"{', '.join(settings.eval_sets)}")  # fmt: skip
         held_out = {role: [document.text for document in corpus.documents(role)][: settings.max_eval_items]
-                    for role in roles}  # fmt: skip
+                    for role in settings.eval_sets if corpus.documents(role)}  # fmt: skip
         prepared[unit] = data.build(tokenizer_of(unit), train, held_out, settings)
     tasks = [(unit, seed) for unit in units for seed in settings.seeds]
     paths = {task: _cache_dir() / f"{model_key(prepared[task[0]], settings, task[1], device)}.json" for task in tasks}

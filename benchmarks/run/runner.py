@@ -228,6 +228,8 @@ def run_experiment(
             return is_cached(unit, corpora[unit.corpus], config)
 
         check_grid(config, loaded, pretrained, parallel, trained_before)
+        if config.downstream is not None:
+            downstream.check_corpora(corpora, config.downstream, config.source)
         # only now, with everything checked, touch the output directory: a bad input leaves no trace
         with run_folder_lock(out_dir):
             prepare_out_dir(out_dir, config, run_identity(config, corpora, pretrained), overwrite)

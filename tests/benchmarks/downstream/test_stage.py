@@ -158,3 +158,20 @@ def test_a_missing_torch_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(stage, "_version", lambda package: None)
     with pytest.raises(BenchmarkError, match=r"pip install -e '\.\[downstream\]'"):
         stage.check_available()
+
+
+def test_a_corpus_without_training_text_is_refused_before_the_run_folder(tmp_path: Path, needs_torch, capsys) -> None:
+    from benchmarks.cli import main
+
+    lines = [f"Sentence number {n} of the held-out text." for n in range(40)]
+    (tmp_path / "test.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "kit.toml").write_text('id = "kit"\nlanguage = "eng_Latn"\nlicense = "CC0"\ndescription = "kit"\n'
+                                       '[[sources]]\nkind = "path"\nrole = "test"\nformat = "text"\n'
+                                       'files = "test.txt"\n', encoding="utf-8")  # fmt: skip
+    (tmp_path / "cfg.toml").write_text('name = "kit"\ncorpora = ["kit.toml"]\nproduction = ["bytes"]\n'
+                                       '[downstream]\nseeds = [0]\n', encoding="utf-8")  # fmt: skip
+    argv = ["run", str(tmp_path / "cfg.toml"), "--out", str(tmp_path / "out"), "--data-dir", str(tmp_path),
+            "--quiet", "--jobs", "1"]  # fmt: skip
+    assert main(argv) == 2
+    assert "[downstream]: corpus 'kit' has no training text" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
