@@ -386,14 +386,56 @@ def fetch_entry(entry: Entry, root: Path, *, attempts: int, backoff: float, time
     data = apply_transform(b"".join(part.read_bytes() for part in parts), entry.transform)
     digest = hashlib.sha256(data).hexdigest()
     if entry.sha256 is not None and (digest != entry.sha256 or len(data) != entry.size):
+        problem = (f"sha256 {digest} ({len(data)} bytes) differs from the manifest's {entry.sha256} "
+                   f"({entry.size} bytes)")  # fmt: skip
+    else:  # a file no manifest pins yet is recorded only if it is what its folder holds
+        problem = content_problem(entry.path, data) if entry.sha256 is None else None
+    if problem:
         for part in parts:
             part.unlink(missing_ok=True)
-        raise FileFailure(f"sha256 {digest} ({len(data)} bytes) differs from the manifest's {entry.sha256} "
-                          f"({entry.size} bytes); nothing written")  # fmt: skip
+        raise FileFailure(f"{problem}; nothing written")
     atomic_write_bytes(target, data)
     for part in parts:
         part.unlink(missing_ok=True)
     return Entry(entry.path, digest, len(data), entry.urls, entry.transform, entry.license, entry.note)
+
+
+#: FLORES-200 dev then devtest: the line count of every flores/<lang>.txt
+FLORES_LINES = 997 + 1012
+_MARKUP = re.compile(rb"<(?:!doctype|html|head|body)\b", re.IGNORECASE)
+_CONLLU_ID = re.compile(r"^[0-9]+(?:-[0-9]+|\.[0-9]+)?$")
+
+
+def content_problem(path: str, data: bytes) -> str | None:
+    """What is wrong with a downloaded file that no sha256 pins (``--languages``, ``--ud``), or None: a
+    server may answer 200 with an error page, a compressed body or nothing.  A FLORES-200 file is UTF-8
+    text of ``FLORES_LINES`` non-empty lines without NUL or HTML markup; a UD file is UTF-8 CoNLL-U (every
+    line blank, a ``#`` comment or 10 tab-separated fields starting with a word id; one word at least)."""
+    group = path.split("/", 1)[0]
+    if group not in ("flores", "ud"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (byte {exc.start})"
+    if "\x00" in text or _MARKUP.search(data):
+        return "holds NUL bytes or HTML markup, not " + ("FLORES-200 text" if group == "flores" else "CoNLL-U")
+    lines = text.splitlines()
+    if group == "flores":
+        empty = next((number for number, line in enumerate(lines, 1) if not line.strip()), None)
+        if len(lines) != FLORES_LINES or empty is not None:
+            found = f"line {empty} is empty" if empty is not None else f"{len(lines):,} lines"
+            return f"not a FLORES-200 file ({found}; expected {FLORES_LINES:,} non-empty lines, dev then devtest)"
+        return None
+    words = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10 or not _CONLLU_ID.match(fields[0]):
+            return f"not CoNLL-U (line {number}: expected 10 tab-separated fields starting with a word id)"
+        words += 1
+    return None if words else "not CoNLL-U (no word line)"
 
 
 class FileFailure(Exception):

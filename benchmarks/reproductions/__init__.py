@@ -70,12 +70,32 @@ def get_reproduction(name: str) -> ModuleType:
 
 def load_column(spec: PretrainedSpec, data_root: Path, notes: list[str]) -> bpe.Tokenizer | None:
     """A table column's tokenizer from the data root, or None with the reason in ``notes`` (its file
-    missing, or a file that does not load): a column is reported as not available, never skipped silently."""
-    if "/" in spec.source and not (data_root / spec.source).is_file():
-        notes.append(f"{spec.label}: not available: {spec.source} missing")
-        return None
+    missing, or a file that does not load): a column is reported as not available, never skipped silently.
+    A file whose sha256 differs from the one tokbench's data manifest pins is a BenchmarkError: the
+    published figures were computed with the published file, and an altered file that happens to give
+    the same counts must not pass as a reproduction."""
+    if "/" in spec.source:
+        if not (data_root / spec.source).is_file():
+            notes.append(f"{spec.label}: not available: {spec.source} missing")
+            return None
+        _check_pinned(data_root, spec.source)
     try:
         return load_pretrained(spec, [("data root", data_root)])
     except bpe.TokenizerError as exc:
         notes.append(f"{spec.label}: not available: {exc}")
         return None
+
+
+def _check_pinned(data_root: Path, relative: str) -> None:
+    from benchmarks.data.fetch import read_manifest, sha256_file
+
+    pinned = {entry.path: entry.sha256 for entry in read_manifest()}.get(relative)
+    if pinned is None:
+        return
+    sha256, _ = sha256_file(data_root / relative)
+    if sha256 != pinned:
+        raise BenchmarkError(
+            f"{data_root / relative}: sha256 {sha256} differs from the published file's {pinned} (tokbench's data "
+            "manifest); a reproduction needs the published file: fetch it again with `tokbench data fetch "
+            f"{data_root} --only {relative.split('/', 1)[0]}`"
+        )

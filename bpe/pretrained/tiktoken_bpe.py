@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 from collections.abc import Sequence
 from itertools import chain
@@ -46,6 +47,12 @@ TIKTOKEN_PATTERNS: dict[str, str] = {
     "cl100k": CL100K_PATTERN,
     "o200k": O200K_PATTERN,
     "qwen": QWEN_PATTERN,
+}
+#: ids that a published rank file leaves to a special token inside its ranks, by the file's sha256 (the
+#: ``expected_hash`` tiktoken pins in ``tiktoken_ext/openai_public.py``): p50k_base keeps 50256 for
+#: ``<|endoftext|>`` and goes on with ranks 50257..50280.  Any other rank file must number its tokens 0..n-1.
+RESERVED_RANKS: dict[str, frozenset[int]] = {
+    "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069": frozenset({50256}),  # p50k_base
 }
 _PATTERN_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _RANK_LINE = re.compile(rb"[A-Za-z0-9+/]+={0,2} [0-9]+")
@@ -223,7 +230,7 @@ def read_ranks(data: bytes, source: str) -> dict[bytes, int]:
             raise TokenizerError(f"{source} line {number}: token {decoded!r} is listed twice (ranks "
                                  f"{ranks[decoded]} and {int(rank)}); each token has one rank")  # fmt: skip
         ranks[decoded] = int(rank)
-    _check_ranks(ranks, source)
+    _check_ranks(ranks, source, RESERVED_RANKS.get(hashlib.sha256(data).hexdigest(), frozenset()))
     return ranks
 
 
@@ -238,14 +245,19 @@ def _rank_id_count(encoding: tiktoken.Encoding) -> int:
     return count if token.decode("utf-8", "replace") in encoding.special_tokens_set else count + 1
 
 
-def _check_ranks(ranks: dict[bytes, int], source: str) -> None:
-    """The checks every rank file and tekken file passes at load time, for every command: ranks distinct
-    and non-negative with at most one unused id (p50k_base leaves 50256 to ``<|endoftext|>``, as tiktoken
-    allows), and a token for each of the 256 bytes (byte-level BPE starts from them; without one,
-    tiktoken's compiled encoder panics on text holding that byte)."""
-    values = sorted(ranks.values())
-    if len(set(values)) != len(values) or (values and (values[0] < 0 or values[-1] - len(values) + 1 > 1)):
-        raise TokenizerError(f"{source}: the ranks must be 0..{len(ranks) - 1}, each once, one per distinct token")
+def _check_ranks(ranks: dict[bytes, int], source: str, reserved: frozenset[int] = frozenset()) -> None:
+    """The checks every rank file and tekken file passes at load time, for every command: the ranks are
+    0..n-1, each once, apart from the ``reserved`` ids a published file leaves to a special token
+    (``RESERVED_RANKS``: a gap anywhere else would be an id that text can never produce, and a sign of a
+    damaged file), and there is a token for each of the 256 bytes (byte-level BPE starts from them;
+    without one, tiktoken's compiled encoder panics on text holding that byte)."""
+    values = set(ranks.values())
+    expected = set(range(len(ranks) + len(reserved))) - reserved
+    if values != expected:
+        absent = sorted(expected - values)
+        detail = f"; rank {absent[0]} is missing" if absent and len(values) == len(ranks) else ""
+        raise TokenizerError(f"{source}: the ranks must be 0..{len(ranks) - 1}, each once, one per distinct "
+                             f"token{detail}")  # fmt: skip
     missing = [byte for byte in range(256) if bytes([byte]) not in ranks]
     if missing:
         raise TokenizerError(f"{source}: no token for byte {bytes([missing[0]])!r} (0x{missing[0]:02x})"

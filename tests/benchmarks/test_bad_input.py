@@ -180,6 +180,13 @@ CASES = [
          ("base.json", "tolerance.relative", ">= 0", "-0.1"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
           "base.json": baseline(tolerance={"relative": -0.1, "absolute": 0})}),
+    Case("7-infinite-tolerance", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
+         ("base.json", "tolerance.relative", "finite number", "inf"),
+         {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
+          "base.json": baseline(tolerance={"relative": float("inf"), "absolute": 0})}),
+    Case("7-baseline-of-a-later-format-version", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
+         ("base.json", "format_version", "must be 2", "got 3"),
+         {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5), "base.json": baseline(format_version=3)}),
     Case("7-regression-exits-1", ["check", "{d}/run", "--baseline", "{d}/base.json"], 1,
          ("check FAILED", "1 regression"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.0), "base.json": baseline()}),
@@ -289,6 +296,9 @@ CASES = [
     Case("11-rank-file-token-twice", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
                                       "{d}/test.txt"], 2, ("r.tiktoken line 257", "listed twice"),
          kit(**{"r.tiktoken": rank_file(BYTES, repeat=97)})),
+    Case("11-rank-file-with-a-gap", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
+                                     "{d}/test.txt"], 2, ("r.tiktoken", "ranks must be 0..257", "rank 257 is missing"),
+         kit(**{"r.tiktoken": rank_file([*BYTES, b"th", b"he"]).replace(b"aGU= 257", b"aGU= 258")})),
     Case("11-pattern-matches-empty", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", r"\d*", "--input",
                                       "{d}/test.txt"], 2, ("matches the empty string",
                                                            "does not match all of the text"),
@@ -306,6 +316,11 @@ CASES = [
                                                           "tur_Latn", "--out", "{d}/out"], 2,
          ("tur_Latn: not reproducible", "flores/tur_Latn.txt", "lines, expected 2,009"),
          {"flores/tur_Latn.txt": "\n".join(FLORES[:5]) + "\n"}, absent=("out",)),
+    Case("11-reproduce-with-an-altered-tokenizer-file", ["reproduce", "petrov2023", "--data-dir", "{d}", "--languages",
+                                                        "eng_Latn", "--out", "{d}/out"], 2,
+         ("tokenizers/gpt2.tiktoken", "differs from the published file's", "tokbench data fetch"),
+         {"flores/eng_Latn.txt": "\n".join((FLORES * 21)[:2009]) + "\n", "tokenizers/gpt2.tiktoken": rank_file(BYTES)},
+         absent=("out",)),
     # -- input that was already refused clearly, kept so it stays that way
     Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
          {"kit.toml": GOOD_SPEC.replace('license = "CC BY-SA 4.0"', 'license = "x"\ncolour = "red"')}),
@@ -511,6 +526,22 @@ def test_damaged_cache_entries_are_rebuilt(finished_run: Path, capfd: pytest.Cap
     assert (finished_run / "results.csv").read_bytes() == results
 
 
+def test_a_changed_corpus_does_not_replace_the_earlier_results(finished_run: Path, capfd: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Case 11: the same command after the corpus text changed is refused, and the earlier run is kept
+    byte for byte; --overwrite replaces it with the run of the new text (trained into a cache of its own,
+    so the shared cache holds the sample's tokenizers only)."""
+    results = (finished_run / "results.csv").read_bytes()
+    monkeypatch.setenv("TOKBENCH_CACHE", str(finished_run.parent / "cache"))
+    (finished_run.parent / "train.txt").write_text(TRAIN.replace("the", "a"), encoding="utf-8")
+    status, _, err = tokbench(run_argv(finished_run.parent), capfd)
+    assert status == 2 and "other corpus contents" in err and "--overwrite" in err
+    assert (finished_run / "results.csv").read_bytes() == results
+    status, _, err = tokbench([*run_argv(finished_run.parent), "--overwrite"], capfd)
+    assert status == 0, err
+    assert (finished_run / "results.csv").read_bytes() != results
+
+
 def test_a_replaced_cache_entry_is_not_trusted(finished_run: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """Case 11: two cached tokenizers of one family swapped (each a valid tokenizer) are found by the key
     and digest each entry stores, and trained again: the next run's results do not change."""
@@ -661,9 +692,9 @@ def test_shipped_configs_still_load() -> None:
     assert {load_config(name).name for name in ("quick", "paper")} == {"quick", "paper"}
 
 
-def test_reproduce_refuses_a_rank_file_like_encode(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    """Case 11: one loader and one validation for every command: the GPT-2 rank file with a token listed
-    twice that `encode` refuses is refused by `reproduce petrov2023` too (said, its column not counted)."""
+def test_reproduce_refuses_a_damaged_rank_file_like_encode(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Case 11: the GPT-2 rank file with a token listed twice that `encode` refuses is refused by
+    `reproduce petrov2023` too, before any counting: it is not the published file."""
     (tmp_path / "flores").mkdir()
     # petrov2023 reads dev + devtest, 2,009 lines: the sample's 100 repeated
     (tmp_path / "flores" / "xxx_Latn.txt").write_text("\n".join((FLORES * 21)[:2009]) + "\n", encoding="utf-8")
@@ -673,12 +704,10 @@ def test_reproduce_refuses_a_rank_file_like_encode(tmp_path: Path, capfd: pytest
               "--input", str(tmp_path / "flores" / "xxx_Latn.txt")]  # fmt: skip
     status, _, err = tokbench(encode, capfd)
     assert status == 2 and "line 257: token b'a' is listed twice" in err
-    status, out, err = tokbench(["reproduce", "petrov2023", "--data-dir", str(tmp_path), "--out",
-                                 str(tmp_path / "out")], capfd)  # fmt: skip
-    assert status == 0, err
-    assert "line 257: token b'a' is listed twice" in out + err
-    rows = (tmp_path / "out" / "reproduction.csv").read_text(encoding="utf-8")
-    assert "GPT-2" not in rows and "ByT5,xxx_Latn" in rows
+    status, _, err = tokbench(["reproduce", "petrov2023", "--data-dir", str(tmp_path), "--out",
+                               str(tmp_path / "out")], capfd)  # fmt: skip
+    assert status == 2 and "gpt2.tiktoken: sha256" in err and "differs from the published file's" in err
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("output", ["text", "markdown", "json"])

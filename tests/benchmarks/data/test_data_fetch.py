@@ -257,21 +257,79 @@ def test_an_unwritable_target_exits_2_with_the_path(mirror, tmp_path, capsys):
 def test_other_flores_languages_are_recorded_on_first_fetch(mirror, tmp_path):
     root = tmp_path / "data"
     eng = MANIFEST[0]
-    for url, text in zip(eng.urls, ["fin dev 1\nfin dev 2\n", "fin devtest 1\n"], strict=True):
+    dev, devtest = flores_standin("fin")
+    for url, text in zip(eng.urls, [dev, devtest], strict=True):
         served = mirror.root / url_path(url.replace("/eng_Latn.", "/fin_Latn."))
         served.write_text(text, encoding="utf-8")
     result = fetch(root, languages=["fin_Latn"], only=["flores"])
     assert result.fetched == ["flores/fin_Latn.txt"]
-    assert (root / "flores/fin_Latn.txt").read_text(encoding="utf-8") == "fin dev 1\nfin dev 2\nfin devtest 1\n"
+    assert (root / "flores/fin_Latn.txt").read_text(encoding="utf-8") == dev + devtest
     recorded = {e.path: e for e in datafetch.read_manifest(root / datafetch.LOCAL_MANIFEST)}
-    expected = hashlib.sha256(b"fin dev 1\nfin dev 2\nfin devtest 1\n").hexdigest()
-    assert recorded["flores/fin_Latn.txt"].sha256 == expected
+    assert recorded["flores/fin_Latn.txt"].sha256 == hashlib.sha256((dev + devtest).encode()).hexdigest()
     assert datafetch.verify(root, only=["flores"]).matching == ["flores/fin_Latn.txt"]
     # upstream changes: the recorded hash catches it
     (root / "flores/fin_Latn.txt").unlink()
-    served.write_text("fin devtest CHANGED\n", encoding="utf-8")
+    served.write_text(devtest.replace("devtest 1\n", "devtest CHANGED\n"), encoding="utf-8")
     again = fetch(root, languages=["fin_Latn"], only=["flores"])
     assert list(again.failed) == ["flores/fin_Latn.txt"]
+
+
+def flores_standin(language: str) -> tuple[str, str]:
+    """A stand-in FLORES-200 pair of the right shape: 997 dev lines and 1,012 devtest lines."""
+    return ("".join(f"{language} dev {n}\n" for n in range(1, 998)),
+            "".join(f"{language} devtest {n}\n" for n in range(1, 1013)))  # fmt: skip
+
+
+def serve_flores(mirror, language: str, dev: bytes, devtest: bytes) -> None:
+    for url, body in zip(MANIFEST[0].urls, [dev, devtest], strict=True):
+        served = mirror.root / url_path(url.replace("/eng_Latn.", f"/{language}."))
+        served.parent.mkdir(parents=True, exist_ok=True)
+        served.write_bytes(body)
+
+
+@pytest.mark.parametrize(
+    ("dev", "devtest", "words"),
+    [
+        (b"<!DOCTYPE html><html><body>rate limited</body></html>\n", b"", "HTML markup"),
+        (None, b"\x1f\x8b\x08\x00gzip bytes", "not UTF-8 text"),
+        (b"", b"", "0 lines"),
+        (None, b"one line\n", "998 lines"),
+        (None, None, "line 5 is empty"),
+    ],
+    ids=["error-page", "gzip-bytes", "empty", "too-short", "empty-line"],
+)
+def test_a_language_outside_the_manifest_is_checked_before_it_is_kept(mirror, tmp_path, capsys, dev, devtest, words):
+    """No sha256 pins a --languages file, so its content is checked: FLORES-200 text of 2,009 non-empty lines,
+    UTF-8, no NUL or markup; a bad one fails (exit 1), leaves nothing behind and records no hash."""
+    standin_dev, standin_devtest = (part.encode() for part in flores_standin("fin"))
+    if dev is None and devtest is None:
+        dev = standin_dev.replace(b"fin dev 5\n", b"\n")
+    dev, devtest = (standin if part is None else part for part, standin in ((dev, standin_dev),
+                                                                            (devtest, standin_devtest)))
+    serve_flores(mirror, "fin_Latn", dev, devtest)
+    root = tmp_path / "data"
+    assert main(["data", "fetch", str(root), "--only", "flores", "--languages", "fin_Latn", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "flores/fin_Latn.txt" in err and words in err and "nothing written" in err
+    assert not (root / "flores/fin_Latn.txt").exists() and leftovers(root) == []
+    assert not (root / datafetch.LOCAL_MANIFEST).exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [(b"<html><body>404</body></html>\n", "HTML markup"), (b"1 x\n", "line 1: expected 10 tab-separated fields"),
+     (b"# only comments\n\n", "no word line")],
+    ids=["error-page", "not-tab-separated", "no-words"],
+)
+def test_a_treebank_file_must_be_conllu(mirror, tmp_path, capsys, body, words):
+    repository = mirror.root / "raw.githubusercontent.com/UniversalDependencies/UD_Finnish-TDT/r2.16"
+    repository.mkdir(parents=True)
+    (repository / "fi_tdt-ud-test.conllu").write_bytes(body)
+    root = tmp_path / "data"
+    assert main(["data", "fetch", str(root), "--only", "ud", "--ud", "UD_Finnish-TDT", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "ud/fi/fi_tdt-ud-test.conllu" in err and words in err
+    assert not (root / "ud/fi/fi_tdt-ud-test.conllu").exists() and leftovers(root) == []
 
 
 def test_a_bad_language_code_is_bad_input(mirror, tmp_path, capsys):
@@ -360,7 +418,8 @@ def test_a_ud_treebank_is_fetched_from_its_release_tag_and_recorded(mirror, tmp_
     root = tmp_path / "data"
     repository = mirror.root / "raw.githubusercontent.com/UniversalDependencies/UD_Finnish-TDT/r2.15"
     repository.mkdir(parents=True)
-    train, test = (SAMPLE_DATA_ROOT / "ud/en/en_ewt-ud-dev.conllu").read_bytes(), b"# sent_id = 1\n1\tx\n\n"
+    train = (SAMPLE_DATA_ROOT / "ud/en/en_ewt-ud-dev.conllu").read_bytes()
+    test = b"# sent_id = 1\n1\tx\tx\tX\t_\t_\t0\troot\t_\t_\n\n"
     (repository / "fi_tdt-ud-train.conllu").write_bytes(train)
     (repository / "fi_tdt-ud-test.conllu").write_bytes(test)  # no dev split: a 404 that is no failure
     assert main(["data", "fetch", str(root), "--only", "ud", "--ud", "UD_Finnish-TDT@r2.15", "--quiet"]) == 0
@@ -386,9 +445,8 @@ def test_adding_a_language_is_two_commands(mirror, tmp_path, monkeypatch, capsys
     for split, sample in (("train", "en_ewt-ud-dev"), ("test", "en_ewt-ud-test")):  # stand-ins in UD's format
         sample_bytes = (SAMPLE_DATA_ROOT / f"ud/en/{sample}.conllu").read_bytes()
         (repository / f"fi_tdt-ud-{split}.conllu").write_bytes(sample_bytes)
-    flores = (SAMPLE_DATA_ROOT / ENG).read_bytes().splitlines(keepends=True)
-    for url, part in zip(MANIFEST[0].urls, [flores[:SPLIT_LINE], flores[SPLIT_LINE:]], strict=True):
-        (mirror.root / url_path(url.replace("/eng_Latn.", "/fin_Latn."))).write_bytes(b"".join(part))
+    flores = (SAMPLE_DATA_ROOT / ENG).read_bytes().splitlines(keepends=True) * 21  # 2,009 lines of the right shape
+    serve_flores(mirror, "fin_Latn", b"".join(flores[:997]), b"".join(flores[997:2009]))
     assert main(["data", "fetch", str(root), "--only", "flores", "--languages", "fin_Latn", "--ud", "UD_Finnish-TDT",
                  "--quiet"]) == 0  # fmt: skip
     spec = tmp_path / "ud-fin.toml"
@@ -399,7 +457,7 @@ def test_adding_a_language_is_two_commands(mirror, tmp_path, monkeypatch, capsys
     assert "UD_Finnish-TDT" in text and "CC BY-SA 4.0" in text
     corpus = load_corpus(spec, data_dir=root)
     assert corpus.spec.id == "ud-fin" and set(corpus.roles()) == {"train", "test", "eval"}
-    assert len(corpus.documents("eval")) == len(flores)
+    assert len(corpus.documents("eval")) == 2009
     assert main(new) == 2
     assert "exists" in capsys.readouterr().err
 
