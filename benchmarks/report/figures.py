@@ -18,7 +18,7 @@ from benchmarks.files import TRAIN_CHARS
 from benchmarks.measure.metrics import GROUPS, METRICS
 from benchmarks.measure.registry import Capability, capabilities_of
 from benchmarks.report import findings, plots
-from benchmarks.report.cells import add_row_labels, at_report_size, tokenizer_order
+from benchmarks.report.cells import add_row_labels, at_report_size, flag_cells, tokenizer_order
 from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import Run
 from benchmarks.report.tables import ENGLISH, eval_sets_in_order, reference_label
@@ -80,7 +80,7 @@ def curve_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) ->
     plots.vocab_curves(frame, info, palette, out_dir / f"{metric}-vs-vocab", baselines=alphabet_kinds(frame))
     return Plot(f"{metric}-vs-vocab", caption, findings.pick(
         findings.best_count(cells, info, run.at),
-        findings.vocab_trend(frame, info),
+        findings.vocab_trend(flag_cells(frame, run), info),
         findings.language_gap(cells, info, run.at),
         excluded_sentence(cells, run),
     ))  # fmt: skip

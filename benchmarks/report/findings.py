@@ -10,11 +10,14 @@ the table shows.  A sentence that compares two cells says when their confidence
 intervals overlap: overlapping intervals mean the data do not clearly separate
 them, and we never claim otherwise.
 
-Three rules keep the sentences honest: a cell with a ``not_ranked`` reason (a
-degenerate <unk>-heavy row, a boundary baseline, an unreliable reference) is
-never compared, so never praised; a comparison between tokenizers needs two of
-them; and a sentence naming a widest and a narrowest case names two different
-tokenizers (the same tokenizer on two evaluation sets is not a contrast).
+Five rules keep the sentences honest: a cell with a ``not_ranked`` reason (a
+degenerate <unk>-heavy row, a boundary baseline, an unreliable reference; marked
+‡ or § in the tables) is never compared or quoted, so never praised; a comparison
+between tokenizers needs two of them; a sentence naming a widest and a narrowest
+case names two different tokenizers (one tokenizer is never both, whatever the
+evaluation set); a sentence that leaves values out (a ratio has none against 0)
+names them; and a paired difference is quoted with its Holm-adjusted p-value and
+whether it is significant at ``SIGNIFICANCE_LEVEL``.
 
 Tie-breaks (for reproducibility): cells sort by value, then tokenizer label,
 then row label.
@@ -26,6 +29,7 @@ import math
 
 import pandas as pd
 
+from benchmarks.measure.evaluate import SIGNIFICANCE_LEVEL
 from benchmarks.measure.registry import Metric
 
 MISSING = "–"
@@ -165,13 +169,17 @@ def language_gap(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     """The tokenizers whose value differs most and least between languages (ratio of highest to lowest row).
 
     Rows are compared only within one evaluation set (UD test text and FLORES are different texts), and
-    only comparable rows whose value is printed faithfully (``printed_faithfully``).  The narrowest gap is
-    the smallest of another tokenizer than the widest; with a single tokenizer the sentence states its gap
-    without calling it widest."""
-    gaps = []
+    only comparable rows whose value is printed faithfully (``printed_faithfully``); the rows left out for
+    that (a value of 0 has no ratio) are named at the end.  The narrowest gap is the smallest of a tokenizer
+    not named widest; with a single tokenizer the sentence states its gap without calling it widest."""
+    gaps, unprintable = [], []
     keys = ["tokenizer", "eval_set"] if "eval_set" in cells.columns else ["tokenizer"]
     for key, group in comparable(cells).groupby(keys, sort=True):
-        group = group[group["value"].map(lambda v: printed_faithfully(info, v))]
+        faithful = group["value"].map(lambda v: printed_faithfully(info, v))
+        if group["row"].nunique() >= 2 and not faithful.all():
+            rows = sorted(map(str, group.loc[~faithful, "row"]))
+            unprintable.append(f"{group['tokenizer'].iloc[0]} in {join_names(rows)}")
+        group = group[faithful]
         if group["row"].nunique() < 2:
             continue
         order = group.sort_values(["value", "row"], kind="stable")
@@ -185,34 +193,40 @@ def language_gap(cells: pd.DataFrame, info: Metric, at: str) -> str | None:
     quoted = (f"{ratio:.2f}× as high in {high['row']} ({format_value(info, high['value'])}) as in {low['row']} "
               f"({format_value(info, low['value'])}){overlap_clause(high, low)}")  # fmt: skip
     start = opening(cells, at)
+    left_out = (f" Left out of these ratios, as values that print as 0 or too coarsely for a ratio: "
+                f"{'; '.join(unprintable)}." if unprintable else "")  # fmt: skip
     if len({gap[1][0] for gap in gaps}) == 1:
-        return f"{start}, {name}'s {info.label} is {quoted} ({tokenizer} is the only tokenizer compared)."
+        return f"{start}, {name}'s {info.label} is {quoted} ({tokenizer} is the only tokenizer compared).{left_out}"
     # an extreme is every tokenizer whose ratio prints as the extreme one: a tie is one extreme, not two
     printed = [f"{gap[0]:.2f}" for gap in gaps]
     if printed[0] == printed[-1]:
         names = join_names(sorted({tokenizer_name(cells, gap[1][0], at) for gap in gaps}))
         return (f"{start}, the gap between languages is {printed[0]}× as printed for every tokenizer compared "
-                f"({names}).")
-    widest = sorted({tokenizer_name(cells, gap[1][0], at) for gap, shown in zip(gaps, printed, strict=True)
-                     if shown == printed[0]})  # fmt: skip
+                f"({names}).{left_out}")
+    widest_keys = {gap[1][0] for gap, shown in zip(gaps, printed, strict=True) if shown == printed[0]}
+    widest = sorted({tokenizer_name(cells, key, at) for key in widest_keys})
     tied = f" (tied as printed with {join_names([n for n in widest if n != name])})" if len(widest) > 1 else ""
     sentence = f"{start}, the gap between languages is widest for {name}{tied}: its {info.label} is {quoted}"
-    others = [gap for gap in gaps if gap[1][0] != tokenizer]
-    ratio, _, high, low = others[-1]
-    narrowest = sorted({tokenizer_name(cells, gap[1][0], at) for gap in others if f"{gap[0]:.2f}" == f"{ratio:.2f}"})
-    sentence += (
-        f"; it is narrowest for {join_names(narrowest)} ({ratio:.2f}×, {high['row']} vs {low['row']}"
-        f"{overlap_clause(high, low, brief=True)})"
-    )
-    return sentence + "."
+    others = [gap for gap in gaps if gap[1][0] not in widest_keys]  # a tokenizer is never widest and narrowest
+    if others:
+        ratio, _, high, low = others[-1]
+        narrowest = sorted({tokenizer_name(cells, gap[1][0], at) for gap in others
+                            if f"{gap[0]:.2f}" == f"{ratio:.2f}"})  # fmt: skip
+        sentence += (
+            f"; it is narrowest for {join_names(narrowest)} ({ratio:.2f}×, {high['row']} vs {low['row']}"
+            f"{overlap_clause(high, low, brief=True)})"
+        )
+    return sentence + "." + left_out
 
 
 def vocab_trend(frame: pd.DataFrame, info: Metric) -> str | None:
-    """The largest change between a tokenizer's smallest and largest vocabulary, over tokenizers and rows.
+    """The largest change between a tokenizer's smallest and largest vocabulary, over tokenizers and rows,
+    among comparable cells (a cell marked ‡ or § is never quoted).
 
     Sizes are the sizes reached (column ``reached`` where known), with the requested size when it differs."""
     changes = []
-    trained = frame[frame["vocab_size"].notna() & frame["value"].map(math.isfinite)]
+    trained = comparable(frame)
+    trained = trained[trained["vocab_size"].notna()]
     for (tokenizer, row), group in trained.groupby(["tokenizer", "row"], sort=True):
         if group["vocab_size"].nunique() < 2:
             continue
@@ -278,7 +292,8 @@ def inference_method_finding(
     ``f1``: one cell per method (columns ``method``, ``value``, ``ci_low``, ``ci_high``); ``baseline``:
     the method the others are compared with (the family's own encoding); ``cost``: the best method's
     tokens per 1,000 characters minus the baseline's on the same test documents, with its paired
-    bootstrap CI (None when the best is the baseline or the run has no such comparison).
+    bootstrap CI and Holm-adjusted p-value (None when the best is the baseline or the run has no such
+    comparison); the sentence says whether that difference is significant after Holm.
 
     A row that samples is a mean over seeds in the table, while the paired test compares the first
     seed's counts; so when the best method or the baseline samples, the cost quoted is the difference
@@ -307,7 +322,9 @@ def inference_method_finding(
                          f"(difference of the means over seeds; interval from both cells' CIs over items and seeds"
                          f"{'; it includes 0' if low <= 0 <= high else ''})")
     elif not samples and cost is not None and math.isfinite(cost[0]):
-        difference, low, high = cost
+        difference, low, high, p_holm = cost
+        verdict = "significant" if p_holm < SIGNIFICANCE_LEVEL else "not significant"
         sentence += (f", at {difference:+.1f} {cost_info.label} [{low:+.1f}, {high:+.1f}] on the test text "
-                     f"(paired{'; the interval includes 0' if low <= 0 <= high else ''})")
+                     f"(paired; Holm-adjusted p = {p_holm:.3g}, {verdict} at the {SIGNIFICANCE_LEVEL:.0%} level"
+                     f"{'; the interval includes 0' if low <= 0 <= high else ''})")
     return sentence + "."

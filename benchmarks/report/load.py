@@ -132,7 +132,8 @@ def load_run(run_dir: Path) -> Run:
         raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
     return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
                all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
-               paired=_read_csv(run_dir / PAIRED_FILE, [c for c in PAIRED_TEST_COLUMNS if c != "p_value_holm"]),
+               paired=_with_holm(_read_csv(run_dir / PAIRED_FILE, [c for c in PAIRED_TEST_COLUMNS
+                                                                   if c != "p_value_holm"])),
                overlap=overlap_pairs(every_row),
                audit=_read_csv(run_dir / AUDIT_FILE, AUDIT_COLUMNS),
                audit_entries=_read_csv(run_dir / AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, text=True),
@@ -140,6 +141,15 @@ def load_run(run_dir: Path) -> Run:
                models_paired=_read_csv(run_dir / DOWNSTREAM_PAIRED_FILE, PAIRED_COLUMNS),
                validity=_read_csv(run_dir / VALIDITY_FILE, VALIDITY_COLUMNS, keep=["reference"]),
                examples=read_examples(run_dir))  # fmt: skip
+
+
+def _with_holm(paired: pd.DataFrame | None) -> pd.DataFrame | None:
+    """paired.csv with its Holm-adjusted p-values, computed for a run written before the file held them."""
+    if paired is None or paired.empty or "p_value_holm" in paired.columns:
+        return paired
+    from benchmarks.measure.evaluate import holm_by_family
+
+    return paired.assign(p_value_holm=holm_by_family(paired))
 
 
 def _read_csv(path: Path, columns: Sequence[str] | None = None, text: bool = False,

@@ -122,8 +122,9 @@ def _cell(cells: pd.DataFrame, method: str, info: Any) -> Inline:
 
 
 def _paired_cost(paired: pd.DataFrame, corpus: str, label: dict[str, str], cells: pd.DataFrame, baseline: str,
-                 size: int) -> tuple[float, float, float] | None:  # fmt: skip
-    """The best method's tokens per 1,000 characters minus the baseline's, with the paired CI (paired.csv)."""
+                 size: int) -> tuple[float, float, float, float] | None:  # fmt: skip
+    """The best method's tokens per 1,000 characters minus the baseline's, with the paired CI and the
+    Holm-adjusted p-value (paired.csv)."""
     finite = cells[cells["value"].map(math.isfinite)].reset_index()
     if paired.empty or finite.empty:
         return None
@@ -135,9 +136,10 @@ def _paired_cost(paired: pd.DataFrame, corpus: str, label: dict[str, str], cells
     forward = rows[(rows["tokenizer_a"] == a) & (rows["tokenizer_b"] == b)]
     if not forward.empty:
         row = forward.iloc[0]
-        return float(row["difference"]), float(row["ci_low"]), float(row["ci_high"])
+        return float(row["difference"]), float(row["ci_low"]), float(row["ci_high"]), float(row["p_value_holm"])
     backward = rows[(rows["tokenizer_a"] == b) & (rows["tokenizer_b"] == a)]
     if not backward.empty:
         row = backward.iloc[0]
-        return -float(row["difference"]), -float(row["ci_high"]), -float(row["ci_low"])
+        return -float(row["difference"]), -float(row["ci_high"]), -float(row["ci_low"]), float(row["p_value_holm"])
     return None
+

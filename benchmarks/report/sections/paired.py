@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.measure.evaluate import SIGNIFICANCE_LEVEL, holm_by_family
+from benchmarks.measure.evaluate import SIGNIFICANCE_LEVEL
 from benchmarks.report.document import (
     Block,
     BulletList,
@@ -23,8 +23,6 @@ def paired_section(context: Context) -> list[Block]:
     paired = run.paired
     if paired is None or paired.empty:
         return []
-    if "p_value_holm" not in paired.columns:  # a run written before paired.csv held the adjusted p-values
-        paired = paired.assign(p_value_holm=holm_by_family(paired))
     intro = ("Tokenizer A minus tokenizer B in tokens per 1,000 characters on the same test documents "
              f"(report vocabulary size), with a paired bootstrap {run.ci_name} and the p-value of a paired "
              "permutation test (")  # fmt: skip

@@ -893,6 +893,44 @@ def test_language_gap_skips_values_the_table_cannot_print_faithfully():
     assert findings.language_gap(table, info, "4k") is None
 
 
+def test_language_gap_names_the_values_it_leaves_out():
+    """A value of 0 has no ratio: the gap is computed without it, and the sentence says so."""
+    info = METRICS["unk_word_rate"]
+    table = cells(("eng_Latn", "x", 0.0, 0.0, 0.0), ("kor_Hang", "x", 0.0080, 0.006, 0.010),
+                  ("tur_Latn", "x", 0.0040, 0.003, 0.005))  # fmt: skip
+    sentence = findings.language_gap(table, info, "4k")
+    assert "is 2.00× as high in kor_Hang (0.0080) as in tur_Latn (0.0040)" in sentence
+    assert sentence.endswith("Left out of these ratios, as values that print as 0 or too coarsely for a ratio: x in "
+                             "eng_Latn.")  # fmt: skip
+
+
+def test_a_tokenizer_tied_widest_is_never_called_narrowest():
+    """y ties x's widest gap on FLORES and has the smallest gap on the UD test text: it is named tied widest
+    only, and the narrowest is z's."""
+    info = METRICS["fertility_running"]
+    table = cells(
+        ("eng_Latn (eval)", "x", 1.00, 0.9, 1.1), ("tur_Latn (eval)", "x", 6.60, 6.5, 6.7),
+        ("eng_Latn (eval)", "y", 1.00, 0.9, 1.1), ("tur_Latn (eval)", "y", 6.60, 6.5, 6.7),
+        ("eng_Latn (test)", "y", 1.00, 0.9, 1.1), ("tur_Latn (test)", "y", 1.10, 1.0, 1.2),
+        ("eng_Latn (test)", "z", 1.00, 0.9, 1.1), ("tur_Latn (test)", "z", 1.50, 1.4, 1.6),
+    ).assign(eval_set=["eval", "eval", "eval", "eval", "test", "test", "test", "test"])  # fmt: skip
+    sentence = findings.language_gap(table, info, "4k")
+    assert "widest for x (tied as printed with y)" in sentence
+    assert sentence.endswith("it is narrowest for z (1.50×, tur_Latn (test) vs eng_Latn (test)).")
+
+
+def test_vocab_trend_never_quotes_a_cell_that_is_not_ranked():
+    info = METRICS["oov_token_rate"]
+    frame = pd.DataFrame(
+        [("tur_Latn", "word", 2000, 2000, 0.57, 0.56, 0.58, "unk"), ("tur_Latn", "word", 8000, 8000, 0.44, 0.43, 0.45,
+         "unk"), ("tur_Latn", "bpe", 2000, 2000, 0.010, 0.009, 0.011, ""), ("tur_Latn", "bpe", 8000, 8000, 0.008,
+         0.007, 0.009, "")],
+        columns=["row", "tokenizer", "vocab_size", "reached", "value", "ci_low", "ci_high", "not_ranked"],
+    ).astype({"vocab_size": "Int64"})  # fmt: skip
+    sentence = findings.vocab_trend(frame, info)
+    assert "bpe's" in sentence and "word" not in sentence.replace("word tokens", "")
+
+
 def test_vocab_trend_reports_the_largest_change_and_the_sizes_reached():
     info = METRICS["fertility_running"]
     frame = pd.DataFrame(
@@ -1216,7 +1254,7 @@ def test_a_sampling_row_costs_the_difference_of_the_tables_means_over_seeds():
                        "ci_low": [0.28, 0.38], "ci_high": [0.32, 0.42]})  # fmt: skip
     compression = pd.DataFrame({"value": [250.0, 290.6], "ci_low": [245.0, 284.9], "ci_high": [255.0, 296.1]},
                                index=["merges", "merges + dropout 0.1"])  # fmt: skip
-    seed_zero_paired = (41.0, 39.9, 42.3)
+    seed_zero_paired = (41.0, 39.9, 42.3, 0.11)
     sentence = findings.inference_method_finding(f1, "merges", seed_zero_paired, f1_info, cost_info, "gold",
                                                  compression)  # fmt: skip
     assert "+40.6 tokens / 1k chars [+29.9, +51.1]" in sentence and "41.0" not in sentence
@@ -1224,7 +1262,11 @@ def test_a_sampling_row_costs_the_difference_of_the_tables_means_over_seeds():
     deterministic = f1.assign(method=["merges", "longest-prefix"])
     sentence = findings.inference_method_finding(deterministic, "merges", seed_zero_paired, f1_info, cost_info, "gold",
                                                  compression.set_axis(["merges", "longest-prefix"]))  # fmt: skip
-    assert "+41.0 tokens / 1k chars [+39.9, +42.3] on the test text (paired)" in sentence
+    assert sentence.endswith("+41.0 tokens / 1k chars [+39.9, +42.3] on the test text (paired; Holm-adjusted "
+                             "p = 0.11, not significant at the 5% level).")  # fmt: skip
+    sentence = findings.inference_method_finding(deterministic, "merges", (41.0, 39.9, 42.3, 0.004), f1_info,
+                                                 cost_info, "gold")  # fmt: skip
+    assert sentence.endswith("(paired; Holm-adjusted p = 0.004, significant at the 5% level).")
 
 
 def test_a_tie_break_row_is_its_own_inference_method():
