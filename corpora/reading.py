@@ -58,15 +58,19 @@ def plan_sources(spec: CorpusSpec, root: Path | None) -> list[SourcePlan]:
             plans.append(SourcePlan(source, files=tuple(package_files(source))))
         else:
             plans.append(SourcePlan(source, files=tuple(path_files(source, root))))
-    readers: dict[str, int] = {}
-    for plan in plans:  # one file feeding two sources (e.g. train and test) would leak test text
+    readers: dict[str, list[Source]] = {}
+    for plan in plans:  # one file feeding two sources (e.g. train and test) would leak test text...
         for item in plan.files:
-            if item.name in readers:
-                raise CorpusError(
-                    f"{spec.id}: {item.name} is read by sources #{readers[item.name]} and #{plan.source.index}"
-                )
-            readers[item.name] = plan.source.index
+            for other in readers.get(item.name, []):
+                if not _disjoint_lines(other, plan.source):  # ...unless they read disjoint line ranges of it
+                    raise CorpusError(f"{spec.id}: {item.name} is read by sources #{other.index} and "
+                                      f"#{plan.source.index} (give both disjoint 'lines' ranges to split one file)")
+            readers.setdefault(item.name, []).append(plan.source)
     return plans
+
+
+def _disjoint_lines(a: Source, b: Source) -> bool:
+    return a.lines is not None and b.lines is not None and (a.lines[1] < b.lines[0] or b.lines[1] < a.lines[0])
 
 
 class _Budget:
@@ -119,18 +123,30 @@ def _normalize(text: str, form: str) -> str:
     return text if form == "none" else unicodedata.normalize(form, text)
 
 
+class _LineNumbers:
+    """The number of each record of a source: its line or row number, run on across the source's inputs
+    in order (what ``lines`` selects and ``key = "line"`` pairs by)."""
+
+    def __init__(self) -> None:
+        self.input: str | None = None
+        self.offset = self.last = 0  # lines of the inputs before the current one; last number seen
+
+    def __call__(self, name: str, record: Record) -> int:
+        if name != self.input:
+            self.input, self.offset, self.last = name, self.offset + self.last, 0
+        self.last = int(record.key)
+        return self.offset + self.last
+
+
 class _ParallelKeys:
     """The parallel key of each record of a source (``corpora.spec.ParallelSpec``): its line/row
-    number run on across the source's inputs, its sent_id, or its key column's value; a key seen
-    twice is an error."""
+    number (plus ``first_key - 1``), its sent_id, or its key column's value; a key seen twice is an error."""
 
     def __init__(self, source: Source) -> None:
         self.source = source
         self.seen: set[str] = set()
-        self.input: str | None = None
-        self.offset = self.last = 0  # lines of the inputs before the current one; last number seen
 
-    def __call__(self, name: str, record: Record) -> str:
+    def __call__(self, name: str, record: Record, number: int | None) -> str:
         if self.source.parallel is None:
             raise AssertionError("keys of a source without [sources.parallel]")
         parallel = self.source.parallel
@@ -144,10 +160,8 @@ class _ParallelKeys:
                 raise CorpusError(f"{name}:{record.key}: parallel key {key!r} is not a number, but "
                                   f"{self.source.describe()} declares a dev split by key range")  # fmt: skip
         else:
-            if name != self.input:
-                self.input, self.offset, self.last = name, self.offset + self.last, 0
-            self.last = int(record.key)
-            key = str(self.offset + self.last)
+            assert number is not None, "key = 'line' without line numbers"
+            key = str(number + parallel.first_key - 1)
         if key in self.seen:
             raise CorpusError(f"{name}:{record.key}: parallel key {key!r} occurs twice in {self.source.describe()}")
         self.seen.add(key)
@@ -165,10 +179,15 @@ def read_documents(spec: CorpusSpec, plans: list[SourcePlan], warn: Any) -> dict
         roles = ("train", "test") if source.role == "all" else (source.role,)
         produced = 0
         parallel_key = _ParallelKeys(source) if source.parallel is not None else None
+        numbered = source.lines is not None or (source.parallel is not None and source.parallel.key == "line")
+        line_number = _LineNumbers() if numbered else None
         for name, record in _records(plan, warn):
             if budget.full(roles):
                 break  # streaming: stop reading once every role this source feeds is full
-            key = parallel_key(name, record) if parallel_key is not None else None
+            number = line_number(name, record) if line_number is not None else None
+            if source.lines is not None and not source.lines[0] <= number <= source.lines[1]:
+                continue
+            key = parallel_key(name, record, number) if parallel_key is not None else None
             text = record.text
             for transform in source.transforms:
                 text = TRANSFORMS[transform](text)

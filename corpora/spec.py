@@ -99,6 +99,9 @@ class ParallelSpec(Table):
     key: Literal[PARALLEL_KEYS] = "line"  # type: ignore[valid-type]
     column: Annotated[str, Field(min_length=1), expecting("a non-empty string")] | None = None
     dev: KeyRange | None = None
+    #: the key of the source's first line or row (``key = "line"``): a file holding FLORES devtest alone
+    #: starts at 998, so its sentences pair with the same sentences of a dev+devtest file
+    first_key: PositiveInt = 1
     #: what a run does when the paired sentences' character lengths do not correlate (Pearson r below
     #: ``benchmarks.run.parallel.MIN_LENGTH_CORRELATION``: the keys likely pair unrelated sentences):
     #: "warn" (say so with r and the first pairs, and go on) or "fail" (refuse the run)
@@ -113,6 +116,8 @@ class ParallelSpec(Table):
                 raise table_rule("'dev' applies to numeric keys ('line' or a numeric 'column'), not to 'sent_id'")
             if self.dev[0] > self.dev[1]:
                 raise table_rule(f"'dev' must be [first, last] with first <= last, got {list(self.dev)}")
+        if "first_key" in self.model_fields_set and self.key != "line":
+            raise table_rule(f"'first_key' applies to key = 'line' only, got key = {self.key!r}")
         return self
 
     def in_dev(self, key: str) -> bool:
@@ -138,6 +143,8 @@ class Source:
     transforms: tuple[str, ...] = ()
     hub: tuple[HubSource, ...] = ()
     parallel: ParallelSpec | None = None  # the documents are sentences of a parallel set
+    #: keep lines (rows) first..last only, numbered on across the source's files or splits (as key = "line")
+    lines: tuple[int, int] | None = None
 
     def describe(self) -> str:
         if self.kind == "package":
@@ -149,9 +156,9 @@ class Source:
 
 #: the keys each source kind takes beyond kind, role and transforms, and those it needs
 _KIND_KEYS = {
-    "package": {"format", "package", "files", "column", "words_column", "words", "parallel"},
-    "path": {"format", "files", "column", "words_column", "words", "hub", "parallel"},
-    "hf": {"dataset", "config", "split", "revision", "column", "words_column", "parallel"},
+    "package": {"format", "package", "files", "column", "words_column", "words", "parallel", "lines"},
+    "path": {"format", "files", "column", "words_column", "words", "hub", "parallel", "lines"},
+    "hf": {"dataset", "config", "split", "revision", "column", "words_column", "parallel", "lines"},
 }
 _KIND_REQUIRED = {"package": ("format", "package", "files"), "path": ("format", "files"), "hf": ("dataset", "split")}
 
@@ -174,6 +181,7 @@ class _SourceTable(Table):
     revision: str | None = None
     hub: Annotated[tuple[HubSource, ...], Strict(False)] = ()
     parallel: ParallelSpec | None = None
+    lines: KeyRange | None = None
 
     @model_validator(mode="after")
     def _keys_fit_the_kind(self) -> _SourceTable:
@@ -189,6 +197,12 @@ class _SourceTable(Table):
             raise table_rule(f"'column'/'words_column' apply to formats {', '.join(TABULAR_FORMATS)} only")
         if "words" in given and self.format != "conllu":
             raise table_rule("'words' applies to format 'conllu' only")
+        if self.lines is not None:
+            if self.kind != "hf" and self.format not in NUMBERED_FORMATS:
+                raise table_rule(f"'lines' needs numbered lines or rows (formats {', '.join(NUMBERED_FORMATS)}, or a "
+                                 f"hub source), got format {self.format!r}")  # fmt: skip
+            if self.lines[0] > self.lines[1]:
+                raise table_rule(f"'lines' must be [first, last] with first <= last, got {list(self.lines)}")
         if self.parallel is not None:
             if self.role != "eval":
                 raise table_rule(f"'parallel' applies to role = 'eval' only (the evaluation set), got {self.role!r}")
@@ -345,13 +359,18 @@ class CorpusSpec(Table):
 
     def loading_fields(self) -> dict[str, Any]:
         """The fields that decide the loaded text and its parallel keys (part of the cache key); a source
-        without ``parallel`` dumps as it did before parallel sets were declared."""
+        without ``parallel`` or ``lines``, and a parallel set with the default ``first_key``, dump as they did
+        before those keys existed (the cache keys of existing specs do not move)."""
         fields = self.model_dump(exclude={"description", "license", "provenance", "references"})
         for source in fields["sources"]:
+            if source["lines"] is None:
+                del source["lines"]
             if source["parallel"] is None:
                 del source["parallel"]
             else:  # what a run does with a misaligned pairing changes no loaded text
                 del source["parallel"]["on_misaligned"]
+                if source["parallel"]["first_key"] == 1:
+                    del source["parallel"]["first_key"]
         return fields
 
 

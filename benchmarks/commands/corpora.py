@@ -32,9 +32,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing = commands.add_parser("list", help="the corpus specs shipped in corpora/*.toml")
     listing.set_defaults(handler=_list)
 
-    new = commands.add_parser("new", help="write a spec for a language from a fetched UD treebank and FLORES-200")
+    new = commands.add_parser(
+        "new", help="write a spec for a language evaluated on FLORES-200 (trained on a UD treebank, a file, a hub "
+        "split, or FLORES dev)", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Write a corpus spec for LANG whose eval role is its FLORES-200 file in the data root, paired "
+        "with every other language\nby line (parity needs no padding). Training text, one of:\n"
+        "  --ud UD_LANG-TREEBANK   the treebank's train (else dev) file; its test file is the test role\n"
+        "  --train FILE            a text/jsonl/parquet/csv/tsv/conllu file (under the data root, or absolute)\n"
+        "  --train-hub D[:C]:S     a Hugging Face dataset split (its --column)\n"
+        "  (none)                  FLORES dev, for a quick look; eval is then FLORES devtest only",
+        epilog="examples:\n  tokbench data fetch --languages kaz_Cyrl && tokbench corpora new kaz_Cyrl\n"
+        "  tokbench corpora new fin_Latn --ud UD_Finnish-TDT\n"
+        "  tokbench corpora new fin_Latn --train-hub HuggingFaceFW/fineweb-2:fin_Latn:train",
+    )  # fmt: skip
     new.add_argument("language", metavar="LANG", help="FLORES-200 code, e.g. fin_Latn")
-    new.add_argument("--ud", required=True, metavar="UD_LANG-TREEBANK", help="e.g. UD_Finnish-TDT (as fetched)")
+    training = new.add_mutually_exclusive_group()
+    training.add_argument("--ud", metavar="UD_LANG-TREEBANK", help="e.g. UD_Finnish-TDT (as fetched)")
+    training.add_argument("--train", metavar="FILE", help="a training text file")
+    training.add_argument("--train-hub", metavar="DATASET[:CONFIG]:SPLIT", help="a hub dataset split to train on")
+    new.add_argument("--column", default="text", help="the text column of a --train table or --train-hub split "
+                     "(default: text)")  # fmt: skip
     new.add_argument("--data-dir", type=Path, default=None,
                      help="data root holding the files (default: $TOKBENCH_DATA, else the fetched one in the cache)")
     new.add_argument("--out", type=Path, default=None, help="spec file to write (default: ./<id>.toml)")
@@ -229,7 +246,7 @@ def _new(args: argparse.Namespace) -> int:
     from corpora.spec import read_spec_file
 
     root = data_root(args.data_dir) or default_data_dir()
-    corpus_id, text = new_corpus_spec(args.language, args.ud, root)
+    corpus_id, text = new_corpus_spec(args.language, args.ud, root, args.train, args.train_hub, args.column)
     out = args.out or Path(f"{corpus_id}.toml")
     if out.exists():
         raise BenchmarkError(f"{out}: exists; remove it or pass --out for another file")

@@ -148,25 +148,105 @@ def config_needs_data_root(config: object) -> bool:
     return False
 
 
-def new_corpus_spec(language: str, treebank: str, root: Path) -> tuple[str, str]:
-    """A corpus spec (id, TOML text) for ``language`` from a UD treebank and FLORES-200 in the data root ``root``:
-    train = the treebank's train file (else its dev file), test = its test file, eval = FLORES dev+devtest as
-    the parallel set.  Licence fields name the sources; the user reviews the spec before using it."""
+#: a training file's suffix -> its format in a corpus spec (corpora.spec.FILE_FORMATS)
+TRAIN_FORMATS = {".txt": "text", ".jsonl": "jsonl", ".parquet": "parquet", ".csv": "csv", ".tsv": "tsv",
+                 ".conllu": "conllu"}  # fmt: skip
+FLORES_DEV, FLORES_ALL = 997, 2009  # FLORES-200 dev lines; dev then devtest
+
+
+def new_corpus_spec(language: str, treebank: str | None, root: Path, train: str | None = None,
+                    train_hub: str | None = None, column: str = "text") -> tuple[str, str]:  # fmt: skip
+    """A corpus spec (id, TOML text) for ``language``, evaluated on FLORES-200 in the data root ``root`` as the
+    parallel set (key = line, so parity pairs sentences with every other language's whatever lines each holds).
+
+    Training text, one of: a UD ``treebank`` (train = its train file, else dev; test = its test file; eval =
+    FLORES dev+devtest), a text file ``train`` or a hub split ``train_hub`` (``DATASET[:CONFIG]:SPLIT``, its
+    ``column``; eval = FLORES dev+devtest), or none (a quick look: train = FLORES dev, eval = FLORES devtest).
+    Licence fields name the sources; the user reviews the spec before using it."""
     from benchmarks.errors import BenchmarkError
 
+    if sum(option is not None for option in (treebank, train, train_hub)) > 1:
+        raise BenchmarkError("give one training source: --ud, --train or --train-hub")
     flores = datafetch.flores_entry(language, datafetch.read_manifest())
+    if not (root / flores.path).is_file():
+        raise BenchmarkError(f"{root / flores.path}: not found; fetch it with "
+                             f"`tokbench data fetch --languages {language}`")  # fmt: skip
+    command = f"tokbench corpora new {language}"
+    if treebank is not None:
+        return _ud_spec(language, treebank, root, flores, command)
+    corpus_id = language.lower().replace("_", "-")
+    if train is not None:
+        suffix = Path(train).suffix.lower()
+        if suffix not in TRAIN_FORMATS:
+            raise BenchmarkError(f"--train {train}: unknown format {suffix or '(no suffix)'!r}; expected one of "
+                                 f"{', '.join(TRAIN_FORMATS)}")  # fmt: skip
+        if not (Path(train) if Path(train).is_absolute() else root / train).is_file():
+            raise BenchmarkError(f"--train {train}: no such file (a path under the data root {root}, or absolute)")
+        column_line = f'column = "{column}"\n' if TRAIN_FORMATS[suffix] in ("jsonl", "parquet", "csv", "tsv") else ""
+        training = (f'[[sources]]\nkind = "path"\nrole = "train"\nformat = "{TRAIN_FORMATS[suffix]}"\n'
+                    f'files = {_toml_string(train)}\n{column_line}')  # fmt: skip
+        said, licence = f"train: {train}", "the training file's licence: FILL IN"
+    elif train_hub is not None:
+        parts = train_hub.split(":")
+        if len(parts) not in (2, 3) or not all(parts):
+            raise BenchmarkError(f"--train-hub {train_hub}: expected DATASET:SPLIT or DATASET:CONFIG:SPLIT")
+        dataset, split = parts[0], parts[-1]
+        config_line = f"config = {_toml_string(parts[1])}\n" if len(parts) == 3 else ""
+        training = (f'[[sources]]\nkind = "hf"\nrole = "train"\ndataset = {_toml_string(dataset)}\n{config_line}'
+                    f"split = {_toml_string(split)}\ncolumn = {_toml_string(column)}\n")  # fmt: skip
+        said, licence = f"train: hub dataset {train_hub}", f"{dataset}'s licence: FILL IN"
+    else:
+        training = (f'[[sources]]\nkind = "path"\nrole = "train"\nformat = "text"\nfiles = "{flores.path}"\n'
+                    f"lines = [1, {FLORES_DEV}]      # FLORES-200 dev: a quick look, not a training corpus\n")
+        said, licence = "train: FLORES-200 dev (997 sentences: a quick look)", ""
+    # evaluation: FLORES devtest when dev trains, else dev+devtest with the dev split declared
+    quick = train is None and train_hub is None
+    lines = f"lines = [{FLORES_DEV + 1}, {FLORES_ALL}]  # FLORES-200 devtest\n" if quick else ""
+    dev = "" if quick else f"  dev = [1, {FLORES_DEV}]      # FLORES-200 dev; the lines after it are devtest\n"
+    evaluated = "FLORES-200 devtest" if quick else "FLORES-200 dev+devtest"
+    licences = "; ".join(part for part in (licence, flores.license) if part)
+    option = "" if quick else (f" --train {train}" if train is not None else f" --train-hub {train_hub}")
+    text = f'''# Written by `{command}{option}`: review it (licences, splits) before use.
+id = "{corpus_id}"
+language = "{language}"
+license = "{licences}"
+description = """
+{language}: {said}; eval: {evaluated} (line i is the same sentence in every language).
+"""
+provenance = "data root flores/ (tokbench data fetch; see SOURCES.tsv)"
+
+{training}
+[[sources]]
+kind = "path"
+role = "eval"
+format = "text"
+files = "{flores.path}"
+{lines}  [sources.parallel]
+  name = "flores-200"
+  key = "line"
+{dev}'''
+    return corpus_id, text
+
+
+def _toml_string(value: str) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+
+
+def _ud_spec(language: str, treebank: str, root: Path, flores: datafetch.Entry, command: str) -> tuple[str, str]:
+    """The spec of ``new_corpus_spec`` for a UD treebank."""
+    from benchmarks.errors import BenchmarkError
+
     splits = {entry.path.rsplit("-", 1)[1].removesuffix(".conllu"): entry for entry in datafetch.ud_entries(treebank)}
     present = {split: entry for split, entry in splits.items() if (root / entry.path).is_file()}
     train = present.get("train") or present.get("dev")
     if train is None or "test" not in present:
         raise BenchmarkError(f"{root}: {treebank} needs a train (or dev) and a test file under ud/; fetch them with "
                              f"`tokbench data fetch --ud {treebank}`")  # fmt: skip
-    if not (root / flores.path).is_file():
-        raise BenchmarkError(f"{root / flores.path}: not found; fetch it with "
-                             f"`tokbench data fetch --languages {language}`")  # fmt: skip
     corpus_id = f"ud-{language.split('_')[0]}"
     repository = treebank.split("@")[0]
-    text = f'''# Written by `tokbench corpora new {language} --ud {treebank}`: review it (licences, splits) before use.
+    text = f'''# Written by `{command} --ud {treebank}`: review it (licences, splits) before use.
 id = "{corpus_id}"
 language = "{language}"
 license = "{train.license} ({repository}); {flores.license}"
@@ -196,6 +276,6 @@ files = "{flores.path}"
   [sources.parallel]
   name = "flores-200"
   key = "line"
-  dev = [1, 997]      # FLORES-200 dev; lines 998-2009 are devtest
+  dev = [1, {FLORES_DEV}]      # FLORES-200 dev; lines {FLORES_DEV + 1}-{FLORES_ALL} are devtest
 '''
     return corpus_id, text

@@ -11,7 +11,7 @@ from benchmarks.cli import main
 from corpora import silver
 from corpora.silver import SILVER
 from corpora.spec import parse_spec
-from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
+from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, REPO_ROOT, SAMPLE_DATA_ROOT, by_data
 
 
 @pytest.fixture(autouse=True)
@@ -192,3 +192,43 @@ def test_agreement_command_over_the_shipped_specs(capsys):
     assert f1[("kiwi", "ud-korean-lemma")] > 0.92  # data README: ~0.94 (the sample's Kaist excerpt too)
     if FULL_DATA_ROOT is not None:  # a figure of the whole Morpho Challenge file (the sample has 4 entries)
         assert f1[("zemberek", "morphochallenge2010")] > 0.90
+
+
+UNSEEN = REPO_ROOT / "tests" / "fixtures" / "unseen-language" / "flores" / "bak_Cyrl.txt"
+
+
+def test_a_language_with_flores_alone_is_added_in_two_commands_and_gets_parity(tmp_path, capsys):
+    """Bashkir, which no other test reads: FLORES-shaped files (the 100 fixture lines repeated to 2,009 lines,
+    each ending in its line number so no line repeats, and English's likewise, so line i of both is one
+    sentence), `corpora new` without a treebank, then a run whose report has compression and parity against
+    English on FLORES devtest, paired by line with no padding."""
+    import pandas as pd
+
+    root = tmp_path / "data"
+    (root / "flores").mkdir(parents=True)
+    for code, source in (("bak_Cyrl", UNSEEN), ("eng_Latn", SAMPLE_DATA_ROOT / "flores" / "eng_Latn.txt")):
+        lines = source.read_text(encoding="utf-8").splitlines()
+        numbered = [f"{line} {number}" for number, line in enumerate((lines * 21)[:2009], start=1)]
+        (root / "flores" / f"{code}.txt").write_text("\n".join(numbered) + "\n", encoding="utf-8")
+    for code in ("bak_Cyrl", "eng_Latn"):
+        status = run(capsys, "corpora", "new", code, "--data-dir", str(root), "--out", str(tmp_path / f"{code}.toml"))
+        assert status[0] == 0
+    spec = (tmp_path / "bak_Cyrl.toml").read_text(encoding="utf-8")
+    assert 'id = "bak-cyrl"' in spec and "lines = [998, 2009]" in spec and "lines = [1, 997]" in spec
+    config = tmp_path / "bak.toml"
+    config.write_text('name = "bak"\ncorpora = ["bak_Cyrl.toml", "eng_Latn.toml"]\nproduction = ["bytes"]\n'
+                      '[[tokenizers]]\nkind = "byte-bpe"\nvocab_sizes = [300]\n[bootstrap]\nresamples = 20\n'
+                      '[report]\nvocab_size = 300\n', encoding="utf-8")  # fmt: skip
+    status, _, err = run(capsys, "run", str(config), "--data-dir", str(root), "--out", str(tmp_path / "out"),
+                         "--quiet", "--jobs", "1")  # fmt: skip
+    assert status == 0, err
+    results = pd.read_csv(tmp_path / "out" / "results.csv")
+    bak = results[results["corpus"] == "bak-cyrl"].set_index(["tokenizer", "metric"])
+    assert bak.loc[("bytes", "parity_vs_eng"), "n"] == 1012  # every devtest sentence paired by its line key
+    english, bashkir = ((root / "flores" / f"{code}.txt").read_text(encoding="utf-8").splitlines()[997:]
+                        for code in ("eng_Latn", "bak_Cyrl"))  # fmt: skip
+    expected = sum(len(line.encode()) for line in bashkir) / sum(len(line.encode()) for line in english)
+    assert bak.loc[("bytes", "parity_vs_eng"), "value"] == pytest.approx(expected)
+    assert ("byte-bpe", "bytes_per_token") in bak.index
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "bak_Cyrl" in report and "parity" in report.lower()

@@ -204,6 +204,28 @@ def test_parallel_keys_are_line_numbers_running_on_across_hub_splits(tmp_path, c
     assert changed.parallel_fingerprint() not in ("", from_root.parallel_fingerprint())
 
 
+def test_lines_select_a_range_and_first_key_aligns_a_partial_file(tmp_path, cache):
+    """One FLORES-style file split by line range (dev to train, devtest to eval, keys as in the full file), and
+    a devtest-only file whose first line is key 3: the same keys, with no padding."""
+    (tmp_path / "full.txt").write_text("bir\niki\nüç\ndört\n", encoding="utf-8")
+    (tmp_path / "devtest.txt").write_text("üç\ndört\n", encoding="utf-8")
+    split = (TEXT_SOURCE.format(role="train", files="full.txt") + "lines = [1, 2]\n"
+             + TEXT_SOURCE.format(role="eval", files="full.txt") + "lines = [3, 4]\n"
+             + PARALLEL.format(key="line", more=""))  # fmt: skip
+    corpus = load_corpus(spec_for(tmp_path, split), data_dir=tmp_path, cache_dir=cache)
+    assert [d.text for d in corpus.documents("train")] == ["bir", "iki"]
+    assert [(d.key, d.text) for d in corpus.documents("eval")] == [("3", "üç"), ("4", "dört")]
+    partial = TEXT_SOURCE.format(role="eval", files="devtest.txt") + PARALLEL.format(key="line",
+                                                                                     more="  first_key = 3\n")
+    documents = load_corpus(spec_for(tmp_path, partial), data_dir=tmp_path, cache_dir=cache).documents("eval")
+    assert [(d.key, d.text) for d in documents] == [("3", "üç"), ("4", "dört")]
+    with pytest.raises(CorpusError, match=r"'lines' must be \[first, last\] with first <= last, got \[4, 3\]"):
+        spec_for(tmp_path, TEXT_SOURCE.format(role="eval", files="full.txt") + "lines = [4, 3]\n")
+    with pytest.raises(CorpusError, match="'first_key' applies to key = 'line' only"):
+        spec_for(tmp_path, TEXT_SOURCE.format(role="eval", files="full.txt").replace('"text"', '"jsonl"')
+                 + PARALLEL.format(key="column", more='  column = "id"\n  first_key = 3\n'))  # fmt: skip
+
+
 def test_parallel_keys_from_sent_ids_and_key_columns(tmp_path, cache):
     (tmp_path / "p.conllu").write_text(
         "# sent_id = n02\n# text = iki\n1\tiki\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
