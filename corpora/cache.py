@@ -20,17 +20,11 @@ from typing import Any
 
 from corpora.errors import CorpusError, CorpusWarning
 from corpora.reading import Document, SourcePlan
-from corpora.sources import file_digest, hub_fingerprint
+from corpora.sources import cache_home, file_digest, hub_fingerprint
 from corpora.spec import ROLES, CorpusSpec, HubSource
 
 #: bump when the cached layout or the reading rules change, so old cache entries are not reused
 CACHE_FORMAT = 2
-
-
-def cache_home() -> Path:
-    """tokbench's cache folder: ``$TOKBENCH_CACHE``, default ``~/.cache/tokbench`` (loaded corpora
-    live in its ``corpora/`` folder; the experiment layer keeps trained tokenizers and perf files beside)."""
-    return Path(os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench")
 
 
 def cache_root(cache_dir: str | Path | None = None) -> Path:

@@ -34,11 +34,26 @@ from corpora.spec import HubSource, Source
 DATA_ROOT_HINT = "pass --data-dir DIR (or set TOKBENCH_DATA=DIR) to a local data root; see corpora/README.md"
 
 
+def cache_home() -> Path:
+    """tokbench's cache folder: ``$TOKBENCH_CACHE``, default ``~/.cache/tokbench`` (loaded corpora
+    live in its ``corpora/`` folder, a fetched data root in ``data/``; the experiment layer keeps trained
+    tokenizers and perf files beside)."""
+    return Path(os.environ.get("TOKBENCH_CACHE") or Path.home() / ".cache" / "tokbench")
+
+
+def fetched_data_root() -> Path:
+    """Where ``tokbench data fetch`` puts a data root by default: ``$TOKBENCH_CACHE/data``."""
+    return cache_home() / "data"
+
+
 def data_root(data_dir: str | Path | None) -> Path | None:
-    """The data root: ``data_dir`` if given, else ``$TOKBENCH_DATA``, else None."""
+    """The data root, found the same way by every command: ``data_dir`` (``--data-dir``) if given, else
+    ``$TOKBENCH_DATA``, else the data root ``tokbench data fetch`` filled in the cache (``fetched_data_root``,
+    once a fetch wrote its ``SOURCES.tsv`` there), else None."""
     chosen = data_dir if data_dir is not None else os.environ.get("TOKBENCH_DATA") or None
     if chosen is None:
-        return None
+        fetched = fetched_data_root()
+        return fetched.resolve() if (fetched / "SOURCES.tsv").is_file() else None
     root = Path(chosen).expanduser()
     if not root.is_dir():
         raise CorpusError(f"data root {str(root)!r} is not a directory (from --data-dir or TOKBENCH_DATA)")

@@ -265,6 +265,15 @@ def _corpus_id(value: str) -> str:
     return value
 
 
+#: ISO 15924 scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Burmese, Tibetan
+#: and Dzongkha): a text's whitespace words are phrases or whole sentences there, not words
+UNSPACED_SCRIPTS = frozenset({"Hans", "Hant", "Hani", "Jpan", "Thai", "Laoo", "Khmr", "Mymr", "Tibt"})
+
+#: ISO 639-3 codes a published dataset still uses after ISO retired them (pycountry lists current codes only):
+#: FLORES-200's ajp_Arab (South Levantine Arabic, merged into apc in 2023)
+RETIRED_LANGUAGE_CODES = frozenset({"ajp"})
+
+
 def _language(code: str) -> str:
     match = _LANGUAGE_PATTERN.match(code)
     if not match:
@@ -272,7 +281,7 @@ def _language(code: str) -> str:
     import pycountry  # imported here: only spec validation needs the code lists
 
     language, script = match.groups()
-    if pycountry.languages.get(alpha_3=language) is None:
+    if pycountry.languages.get(alpha_3=language) is None and language not in RETIRED_LANGUAGE_CODES:
         raise ValueError(f"must name a known language, got {code!r}: {language!r} is not an ISO 639-3 language code")
     if pycountry.scripts.get(alpha_4=script) is None:
         raise ValueError(f"must name a known script, got {code!r}: {script!r} is not an ISO 15924 script code")
@@ -350,6 +359,12 @@ class CorpusSpec(Table):
         return self.language.split("_")[1]
 
     @property
+    def writes_word_spaces(self) -> bool:
+        """Whether the script separates words by spaces (``UNSPACED_SCRIPTS``: it does not), so that the
+        whitespace words of a text are its words."""
+        return self.script not in UNSPACED_SCRIPTS
+
+    @property
     def short_language(self) -> str:
         """ISO 639-1 code where one exists (``tr``), else ISO 639-3: what the morpheme readers take."""
         import pycountry
@@ -424,8 +439,36 @@ def list_corpora() -> list[CorpusSpec]:
     return sorted((read_spec_file(path) for path in shipped_spec_paths()), key=lambda spec: spec.id)
 
 
+#: ``flores-200:<code>``: a FLORES-200 language as a corpus without a spec file (``flores_spec``)
+FLORES_PREFIX = "flores-200:"
+FLORES_CODE = re.compile(r"^[a-z]{3}_[A-Z][a-z]{3}$")
+
+
+def flores_spec(entry: str) -> CorpusSpec:
+    """The spec of ``flores-200:<code>``: id ``flores-<code>`` in lower case with ``-`` (``flores-ces-latn``), its
+    eval set the data root's ``flores/<code>.txt`` (dev then devtest, 2,009 lines; the parallel set
+    ``flores-200`` keyed by line, dev = lines 1-997); no training text (it is for published tokenizers)."""
+    code = entry.removeprefix(FLORES_PREFIX)
+    if not FLORES_CODE.match(code):
+        raise CorpusError(f"{entry!r}: expected flores-200:<FLORES-200 code>, such as flores-200:ces_Latn, or "
+                          "flores-200:all")  # fmt: skip
+    return parse_spec({
+        "id": f"flores-{code.lower().replace('_', '-')}",
+        "language": code,
+        "license": "CC BY-SA 4.0 (FLORES-200, NLLB Team et al. 2022)",
+        "description": f"FLORES-200 dev+devtest of {code} (2,009 sentences; line i is the same sentence in every "
+        "language), evaluation only.",
+        "provenance": "data root flores/ (tokbench data fetch --languages; see SOURCES.tsv)",
+        "sources": [{"kind": "path", "role": "eval", "format": "text", "files": f"flores/{code}.txt",
+                     "parallel": {"name": "flores-200", "key": "line", "dev": [1, 997]}}],
+    }, Path(f"<{entry}>"))  # fmt: skip
+
+
 def load_spec(id_or_path: str | Path) -> CorpusSpec:
-    """A shipped spec by id (``embedded-tur``), or a spec file by path."""
+    """A shipped spec by id (``embedded-tur``), a FLORES-200 language (``flores-200:ces_Latn``), or a spec file
+    by path."""
+    if isinstance(id_or_path, str) and id_or_path.startswith(FLORES_PREFIX):
+        return flores_spec(id_or_path)
     candidate = Path(id_or_path)
     if candidate.suffix == ".toml" or candidate.exists():
         return read_spec_file(candidate)

@@ -8,8 +8,8 @@ Three sources, from always to sometimes available:
   Dependencies and SIGMORPHON 2022, and a few entries in the published format of each morpheme gold
   file that states no license, in the layout of a data root (its README states sources, licenses and
   how each file was made). Evaluation text and reader input (``sample_data_root``, ``flores_sample``);
-* the **full data root**: the offline mirror of FLORES-200, UD and morpheme gold (``$TOKBENCH_DATA``
-  or ``../shared/data`` beside the checkout).
+* the **full data root**: FLORES-200, UD and morpheme gold (``$TOKBENCH_DATA``, else the one
+  ``tokbench data fetch`` filled in the cache, else a ``shared/data`` folder beside the checkout).
 
 A test that checks a property of real text runs once, on the data root in use: the full one when present,
 else the shipped sample (``DATA_ROOT``, ``flores``; the pytest header says which). Expected values
@@ -34,19 +34,25 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DATA_ROOT = REPO_ROOT / "tests" / "fixtures" / "data"
 FLORES_LANGUAGES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 T = TypeVar("T")
-DATA_ROOT_ABSENT = "data root absent: set TOKBENCH_DATA or place shared/data beside the checkout"
+DATA_ROOT_ABSENT = "no full data root: `tokbench data fetch` fetches one, or set TOKBENCH_DATA=DIR"
 
 
-def find_data_root() -> Path | None:
-    candidates = [os.environ.get("TOKBENCH_DATA"), REPO_ROOT.parent / "shared" / "data"]
-    for candidate in candidates:
+def find_data_root() -> tuple[Path | None, str]:
+    """The full data root as tokbench finds one ($TOKBENCH_DATA, then the one `tokbench data fetch` filled in
+    the cache), else a ``shared/data`` folder beside the checkout (how CI provides it); and where it came from."""
+    from corpora.sources import fetched_data_root
+
+    candidates = [(os.environ.get("TOKBENCH_DATA"), "from TOKBENCH_DATA"),
+                  (fetched_data_root(), "fetched by `tokbench data fetch`"),
+                  (REPO_ROOT.parent / "shared" / "data", "beside the checkout")]  # fmt: skip
+    for candidate, origin in candidates:
         if candidate and (Path(candidate) / "flores").is_dir():
-            return Path(candidate)
-    return None
+            return Path(candidate), origin
+    return None, ""
 
 
 #: the full data root, looked up once at collection (None when absent)
-FULL_DATA_ROOT = find_data_root()
+FULL_DATA_ROOT, FULL_DATA_ROOT_ORIGIN = find_data_root()
 #: the data root tests of real text read: the full one when present, else the shipped sample
 DATA_ROOT = FULL_DATA_ROOT or SAMPLE_DATA_ROOT
 
@@ -62,7 +68,7 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"tokbench data: the shipped sample {SAMPLE_DATA_ROOT.relative_to(REPO_ROOT)} "
             f"({DATA_ROOT_ABSENT}: tests of paper-scale figures skip)"
         )
-    return f"tokbench data: the full data root {FULL_DATA_ROOT}"
+    return f"tokbench data: the full data root {FULL_DATA_ROOT} ({FULL_DATA_ROOT_ORIGIN})"
 
 
 def read_flores(root: Path) -> dict[str, list[str]]:

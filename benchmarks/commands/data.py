@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "retries exhausted; the others are still fetched), 2 = no network, bad input, disk full or permission."
         ),
         epilog="examples:\n  tokbench data fetch\n  tokbench data fetch DIR --only flores tokenizers\n"
-        "  tokbench data fetch --languages fin_Latn kaz_Cyrl",
+        "  tokbench data fetch --languages fin_Latn kaz_Cyrl\n  tokbench data fetch --only flores --languages all",
     )
     fetch.add_argument("dir", nargs="?", type=Path, default=None, metavar="DIR",
                        help="data root to fill (default: $TOKBENCH_CACHE/data, i.e. ~/.cache/tokbench/data)")
@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help=f"fetch only these groups: {' '.join(datafetch.GROUPS)}")
     fetch.add_argument("--languages", nargs="+", metavar="LANG",
                        help="FLORES-200 languages to fetch instead of the manifest's four (any code of Petrov "
-                       "et al.'s repository, e.g. fin_Latn)")  # fmt: skip
+                       "et al.'s repository, e.g. fin_Latn; `all`: the 204 languages of their published "
+                       "table)")  # fmt: skip
     fetch.add_argument("--ud", nargs="+", metavar="UD_LANG-TREEBANK",
                        help="also fetch these Universal Dependencies treebanks (train/dev/test) from their "
                        f"repositories at a release tag, e.g. UD_Finnish-TDT or UD_Finnish-TDT@r2.15 "
@@ -59,9 +60,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle_fetch(args: argparse.Namespace) -> int:
+    from benchmarks.errors import BenchmarkError
+
     root = args.dir or datafetch.default_data_dir()
+    languages = args.languages
+    if languages is not None and "all" in languages:
+        if len(languages) > 1:
+            raise BenchmarkError("--languages all means every language of Petrov et al.'s published table: give it "
+                                 "alone")  # fmt: skip
+        from benchmarks.reproductions.petrov2023 import published_petrov2023
+
+        languages = sorted(published_petrov2023().names)
     print(f"data root: {root}")
-    result = run_fetch(root, only=args.only, languages=args.languages, treebanks=args.ud, progress=not args.quiet)
+    result = run_fetch(root, only=args.only, languages=languages, treebanks=args.ud, progress=not args.quiet)
     return 1 if result.failed else 0
 
 
@@ -120,13 +131,12 @@ def data_root_or_fetch(data_dir: Path | None, fetch_flag: bool, needed_by: str) 
     from corpora.sources import data_root
 
     root = data_root(data_dir)
-    if root is not None:
-        return root
     cached = datafetch.default_data_dir()
-    if not fetch_requested(fetch_flag):
-        if cached.is_dir() and datafetch.verify(cached).ok:
+    if root is not None:
+        if data_dir is None and root == cached.resolve():
             print(f"data root: {cached} (fetched by `tokbench data fetch`)", file=sys.stderr)
-            return cached
+        return root
+    if not fetch_requested(fetch_flag):
         raise BenchmarkError(f"{needed_by} needs a data root and none is given: fetch one with `tokbench data fetch` "
                              "(or add --fetch), or pass --data-dir DIR / set TOKBENCH_DATA")  # fmt: skip
     print(f"data root: {cached}", file=sys.stderr)
@@ -139,9 +149,11 @@ def data_root_or_fetch(data_dir: Path | None, fetch_flag: bool, needed_by: str) 
 
 def config_needs_data_root(config: object) -> bool:
     """Whether an experiment config reads a corpus from the data root (a ``path`` source of its spec)."""
-    from corpora.spec import load_spec
+    from corpora.spec import FLORES_PREFIX, load_spec
 
     for entry in config.corpora:  # type: ignore[attr-defined]
+        if entry.startswith(FLORES_PREFIX):  # a FLORES-200 file of the data root
+            return True
         spec = load_spec(config.corpus_source(entry))  # type: ignore[attr-defined]
         if any(source.kind == "path" for source in spec.sources):
             return True

@@ -25,14 +25,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "so a second run retrains nothing; an interrupted run resumes when started again with the\n"
             "same config and --out."
         ),
-        epilog="examples:\n  tokbench run\n  tokbench run paper --data-dir DIR --jobs 2",
+        epilog=("examples:\n  tokbench run\n  tokbench run paper --data-dir DIR --jobs 2\n"
+                "  tokbench run paper --data-dir DIR --engine dask --address tcp://scheduler:8786"),
     )
     run.add_argument("config", nargs="?", default="quick",
                      help="a config shipped in benchmarks/ (quick, paper) or a path to a TOML file (default: quick)")
     run.add_argument("--data-dir", type=Path, default=None,
                      help="data root with flores/, ud/, morph/ (default: $TOKBENCH_DATA); needed by data-root corpora")
     run.add_argument("--out", type=Path, default=None, help="run directory (default: runs/<config name>)")
-    run.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    run.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                     help="worker processes (default: all cores); with --engine dask and no --address, the workers "
+                          "of the local Dask cluster")  # fmt: skip
+    run.add_argument("--engine", choices=("local", "dask"), default="local",
+                     help="train and evaluate on worker processes of this machine (default) or on a Dask cluster "
+                          "(pip install 'tokbench[cluster]'); the results are the same")  # fmt: skip
+    run.add_argument("--address", metavar="ADDR",
+                     help="dask: scheduler address, e.g. tcp://host:8786, whose workers see this machine's run "
+                          "folder, cache and data root at the same paths (default: a local cluster of --jobs "
+                          "processes)")  # fmt: skip
+    run.add_argument("--tokenizer", action="append", default=[], metavar="NAME|PATH[,key=value...]",
+                     help="one more published tokenizer row (repeatable): a name tokbench knows (cl100k, mistral-v3, "
+                          "...) or a file, then optional ,label=/,format=/,pattern=/,normalizer= settings as in a "
+                          "[[pretrained]] table, e.g. tokenizers/gpt2.tiktoken,pattern=gpt2")  # fmt: skip
     run.add_argument("--overwrite", action="store_true", help="delete an existing run directory of another config")
     run.add_argument("--no-report", action="store_true", help="skip writing report.md, tables and plots")
     run.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -75,17 +89,22 @@ def handle_run(args: argparse.Namespace) -> int:
     from benchmarks.run.config import load_config
     from benchmarks.run.runner import run_experiment
 
-    config = load_config(args.config)
+    config = load_config(args.config, args.tokenizer)
     data_dir = args.data_dir or (Path(os.environ["TOKBENCH_DATA"]) if os.environ.get("TOKBENCH_DATA") else None)
     if data_dir is not None and not data_dir.is_dir():
         raise BenchmarkError(f"--data-dir {data_dir}: no such directory")
     if data_dir is None and config_needs_data_root(config):
         data_dir = data_root_or_fetch(None, args.fetch, f"`tokbench run {args.config}`")
+    config = config.with_data_root_corpora(data_dir)  # flores-200:all: every FLORES-200 file of the data root
     check_jobs(args.jobs, "processes")
+    if args.engine == "local" and args.address is not None:
+        raise BenchmarkError(f"--address {args.address} applies to --engine dask only; the local engine runs on "
+                             "worker processes of this machine (drop --address, or add --engine dask)")  # fmt: skip
     out_dir = args.out or Path("runs") / config.name
     on_report = None if args.no_report else _write_report
     run_dir = run_experiment(config, out_dir, data_dir=data_dir, jobs=args.jobs, overwrite=args.overwrite,
-                             progress=not args.quiet, on_report=on_report, device=args.device)  # fmt: skip
+                             progress=not args.quiet, on_report=on_report, device=args.device, engine=args.engine,
+                             address=args.address)  # fmt: skip
     print(f"results: {run_dir / 'results.csv'}")
     if not args.no_report:
         print(f"report:  {run_dir / 'report.md'}")

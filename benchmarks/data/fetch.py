@@ -101,9 +101,9 @@ class TransientError(Exception):
 
 
 def default_data_dir() -> Path:
-    from corpora.loader import cache_home
+    from corpora.sources import fetched_data_root
 
-    return cache_home() / "data"
+    return fetched_data_root()
 
 
 def read_manifest(path: Path | None = None) -> list[Entry]:

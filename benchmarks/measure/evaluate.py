@@ -190,6 +190,9 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
         if not documents:
             continue
         texts = [document.text for document in documents]
+        # without gold words, a script written without spaces has no words to count: no such metric then
+        wordless = not corpus.spec.writes_word_spaces and any(document.words is None for document in documents)
+        running_metrics = [m for m in needing[Needs.RUNNING_TEXT] if not (wordless and m.counts_words)]
         start = time.perf_counter()
         encodings = tokenizer.encode_texts(texts)
         seconds = time.perf_counter() - start
@@ -198,9 +201,9 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
             result.costs["encode_mb_per_s"] = total_bytes / 1e6 / seconds if seconds > 0 else float("nan")
         running = RunningText(texts, encodings, facts.unk_id, facts.vocab_size, tokenizer.decode,
                               tokenizer.encode_with_spans, partial_characters)
-        for measured in metric_results(needing[Needs.RUNNING_TEXT], running):
+        for measured in metric_results(running_metrics, running):
             yield role, "", measured
-        if needing[Needs.ISOLATED_WORDS]:
+        if needing[Needs.ISOLATED_WORDS] and not wordless:
             split = [d.words if d.words is not None else d.text.split() for d in documents]
             _fill(word_cache, tokenizer, chain.from_iterable(split))
             words = IsolatedWords(word_cache.arrays(list(chain.from_iterable(split))),

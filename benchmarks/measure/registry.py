@@ -109,6 +109,12 @@ class Metric:
     def applies_to(self, capabilities: frozenset[Capability]) -> bool:
         return self.requires <= capabilities
 
+    @property
+    def counts_words(self) -> bool:
+        """Whether it counts words: gold words where the corpus has them, else the whitespace words of the
+        text, which a script written without spaces between words does not have (``_measure`` skips it)."""
+        return self.needs is Needs.ISOLATED_WORDS or (self.group == "fertility" and self.needs is Needs.RUNNING_TEXT)
+
 
 def declare(groups: Mapping[str, str], metrics: Iterable[Metric]) -> dict[str, Metric]:
     """The registry: metrics by name, in report order; checks that the declarations are consistent."""

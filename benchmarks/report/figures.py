@@ -124,6 +124,10 @@ def morphology_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | 
     ))  # fmt: skip
 
 
+#: a parity plot draws grouped bars up to this many languages, and one sorted row per language beyond
+MAX_BAR_LANGUAGES = 12
+
+
 def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
     info = METRICS[metric]
     caption = f"{info.label} at {run.at}: shared published tokenizers (left), monolingual trained tokenizers (right)"
@@ -132,8 +136,14 @@ def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -
     if cells.empty:
         return Skipped(caption, f"this run has no `{metric}` rows for a language other than English "
                                 "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
-    plots.parity_bars(cells, info, palette, out_dir / f"{metric}-bars")
     shared = cells[cells["vocab_size"].isna()]
+    if cells["row"].nunique() > MAX_BAR_LANGUAGES:  # bars stop being readable: Petrov et al.'s sorted lines
+        caption = (f"{info.label}: one row per language, sorted by the median premium over the shared published "
+                   "tokenizers (highest at the top), one line per tokenizer")  # fmt: skip
+        plots.premium_curves(shared, info, palette, out_dir / f"{metric}-by-language")
+        return Plot(f"{metric}-by-language", caption, findings.pick(
+            findings.extremes(shared, info, run.at), excluded_sentence(shared, run)))  # fmt: skip
+    plots.parity_bars(cells, info, palette, out_dir / f"{metric}-bars")
     return Plot(f"{metric}-bars", caption, findings.pick(
         findings.best_count(shared, info, run.at), findings.extremes(shared, info, run.at),
         excluded_sentence(shared, run),

@@ -188,6 +188,11 @@ def _with_marker_titles(value: str, titles: dict[str, str]) -> str:
     return value
 
 
+#: a table of more rows than this, or of one row per language, gets a find box (the rows whose first cell holds
+#: what is typed stay shown)
+FIND_ROWS = 30
+
+
 def table_block(table: Table) -> str:
     """A metric table: caption, the cells (value, interval, reached size, markers), notes, file links."""
     titles = _marker_titles(table)
@@ -226,8 +231,11 @@ def table_block(table: Table) -> str:
     notes = "".join(f'<p class="note"><em>Note: {inline_html(text(note))}</em></p>' for note in table.notes)
     links = (f'<p class="links"><a href="{TABLES_DIR}/{table.slug}.tex">LaTeX</a> · '
              f'<a href="{TABLES_DIR}/{table.slug}.csv">CSV</a></p>')  # fmt: skip
+    find = (f'<p class="find"><input type="search" class="table-find" placeholder="find a {esc(table.row_header)}" '
+            f'aria-label="find a {esc(table.row_header)} in this table"></p>'
+            if len(table.tokenizers) > FIND_ROWS or table.row_header == "language" else "")  # fmt: skip
     return (f'<div class="table-block"{language_attribute} data-slug="{esc(table.slug)}">'
-            f"<p class=\"caption\"><em>{inline_html(text(table.caption))}</em></p>"
+            f"<p class=\"caption\"><em>{inline_html(text(table.caption))}</em></p>{find}"
             f'<div class="scroll"><table class="report-table">'
             f"<thead><tr>{''.join(header)}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
             f"{notes}{links}</div>")  # fmt: skip
@@ -312,7 +320,8 @@ abbr.marker { text-decoration: underline dotted; cursor: help; }
 .caption { margin-bottom: 0.2em; }
 .note { margin: 0.1em 0; color: #444; font-size: 13px; }
 .links { font-size: 12px; }
-.filtered-out { display: none !important; }
+.filtered-out, .found-out { display: none !important; }
+input.table-find { font-size: 13px; padding: 0.2em 0.4em; width: 18em; }
 figure.plot { margin: 1em 0; } figure.plot svg { max-width: 100%; height: auto; }
 .findings { background: #f7f7ef; border-left: 3px solid #c9b458; padding: 0.4em 0.7em; }
 blockquote.warning { background: #fff4e0; border-left: 4px solid #e0a030; margin: 1em 0; padding: 0.5em 1em; }
@@ -354,6 +363,17 @@ _SCRIPT = r"""
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (header, column) {
       header.title = "sort by this column";
       header.addEventListener("click", function () { sortTable(table, column, header); });
+    });
+  });
+
+  Array.prototype.forEach.call(document.querySelectorAll("input.table-find"), function (input) {
+    var table = input.closest(".table-block").querySelector("table");
+    input.addEventListener("input", function () {
+      var query = input.value.trim().toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var name = row.cells[0].textContent.toLowerCase();
+        row.classList.toggle("found-out", query !== "" && name.indexOf(query) < 0);
+      });
     });
   });
 

@@ -35,7 +35,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import NullLocator
+from matplotlib.ticker import NullFormatter, NullLocator
 
 from benchmarks.measure.registry import Metric
 from benchmarks.report.findings import format_value, vocab_label
@@ -190,6 +190,50 @@ def parity_bars(cells: pd.DataFrame, info: Metric, palette: dict[str, Any], stem
         handles = [Patch(color=palette[t], label=t) for t in shown]
         handles.append(Patch(facecolor=HOLLOW, edgecolor="grey", hatch="///", label="not ranked (see tables)"))
         _bottom_legend(figure, handles)
+
+
+#: marker shapes cycled over tokenizers, so lines stay apart where colours are close
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "*")
+#: inches per language on the language axis of ``premium_curves``
+LANGUAGE_PITCH = 0.11
+#: the premiums ``premium_curves`` labels on its log axis (those within the data's range)
+PREMIUM_TICKS = (0.5, 0.7, 1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30)
+
+
+def premium_curves(cells: pd.DataFrame, info: Metric, palette: dict[str, Any], stem: Path) -> None:
+    """Petrov et al. 2023's view of the premium across many languages: one row per language, sorted by the
+    median premium over the tokenizers (highest at the top), the premium on a log axis, one line with its
+    own marker per tokenizer; a cell that is not ranked is drawn hollow.  The figure grows with the languages
+    (``LANGUAGE_PITCH`` each), so 200 languages stay readable in the PDF and SVG."""
+    order = cells.groupby("row")["value"].median().sort_values(kind="stable")
+    rows = list(order.index)  # lowest first: matplotlib draws y = 0 at the bottom
+    tokenizers = [t for t in palette if t in set(cells["tokenizer"])]
+    height = 1.0 + LANGUAGE_PITCH * len(rows) + _legend_rows(len(tokenizers), MAX_WIDTH)
+    with _figure(MAX_WIDTH, height, stem) as figure:
+        ax = figure.subplots()
+        y = np.arange(len(rows), dtype=float)
+        for index, tokenizer in enumerate(tokenizers):
+            data = cells[cells["tokenizer"] == tokenizer].set_index("row").reindex(rows)
+            values = data["value"].to_numpy(dtype=float)
+            hollow = (data["not_ranked"].fillna("") != "").to_numpy()
+            marker = MARKERS[index % len(MARKERS)]
+            ax.plot(values, y, color=palette[tokenizer], linewidth=0.6, alpha=0.7)
+            ax.scatter(values[~hollow], y[~hollow], color=palette[tokenizer], marker=marker, s=9, zorder=3,
+                       label=tokenizer)  # fmt: skip
+            if hollow.any():
+                ax.scatter(values[hollow], y[hollow], facecolor=HOLLOW, edgecolor=palette[tokenizer], marker=marker,
+                           s=9, zorder=3, linewidth=0.6)  # fmt: skip
+        ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+        ax.set_xscale("log")
+        low, high = np.nanmin(cells["value"]), np.nanmax(cells["value"])
+        ticks = [tick for tick in PREMIUM_TICKS if low / 1.5 <= tick <= high * 1.5]
+        ax.set_xticks(ticks, [f"{tick:g}" for tick in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_yticks(y, rows, fontsize=5 if len(rows) > 40 else FONT_SIZE)
+        ax.set_ylim(-0.8, len(rows) - 0.2)
+        ax.set_xlabel(f"{info.label} (log scale; 1 = as long as English)")
+        ax.tick_params(axis="x", top=True, labeltop=True)  # a tall plot reads its scale at the top too
+        _bottom_legend(figure, ax.get_legend_handles_labels()[0])
 
 
 def _grouped_bars(ax: Any, cells: pd.DataFrame, palette: dict[str, Any]) -> None:

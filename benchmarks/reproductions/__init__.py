@@ -3,13 +3,15 @@
 A reproduction module declares ``NAME``, ``CITATION``, ``DEFINITION`` (in words: shown by
 ``tokbench reproduce --help`` and in docs/reproductions.md), ``PUBLISHED`` (its figures in
 ``benchmarks/published/``), ``needs(data_root)`` (what it needs and what the data root holds) and
-``reproduce(data_root, languages)`` returning a ``Reproduction``.  Adding a table is one module and
-one line in ``REPRODUCTIONS``.
+``reproduce(data_root, languages, progress)`` returning a ``Reproduction`` (``languages`` None: every
+``flores/<lang>.txt`` of the data root; ``progress``: whether a long reproduction may show a tqdm bar on
+stderr).  Adding a table is one module and one line in ``REPRODUCTIONS``.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -52,6 +54,17 @@ class Reproduction:
     def differing(self) -> list[Row]:
         return [row for row in self.compared if row.difference != 0]
 
+    @property
+    def unpublished(self) -> list[Row]:
+        """Values computed that the paper has no figure for: counted, not compared."""
+        return [row for row in self.rows if row.published is None]
+
+    @property
+    def unpublished_languages(self) -> list[str]:
+        """Languages with no published figure at all, in row order."""
+        published = {row.language for row in self.compared}
+        return list(dict.fromkeys(row.language for row in self.rows if row.language not in published))
+
 
 class UnreproducibleLanguages(BenchmarkError):
     """Requested languages that cannot be reproduced, one reason each (reported one per line)."""
@@ -59,6 +72,14 @@ class UnreproducibleLanguages(BenchmarkError):
     def __init__(self, reasons: list[str]) -> None:
         super().__init__("; ".join(reasons))
         self.reasons = reasons
+
+
+def compact_codes(codes: Sequence[str], shown: int = 5) -> str:
+    """``codes`` as one short line: the first ``shown`` and how many more (``ace_Arab, ace_Latn, acm_Arab,
+    acq_Arab, aeb_Arab and 189 more``); a short list in full."""
+    if len(codes) <= shown + 1:  # "and 1 more" would be no shorter than the code itself
+        return ", ".join(codes)
+    return f"{', '.join(codes[:shown])} and {len(codes) - shown} more"
 
 
 def get_reproduction(name: str) -> ModuleType:

@@ -27,13 +27,18 @@ from __future__ import annotations
 
 import csv
 import importlib.resources
-from collections.abc import Sequence
+import multiprocessing
+import os
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tqdm import tqdm
+
 import bpe
 from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, load_column
+from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, compact_codes, load_column
 from bpe.pretrained.published import PretrainedSpec
 
 NAME = "petrov2023"
@@ -120,57 +125,123 @@ def needs(data_root: Path | None) -> list[str]:
              f"{DEV_LINES + DEVTEST_LINES:,} lines)"]  # fmt: skip
     if data_root is not None:
         held = sorted(path.stem for path in (data_root / "flores").glob("*.txt"))
-        lines.append(f"  in the data root: {', '.join(held) or 'none'}")
+        lines.append(f"  in the data root: {compact_codes(held) if held else 'none'}")
     for file in files:
         state = "" if data_root is None else (" (present)" if (data_root / file).is_file() else " (missing)")
         lines.append(f"file: {file}{state}")
     return lines
 
 
-def reproduce(data_root: Path, languages: Sequence[str] | None = None) -> Reproduction:
-    return reproduce_petrov2023(data_root, languages)
+def reproduce(
+    data_root: Path, languages: Sequence[str] | None = None, *, progress: bool = False, jobs: int | None = None
+) -> Reproduction:
+    return reproduce_petrov2023(data_root, languages, progress=progress, jobs=jobs)
 
 
-def reproduce_petrov2023(data_root: Path, languages: Sequence[str] | None = None) -> Reproduction:
+def reproduce_petrov2023(
+    data_root: Path, languages: Sequence[str] | None = None, *, progress: bool = False, jobs: int | None = None
+) -> Reproduction:
     """Count every (tokenizer, language) pair of the data root's FLORES files.
 
     ``languages`` (FLORES codes) defaults to every ``flores/*.txt`` of the data root.  A language that
     cannot be reproduced (no file, wrong number of lines) is a BenchmarkError naming each such language
     on its own line: a partial reproduction is never a success.  A tokenizer file missing from the data
-    root is reported in ``notes`` ("not available: tokenizers/<file> missing").
+    root is reported in ``notes`` ("not available: tokenizers/<file> missing").  ``progress`` shows a
+    tqdm bar over languages on stderr.  ``jobs`` worker processes count the languages (default: the
+    usable cores; forked, so the loaded tokenizers are inherited); the counts do not depend on it.
     """
     flores = data_root / "flores"
     if not flores.is_dir():
         raise BenchmarkError(f"{data_root}: no flores/ folder (expected flores/<lang>.txt, FLORES-200 dev+devtest)")
     published = published_petrov2023()
     codes = sorted(path.stem for path in flores.glob("*.txt")) if languages is None else list(dict.fromkeys(languages))
-    result = Reproduction()
-    texts: dict[str, str] = {}
+    paths: dict[str, Path] = {}
     failures: list[str] = []
-    for code in codes:
+    for code in codes:  # every file checked before anything is counted: a bad one fails fast
         path = flores / f"{code}.txt"
         if not path.is_file():
             failures.append(f"{code}: not reproducible: no {path}")
             continue
         try:
-            texts[code] = petrov_text(path)
+            petrov_text(path)
         except BenchmarkError as exc:
             failures.append(f"{code}: not reproducible: {exc}")
+        else:
+            paths[code] = path
     if failures:
         raise UnreproducibleLanguages(failures)
-    if not texts:
+    if not paths:
         raise BenchmarkError(f"{data_root}: no FLORES language to reproduce (flores/ is empty)")
-    loaded: dict[PretrainedSpec, bpe.Tokenizer] = {}
+    result = Reproduction()
+    columns: dict[str, _Key] = {}  # column label -> its tokenizer's key
+    tokenizers: dict[_Key, bpe.Tokenizer] = {}
     for spec in PETROV_TOKENIZERS:
-        key = PretrainedSpec("", spec.source, spec.format, spec.pattern, spec.normalizer)  # same file, same tokenizer
-        tokenizer = loaded[key] if key in loaded else load_column(spec, data_root, result.notes)
-        if tokenizer is None:
-            continue
-        loaded[key] = tokenizer
-        for code, text in texts.items():  # Qwen's row composes the text to NFC first (its normalizer)
-            count = len(tokenizer.encode(text))
-            result.rows.append(Row(spec.label, code, published.counts.get((spec.label, code)), count))
-    unpublished = sorted({row.language for row in result.rows if row.published is None})
-    if unpublished:
-        result.notes.append(f"no published figure for {', '.join(unpublished)}: counted, not compared")
+        key = _key(spec)
+        tokenizer = tokenizers[key] if key in tokenizers else load_column(spec, data_root, result.notes)
+        if tokenizer is not None:
+            tokenizers[key], columns[spec.label] = tokenizer, key
+    counts = _count_languages(paths, tokenizers, progress, _usable_cores() if jobs is None else jobs)
+    for label, key in columns.items():
+        for code in paths:
+            result.rows.append(Row(label, code, published.counts.get((label, code)), counts[code][key]))
     return result
+
+
+#: a tokenizer's identity apart from its column label: columns sharing one (GPT-2, r50k_base and RoBERTa;
+#: p50k_base and p50k_edit; CANINE and UTF-32) are the same tokenizer, so each text is encoded once for them
+_Key = tuple[str, str | None, str | None, str | None]
+
+
+def _key(spec: PretrainedSpec) -> _Key:
+    return (spec.source, spec.format, spec.pattern, spec.normalizer)
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # respects taskset and container CPU sets
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+def count_language(path: Path, tokenizers: Mapping[_Key, bpe.Tokenizer]) -> dict[_Key, int]:
+    """Their count, ``len(encode(s))``, of one language's joined string with each tokenizer
+    (Qwen's normalizer composes the text to NFC first, inside its ``encode``)."""
+    text = petrov_text(path)
+    return {key: len(tokenizer.encode(text)) for key, tokenizer in tokenizers.items()}
+
+
+#: the loaded tokenizers, set in the parent just before the workers fork (inherited, never pickled)
+_worker_tokenizers: Mapping[_Key, bpe.Tokenizer] | None = None
+
+
+def _count_in_worker(item: tuple[str, Path]) -> tuple[str, dict[_Key, int]]:
+    assert _worker_tokenizers is not None, "worker forked without its tokenizers"
+    code, path = item
+    return code, count_language(path, _worker_tokenizers)
+
+
+def _count_languages(
+    paths: Mapping[str, Path], tokenizers: Mapping[_Key, bpe.Tokenizer], progress: bool, jobs: int
+) -> dict[str, dict[_Key, int]]:
+    """``count_language`` of every language, on ``jobs`` forked workers when there is more than one
+    language and the platform can fork, else in this process."""
+    global _worker_tokenizers
+    counts: dict[str, dict[_Key, int]] = {}
+    workers = min(jobs, len(paths))
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for code, path in tqdm(paths.items(), desc="languages", unit=" lang", disable=not progress, file=sys.stderr):
+            counts[code] = count_language(path, tokenizers)
+        return counts
+    _worker_tokenizers = tokenizers
+    try:
+        # the workers fork before the bar exists: tqdm's monitor thread must not be running at fork time
+        with (
+            multiprocessing.get_context("fork").Pool(workers) as pool,
+            tqdm(total=len(paths), desc="languages", unit=" lang", disable=not progress, file=sys.stderr) as bar,
+        ):
+            for code, language_counts in pool.imap_unordered(_count_in_worker, paths.items()):
+                counts[code] = language_counts
+                bar.update()
+    finally:
+        _worker_tokenizers = None
+    return counts

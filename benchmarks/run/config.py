@@ -64,6 +64,7 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal
 
@@ -314,6 +315,18 @@ class ExperimentConfig(Table):
     def source(self) -> str:
         return self._source
 
+    def with_data_root_corpora(self, data_root: Path | None) -> ExperimentConfig:
+        """This config with ``flores-200:all`` in ``corpora`` replaced by one ``flores-200:<code>`` per FLORES-200
+        file of ``data_root`` (``corpora.flores``); the config itself when it names none."""
+        from corpora.flores import expand_entries
+
+        corpora = expand_entries(self.corpora, data_root)
+        if corpora == self.corpora:
+            return self
+        expanded = self.model_copy(update={"corpora": corpora})
+        expanded._source = self._source
+        return expanded
+
     def corpus_source(self, entry: str) -> str | Path:
         """A ``corpora`` entry as ``corpora.load_corpus`` takes it: a shipped spec id, or the spec file
         it names.  An entry is a file when it ends in ``.toml`` or holds a ``/``; a relative path is
@@ -413,7 +426,9 @@ def resolve_config_path(name_or_path: str | None) -> Path:
     return shipped
 
 
-def load_config(name_or_path: str | None = None) -> ExperimentConfig:
+def load_config(name_or_path: str | None = None, tokenizers: Sequence[str] = ()) -> ExperimentConfig:
+    """The config ``name_or_path`` (a shipped name or a TOML file), with one more ``[[pretrained]]`` row per
+    ``tokenizers`` entry (``tokbench run --tokenizer``: ``tokenizer_option``), validated as the file's own."""
     path = resolve_config_path(name_or_path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -421,7 +436,25 @@ def load_config(name_or_path: str | None = None) -> ExperimentConfig:
         raise BenchmarkError(f"{path}: cannot read config ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise BenchmarkError(f"{path}: not valid TOML ({exc})") from None
+    if tokenizers:
+        given = raw.get("pretrained", [])
+        raw["pretrained"] = [*(given if isinstance(given, list) else [given]), *map(tokenizer_option, tokenizers)]
     return parse_config(raw, source=str(path))
+
+
+def tokenizer_option(value: str) -> dict[str, str]:
+    """A ``--tokenizer`` value as a ``[[pretrained]]`` table: ``NAME`` (one tokbench knows: ``cl100k``) or
+    ``PATH``, then optional ``,key=value`` settings of the table (``label``, ``format``, ``pattern``,
+    ``normalizer``): ``tokenizers/gpt2.tiktoken,pattern=gpt2,label=gpt2``."""
+    target, *settings = value.split(",")
+    table = {"name": target} if target in bpe.PRODUCTION else {"path": target}
+    for setting in settings:
+        key, equals, given = setting.partition("=")
+        if not equals or key not in ("label", "format", "pattern", "normalizer"):
+            raise BenchmarkError(f"--tokenizer {value}: expected NAME or PATH, then ,key=value settings with key "
+                                 f"label, format, pattern or normalizer; got {setting!r}")  # fmt: skip
+        table[key] = given
+    return table
 
 
 def parse_config(raw: dict[str, Any], source: str = "<config>") -> ExperimentConfig:

@@ -6,7 +6,8 @@ rows and (corpus, pretrained tokenizer) for pretrained rows (``production`` name
 (or fetches from the cache) one tokenizer and evaluates it on the corpus's
 evaluation roles, producing tidy rows (``benchmarks.run.units``).  Units run in
 worker processes, which receive the loaded corpora and the config once, from the
-pool's initializer (so any start method works: fork, spawn, forkserver), and are
+pool's initializer (so any start method works: fork, spawn, forkserver), or on a Dask
+cluster whose workers rebuild them (``benchmarks.run.executors``), and are
 saved one file each under ``RUN_DIR/units/`` as they finish, so an interrupted
 run resumes where it stopped.  Cross-unit numbers (the char baseline, parity
 against English over the parallel sentences ``benchmarks.run.parallel`` pairs by key,
@@ -37,7 +38,7 @@ import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ from tqdm import tqdm
 
 import bpe
 from benchmarks.downstream import stage as downstream
-from benchmarks.errors import warn
+from benchmarks.errors import BenchmarkError, warn
 from benchmarks.files import (
     TRAIN_CHARS,
     atomic_write_text,
@@ -58,7 +59,7 @@ from benchmarks.files import (
     trained_tokenizer_path,
     write_results,
 )
-from benchmarks.measure.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UNUSED_ROLE, UnitAuditFacts, audit_tables
+from benchmarks.measure.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UnitAuditFacts, audit_tables
 from benchmarks.measure.evaluate import (
     cross_unit_rows,
     evaluate_over_seeds,
@@ -69,6 +70,9 @@ from benchmarks.measure.evaluate import (
 from benchmarks.measure.metrics import METRICS, select_metrics
 from benchmarks.run.config import ExperimentConfig
 from benchmarks.run.examples import write_examples
+from benchmarks.run.executors import ENGINES, GC_THRESHOLD, DaskEngine, LocalPool, RunContext, TaskPool, Workers
+from benchmarks.run.executors import Forked as _Forked  # the name the performance notes cite
+from benchmarks.run.executors import run_tokenizer as run_tokenizer
 from benchmarks.run.grid import (
     EVAL_ROLES,
     Sweep,
@@ -77,7 +81,7 @@ from benchmarks.run.grid import (
     plan_units,
 )
 from benchmarks.run.parallel import plan_parallel
-from benchmarks.run.pretrained import PretrainedRow, resolve_pretrained
+from benchmarks.run.pretrained import resolve_pretrained
 from benchmarks.run.run_folder import LOCK_FILE as LOCK_FILE  # re-exported: benchmarks.run.runner's public names
 from benchmarks.run.run_folder import LOCK_OWNER as LOCK_OWNER
 from benchmarks.run.run_folder import PACKAGES as PACKAGES
@@ -101,24 +105,6 @@ from corpora import Corpus, load_corpus, silver
 from corpora.loader import cache_home
 from corpora.spec import load_spec
 from corpora.stats import agreement_words, reference_coverage
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What every unit of a run needs; handed to each worker process once, by the pool's initializer."""
-
-    config: ExperimentConfig
-    corpora: dict[str, Corpus]  # by spec id, morpheme references already built
-    out_dir: Path
-    pretrained: dict[str, PretrainedRow]  # by label
-    joined_texts: dict[str, dict[str, str]]  # ParallelPlan.joined_texts: by corpus, then by paired corpus
-
-    def unit_path(self, unit: Unit) -> Path:
-        return self.out_dir / "units" / f"{unit.key}.json"
-
-    def test_texts(self, corpus: str) -> list[str]:
-        """The texts the audit's "never used" counts are taken on (``audit.UNUSED_ROLE``)."""
-        return [document.text for document in self.corpora[corpus].documents(UNUSED_ROLE)]
 
 
 def run_unit(unit: Unit, context: RunContext) -> str:
@@ -151,20 +137,32 @@ def _start_worker(context: RunContext) -> None:
     threadpool_limits(limits=1, user_api="blas")  # as in the run's process (``run_experiment``)
 
 
-def _run_unit_in_worker(unit: Unit) -> str:
-    assert _worker_context is not None, "worker started without _start_worker"
-    return run_unit(unit, _worker_context)
+# the tasks of a pool (``executors.TaskPool``): a local worker's context is the one it started with, a Dask
+# worker's is given (``executors.DaskPool``)
+def _started(context: RunContext | None) -> RunContext:
+    context = context or _worker_context
+    assert context is not None, "worker started without _start_worker"
+    return context
 
 
-def _train_sweep_in_worker(sweep: Sweep) -> Sweep:
-    assert _worker_context is not None, "worker started without _start_worker"
-    train_sweep(sweep, _worker_context.corpora[sweep.largest.corpus], _worker_context.config)
+def _run_unit_in_worker(unit: Unit, context: RunContext | None = None) -> str:
+    return run_unit(unit, _started(context))
+
+
+def _train_sweep_in_worker(sweep: Sweep, context: RunContext | None = None) -> Sweep:
+    context = _started(context)
+    train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
     return sweep
 
 
-def _side_facts_in_worker(task: SideTask) -> dict[Unit, SideFacts]:
-    assert _worker_context is not None, "worker started without _start_worker"
-    return task_facts(task, run_tokenizer(_worker_context), _worker_context.test_texts)
+def _side_facts_in_worker(task: SideTask, context: RunContext | None = None) -> dict[Unit, SideFacts]:
+    context = _started(context)
+    return task_facts(task, run_tokenizer(context), context.test_texts)
+
+
+def _local_pool(context: RunContext, processes: int, start_method: str | None) -> TaskPool:
+    return LocalPool(ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context(start_method),
+                                         initializer=_start_worker, initargs=(context,)))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the run
@@ -180,13 +178,21 @@ def run_experiment(
     on_report: Callable[[Path], Any] | None = None,
     start_method: str | None = None,
     device: str = "auto",
+    engine: str = "local",
+    address: str | None = None,
 ) -> Path:
     """Run ``config`` into ``out_dir`` and return it.  Resumes a run of the same config.
 
     ``jobs`` > 1 runs units in that many worker processes, started with ``start_method``
-    (``multiprocessing`` start method; None: the platform's default).  ``device`` (``auto``, ``cpu`` or
-    ``cuda``) is where the language models of a ``[downstream]`` table train (``benchmarks.downstream``)."""
+    (``multiprocessing`` start method; None: the platform's default).  ``engine="dask"`` runs them on a Dask
+    cluster instead (``benchmarks.run.executors``): the scheduler at ``address``, or a local cluster of ``jobs``
+    processes; the results are the same.  ``device`` (``auto``, ``cpu`` or ``cuda``) is where the language
+    models of a ``[downstream]`` table train (``benchmarks.downstream``)."""
     started = time.perf_counter()
+    if engine not in ENGINES:
+        raise BenchmarkError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    if address is not None and engine != "dask":
+        raise BenchmarkError(f"a scheduler address ({address}) is only used by the dask engine, not {engine!r}")
     check_out_dir(out_dir, config, overwrite)
     if config.downstream is not None:
         downstream.check_available()
@@ -198,6 +204,12 @@ def run_experiment(
     preloaded = silver.Preloaded.slowest(a for spec in specs for a in spec.silver_analyzers) if jobs > 1 else None
     closing: list[Callable[[], None]] = [] if preloaded is None else [preloaded.close]
     try:
+        # a cluster is reached (or started) first: an unreachable scheduler is said before any long work
+        workers = Workers(jobs, functools.partial(_local_pool, start_method=start_method),
+                          DaskEngine(address, jobs) if engine == "dask" else None)  # fmt: skip
+        closing.append(workers.close)
+        if workers.dask is not None and progress:
+            print(workers.dask.describe(), file=sys.stderr)
         pretrained = resolve_pretrained(config.pretrained_rows, config.source, data_dir)
         loaded = {}
         for entry, spec in tqdm(zip(config.corpora, specs, strict=True), desc="loading corpora", disable=not progress,
@@ -239,7 +251,7 @@ def run_experiment(
             pending = [unit for unit in units if unit not in finished]
             if finished and progress:
                 print(f"resuming: {len(finished)} of {len(units)} units already done", file=sys.stderr)
-            pending, training = _work_while_analyzing(context, pending, analyzing, jobs, start_method, progress)
+            pending, training = _work_while_analyzing(context, pending, analyzing, workers, progress)
             if training is not None:
                 closing.append(training.close)
             analyzing.wait()  # every analysis, the agreement's words too
@@ -252,10 +264,10 @@ def run_experiment(
             gc.freeze()
             closing.append(gc.unfreeze)
             threshold = gc.get_threshold()
-            gc.set_threshold(100_000, 50, 100)
+            gc.set_threshold(*GC_THRESHOLD)
             closing.append(lambda: gc.set_threshold(*threshold))
-            known_facts = _run_units(context, pending, jobs, start_method, progress, training,
-                                     side=side_tasks(units, config))  # fmt: skip
+            known_facts = _run_units(context, pending, workers, progress, training, side=side_tasks(units, config))
+            workers.close()  # what is left runs here: a local cluster's processes and the snapshots go now
             # the manifest's silver agreement depends on the corpora alone: computed on another process while
             # the rest goes on; so are the paired tests, once the unit results are read
             coverage = _reference_coverage(corpora, jobs)
@@ -296,70 +308,12 @@ def _coverage_of(corpora: dict[str, Corpus]) -> dict[str, dict[str, dict[str, An
     return {corpus_id: reference_coverage(corpus, agreement=True) for corpus_id, corpus in corpora.items()}
 
 
-# the function a forked ``_Forked`` process calls (set before it is forked, never pickled)
-_forked_function: Callable[[], Any] | None = None
-
-
-def _call_forked() -> Any:
-    assert _forked_function is not None, "process forked without its function"
-    return _forked_function()
-
-
-class _Forked:
-    """``function()`` on one forked process, started now; ``result`` waits for it.  Computed in this process
-    instead (when ``result`` is called) unless ``fork`` and the platform can fork.  A forked child starts from
-    this process's memory, so it computes what this process would."""
-
-    def __init__(self, function: Callable[[], Any], fork: bool) -> None:
-        global _forked_function
-        self._function = function
-        self._pool: ProcessPoolExecutor | None = None
-        self._future: Any = None
-        if fork and "fork" in multiprocessing.get_all_start_methods():
-            _forked_function = function
-            try:
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-                self._future = self._pool.submit(_call_forked)  # forks here, with the function set
-            finally:
-                _forked_function = None
-
-    def result(self) -> Any:
-        if self._future is None:
-            return self._function()
-        try:
-            return self._future.result()
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-
 def _reference_coverage(corpora: dict[str, Corpus], jobs: int) -> _Forked:
     """The manifest's silver agreement (an analyzer loaded again, gold words analyzed: one process for seconds),
     ``_coverage_of(corpora)``, on a forked process while the run goes on; in this process on one job or once
     this process has loaded a silver analyzer (``silver.analyzers_loaded``: a loaded kiwi's threads would be
     dead in a child).  The child starts from this process's analyses cache, so the numbers are this process's."""
     return _Forked(lambda: _coverage_of(corpora), fork=jobs > 1 and not silver.analyzers_loaded())
-
-
-def run_tokenizer(context: RunContext) -> Callable[[Unit], bpe.Tokenizer]:
-    """A unit's tokenizer for the vocabularies (``vocab_overlap``, ``audit.csv``): a production row's, loaded
-    once per process by its label (``PretrainedRow.load``: one object for every corpus), a trained row's read
-    back from the run's tokenizer file (once per unit); a row that samples with the first of the run's seeds,
-    as its evaluation's first pass."""
-
-    @functools.cache
-    def tokenizer(unit: Unit) -> bpe.Tokenizer:
-        if unit.row_type == "production":
-            return context.pretrained[unit.tokenizer].load()
-        path = trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size, unit.train_chars)
-        loaded = bpe.load(path)
-        return loaded.with_encode_options(seed=context.config.seeds[0]) if loaded.samples else loaded
-
-    return tokenizer
 
 
 def write_audit(out_dir: Path, results: list[UnitResult], facts: dict[Unit, UnitAuditFacts],
@@ -399,15 +353,15 @@ class _Training:
     """A sweep still training on the one-worker pool of ``_work_while_analyzing`` when the analyses ended."""
 
     sweep: Sweep
-    future: Future
-    pool: ProcessPoolExecutor
+    future: Any
+    pool: TaskPool
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.close()
 
 
-def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: silver.Prefetch, jobs: int,
-                          start_method: str | None, progress: bool) -> tuple[list[Unit], _Training | None]:  # fmt: skip
+def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: silver.Prefetch, workers: Workers,
+                          progress: bool) -> tuple[list[Unit], _Training | None]:  # fmt: skip
     """While silver analyses still run on worker processes (one slow analyzer leaves a core idle), train
     the sweeps of ``pending`` one after the other on a worker of its own, then evaluate the units whose
     corpus has all its analyses in this process; stop as soon as every analysis is done.  Returns the units
@@ -421,10 +375,7 @@ def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: s
               if not all(is_cached(unit, context.corpora[unit.corpus], config) for unit in sweep.units)]  # fmt: skip
     bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate while analyzers run",
                disable=not progress, file=sys.stderr)  # fmt: skip
-    pool = None
-    if sweeps and jobs > 1:
-        pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(start_method),
-                                   initializer=_start_worker, initargs=(context,))  # fmt: skip
+    pool = workers.pool(context, 1) if sweeps and workers.parallel else None
     try:
         for sweep in sweeps:
             if analyzing.ready():
@@ -433,11 +384,10 @@ def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: s
                 train_sweep(sweep, context.corpora[sweep.largest.corpus], config)
             else:
                 future = pool.submit(_train_sweep_in_worker, sweep)
-                while not wait([future], timeout=_POLL_SECONDS).done:
+                while not pool.finished(_POLL_SECONDS):
                     if analyzing.ready():
                         bar.close()
                         return pending, _Training(sweep, future, pool)
-                future.result()
             bar.update()
         else:
             for unit in pending:
@@ -451,10 +401,10 @@ def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: s
                     bar.update()
     except BaseException:
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.close()
         raise
     if pool is not None:
-        pool.shutdown(wait=True)
+        pool.close()
     bar.close()
     return [unit for unit in pending if unit not in done], None
 
@@ -477,7 +427,7 @@ def _finished_units(context: RunContext, units: list[Unit]) -> dict[Unit, UnitRe
     return finished
 
 
-def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method: str | None, progress: bool,
+def _run_units(context: RunContext, pending: list[Unit], workers: Workers, progress: bool,
                training: _Training | None = None, side: Sequence[SideTask] = ()) -> dict[Unit, SideFacts]:  # fmt: skip
     """Train the sweeps the pending units need (those not all cached), then evaluate each unit.  In a
     pool, a sweep's units are queued as soon as its training ends, so workers never wait for the
@@ -489,40 +439,10 @@ def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method
     sweeps = [sweep for sweep in plan_sweeps(pending)
               if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)
               and (training is None or sweep != training.sweep)]  # fmt: skip
-    waiting = {unit for sweep in sweeps for unit in sweep.units} | set(training.sweep.units if training else ())
-    ready = [unit for unit in pending if unit not in waiting]
     facts: dict[Unit, SideFacts] = {}
-    if training is not None and (jobs < 2 or len(sweeps) + len(pending) < 2):
-        training.future.result()  # the units below are evaluated in this process, after it
-    if jobs > 1 and len(sweeps) + len(pending) > 1:
-        evaluating = set(pending)
-        after_unit = {task[0].key: task for task in side if task[0].row_type != "production" and task[0] in evaluating}
-        ready_side = [task for task in side if task[0].key not in after_unit]
-        bar = tqdm(total=len(sweeps) + len(pending) + len(side), desc="train + evaluate", disable=not progress,
-                   file=sys.stderr)  # fmt: skip
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(start_method),
-                                 initializer=_start_worker, initargs=(context,)) as pool:  # fmt: skip
-            futures = {pool.submit(_train_sweep_in_worker, sweep) for sweep in sweeps}
-            futures |= {pool.submit(_side_facts_in_worker, task) for task in ready_side}
-            futures |= {pool.submit(_run_unit_in_worker, unit) for unit in ready}
-            if training is not None:
-                futures.add(training.future)
-            try:
-                while futures:
-                    done, futures = wait(futures, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        finished = future.result()
-                        if isinstance(finished, Sweep):
-                            futures |= {pool.submit(_run_unit_in_worker, unit) for unit in finished.units}
-                        elif isinstance(finished, dict):
-                            facts.update(finished)
-                        elif finished in after_unit:
-                            futures.add(pool.submit(_side_facts_in_worker, after_unit[finished]))
-                        bar.update()
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-    else:
+    if not workers.worth_a_pool(len(sweeps) + len(pending)):
+        while training is not None and training.pool:  # the units below are evaluated in this process, after it
+            training.pool.finished()
         bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
         for sweep in sweeps:
             train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
@@ -530,6 +450,37 @@ def _run_units(context: RunContext, pending: list[Unit], jobs: int, start_method
         for unit in pending:
             run_unit(unit, context)
             bar.update()
+        bar.close()
+        return facts
+    waiting = {unit for sweep in sweeps for unit in sweep.units} | set(training.sweep.units if training else ())
+    evaluating = set(pending)
+    after_unit = {task[0].key: task for task in side if task[0].row_type != "production" and task[0] in evaluating}
+    bar = tqdm(total=len(sweeps) + len(pending) + len(side), desc="train + evaluate", disable=not progress,
+               file=sys.stderr)  # fmt: skip
+    pool = workers.pool(context, workers.jobs)
+    try:
+        for sweep in sweeps:
+            pool.submit(_train_sweep_in_worker, sweep)
+        for task in side:
+            if task[0].key not in after_unit:
+                pool.submit(_side_facts_in_worker, task)
+        for unit in pending:
+            if unit not in waiting:
+                pool.submit(_run_unit_in_worker, unit)
+        if training is not None:
+            pool.adopt(training.future)
+        while pool:
+            for finished in pool.finished():
+                if isinstance(finished, Sweep):
+                    for unit in finished.units:
+                        pool.submit(_run_unit_in_worker, unit)
+                elif isinstance(finished, dict):
+                    facts.update(finished)
+                elif finished in after_unit:
+                    pool.submit(_side_facts_in_worker, after_unit[finished])
+                bar.update()
+    finally:
+        pool.close()
     bar.close()
     return facts
 

@@ -232,3 +232,22 @@ def test_a_language_with_flores_alone_is_added_in_two_commands_and_gets_parity(t
     assert ("byte-bpe", "bytes_per_token") in bak.index
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "bak_Cyrl" in report and "parity" in report.lower()
+
+
+def test_every_command_finds_the_fetched_data_root(tmp_path, capsys, monkeypatch):
+    """No --data-dir, no TOKBENCH_DATA: the data root `tokbench data fetch` filled in the cache is the one
+    `corpora stats` reads (as `run` and `reproduce` do), never the hub; --data-dir still comes first."""
+    import shutil
+
+    from corpora.sources import data_root, fetched_data_root
+
+    assert data_root(None) is None  # the isolated cache holds no fetched data root
+    shutil.copytree(SAMPLE_DATA_ROOT, fetched_data_root())  # holds SOURCES.tsv, as a fetch leaves it
+    assert data_root(None) == fetched_data_root().resolve()
+    assert data_root(tmp_path) == tmp_path.resolve()
+    monkeypatch.setenv("TOKBENCH_DATA", str(SAMPLE_DATA_ROOT))
+    assert data_root(None) == SAMPLE_DATA_ROOT.resolve()
+    monkeypatch.delenv("TOKBENCH_DATA")
+    status, out, err = run(capsys, "corpora", "stats", "ud-eng", "--json")
+    assert status == 0, err
+    assert json.loads(out)["roles"]["eval"]["documents"] == 100  # the sample's FLORES lines, read from the cache

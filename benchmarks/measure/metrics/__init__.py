@@ -46,7 +46,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.measure.metrics.compression import bytes_per_token, chars_per_token, tokens_per_kchar, tokens_vs_char
+from benchmarks.measure.metrics.compression import (
+    bytes_per_token,
+    chars_per_token,
+    tokens_per_kchar,
+    tokens_per_sentence,
+    tokens_vs_char,
+)
 from benchmarks.measure.metrics.cost import vocab_size_reached
 from benchmarks.measure.metrics.distribution import (
     RENYI_ALPHA,
@@ -157,6 +163,7 @@ __all__ = [
     "token_gini",
     "tokens_per_digit",
     "tokens_per_kchar",
+    "tokens_per_sentence",
     "tokens_vs_char",
     "type_token_ratio",
     "unk_token_rate",
@@ -199,6 +206,8 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
     Metric("bytes_per_token", "bytes / token", "compression", HIGHER, "{:.2f}", _TEXT, bytes_per_token),
     Metric("chars_per_token", "chars / token", "compression", HIGHER, "{:.2f}", _TEXT, chars_per_token),
     Metric("tokens_per_kchar", "tokens / 1k chars", "compression", LOWER, "{:.1f}", _TEXT, tokens_per_kchar),
+    Metric("tokens_per_sentence", "tokens / sentence", "compression", LOWER, "{:.1f}", _TEXT, tokens_per_sentence,
+           optional=True),
     Metric("tokens_vs_char", "tokens vs char-level", "compression", LOWER, "{:.3f}", Needs.CHAR_BASELINE,
            tokens_vs_char),
     Metric("fertility_isolated", "fertility (isolated words)", "fertility", LOWER, "{:.2f}", _WORDS,

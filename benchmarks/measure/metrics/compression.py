@@ -39,6 +39,17 @@ def tokens_per_kchar(text: RunningText) -> MetricResult:
     return ratio_of_sums("tokens_per_kchar", [1000 * len(e) for e in text.encodings], [len(t) for t in text.texts])
 
 
+def tokens_per_sentence(text: RunningText) -> MetricResult:
+    """Tokens per document (per sentence on a sentence-per-line set such as FLORES-200).
+
+    Formula: sum_i tokens(i) / n, n the number of documents.  Aggregation: ratio
+    of sums (each item's denominator is 1, so the bootstrap resamples documents).
+    Source: the sequence-length view of Petrov et al. 2023 and tokka-bench, per
+    sentence rather than per corpus.
+    """
+    return ratio_of_sums("tokens_per_sentence", [len(e) for e in text.encodings], [1] * len(text.texts))
+
+
 def tokens_vs_char(pair: PairedCounts) -> MetricResult:
     """Token count relative to the character-level tokenizer on the same texts.
 

@@ -618,3 +618,18 @@ def test_a_mirror_that_is_not_an_address_is_bad_input(mirror, tmp_path, monkeypa
     assert main(["data", "fetch", str(tmp_path / "d"), "--only", "flores", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert f"{datafetch.MIRROR_VARIABLE}={value!r}: expected the address of a mirror" in err and "internal" not in err
+
+
+def test_languages_all_fetches_every_language_of_petrov_et_al(mirror, tmp_path, monkeypatch, capsys):
+    """`--languages all` is the 204 languages of Petrov et al.'s published table; the run is spied on rather
+    than served (204 files), and `all` beside codes is bad input."""
+    from benchmarks.commands import data as data_command
+
+    asked = {}
+    monkeypatch.setattr(data_command, "run_fetch", lambda root, **options: asked.update(options) or
+                        datafetch.FetchResult())  # fmt: skip
+    assert main(["data", "fetch", str(tmp_path / "d"), "--only", "flores", "--languages", "all", "--quiet"]) == 0
+    languages = asked["languages"]
+    assert len(languages) == 204 and languages == sorted(languages) and {"eng_Latn", "kaz_Cyrl"} <= set(languages)
+    assert main(["data", "fetch", str(tmp_path / "d"), "--languages", "all", "fin_Latn"]) == 2
+    assert "--languages all" in capsys.readouterr().err

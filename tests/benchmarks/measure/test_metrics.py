@@ -138,6 +138,8 @@ def test_cl100k_compression_on_flores(flores, flores_cl100k):
         # ratio of sums, not mean of ratios
         assert result.value == pytest.approx(sum(len(t.encode()) for t in lines) / sum(map(len, encodings)))
         assert M.tokens_per_kchar(text).value == pytest.approx(1000 / chars.value)
+        sentence = M.tokens_per_sentence(text)  # the fixture's encodings counted directly
+        assert sentence.value == pytest.approx(sum(map(len, encodings)) / len(lines)) and sentence.n == len(lines)
         char_counts = [len(t) for t in lines]  # a char-level tokenizer's token counts
         assert M.tokens_vs_char(PairedCounts(token_counts(encodings), char_counts)).value == pytest.approx(
             1 / chars.value

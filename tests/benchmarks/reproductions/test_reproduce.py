@@ -6,20 +6,27 @@ on the data root in use."""
 from __future__ import annotations
 
 import csv
+import dataclasses
+import io
 import itertools
+import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from benchmarks.cli import main
+from benchmarks.commands.reproduce import FULL_TABLE_ROWS, SHOWN_DIFFERING, terminal_table, unpublished_summary
 from benchmarks.errors import BenchmarkError
+from benchmarks.reproductions import Reproduction, Row
 from benchmarks.reproductions.petrov2023 import (
     DEV_LINES,
     DEVTEST_LINES,
     PETROV_TOKENIZERS,
     petrov_text,
     published_petrov2023,
+    reproduce_petrov2023,
 )
 from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
 
@@ -189,7 +196,8 @@ def test_an_added_language_is_counted_and_compared(reproduce, tmp_path: Path) ->
         japanese = rows[(column, "jpn_Jpan")]
         assert japanese["reproduced"] == korean and japanese["published"] != korean
         assert int(japanese["difference"]) == int(korean) - int(japanese["published"])
-    assert "note: no published figure for xxx_Hang: counted, not compared" in out
+    assert f"{len(columns)} counted values have no published figure (1 language the paper lacks: xxx_Hang): " \
+        "not compared" in out
     # Korean reproduces on FLORES-200 only (the sample's lines are not the text the paper counted)
     assert f"{by_data(0, len(columns))} of {2 * len(columns)} published values reproduced exactly" in out
 
@@ -222,6 +230,99 @@ def test_bad_input(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     assert not (tmp_path / "out").exists()
 
 
+def test_languages_all_reproduces_every_file_exactly(reproduce, data_root: Path, tmp_path: Path) -> None:
+    """``--languages all`` counts every flores/<lang>.txt a data root holds, whatever they are: here a few of the
+    data root's files plus one code the paper lacks (Korean text), which makes the terminal show its summary.
+    Every published value is identical, the unpublished ones are counted and said, and leaving --languages out
+    gives the same result."""
+    held = sorted(path.stem for path in (data_root / "flores").glob("*.txt"))[:4]
+    root = data_root_with(tmp_path, {f"{code}.txt": code for code in held} | {"xxx_Hang.txt": held[-1]}, data_root)
+    columns = [spec.label for spec in PETROV_TOKENIZERS]
+    published = published_petrov2023().counts
+    status, out, err = reproduce("--data-dir", root, "--languages", "all", "--out", tmp_path / "all")
+    assert status == 0, err
+    rows = read_rows(tmp_path / "all")
+    assert len(rows) == (len(held) + 1) * len(columns) > FULL_TABLE_ROWS
+    assert {row["language"] for row in rows} == {*held, "xxx_Hang"}
+    for row in rows:
+        if row["language"] == "xxx_Hang":
+            assert row["published"] == row["difference"] == "", row
+        else:
+            assert int(row["reproduced"]) == published[(row["tokenizer"], row["language"])], row
+            assert row["difference"] == "0", row
+    compared, csv_path = len(held) * len(columns), tmp_path / "all" / "reproduction.csv"
+    assert f"\n{compared} of {compared} published values reproduced exactly -> {csv_path}\n" in out
+    assert f"{len(columns)} counted values have no published figure (1 language the paper lacks: xxx_Hang): " \
+        "not compared" in out
+    # the summary, one line per column: languages, compared, identical, differing
+    for column in columns:
+        assert re.search(rf"^{re.escape(column)} +tokens +{len(held) + 1} +{len(held)} +{len(held)} +0$", out, re.M)
+    assert f"no value differs ({len(rows)} rows, every one in reproduction.csv)" in out
+    assert len(out.splitlines()) < len(rows)  # not one line per row
+    status, default_out, _ = reproduce("--data-dir", root, "--out", tmp_path / "default")
+    assert status == 0 and default_out == out.replace(str(tmp_path / "all"), str(tmp_path / "default"))
+    assert (tmp_path / "default" / "reproduction.csv").read_bytes() == csv_path.read_bytes()
+
+
+def test_counts_do_not_depend_on_the_workers(tmp_path: Path) -> None:
+    """The languages are counted in worker processes; one process gives the same rows in the same order."""
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn", "kor_Hang.txt": "kor_Hang",
+                                     "eng_Latn.txt": "eng_Latn"}, FULL_DATA_ROOT)  # fmt: skip
+    one, three = reproduce_petrov2023(root, jobs=1), reproduce_petrov2023(root, jobs=3)
+    assert one.rows == three.rows and one.notes == three.notes
+    assert [row.language for row in one.rows[:3]] == ["eng_Latn", "kor_Hang", "tur_Latn"]
+
+
+def test_all_with_codes_is_bad_input(reproduce, tmp_path: Path) -> None:
+    for languages in (("all", "tur_Latn"), ("kor_Hang", "all")):
+        status, out, err = reproduce("--data-dir", DATA_ROOT, "--languages", *languages, "--out", tmp_path / "o")
+        assert status == 2 and out == "" and not (tmp_path / "o").exists()
+        code = next(language for language in languages if language != "all")
+        assert err == "tokbench: error: --languages all means every flores/<lang>.txt of the data root: give it " \
+            f"alone, not with codes ({code})\n"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal_only(reproduce, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bar over languages on stderr when it is a terminal, never on stdout; none with --quiet, none when
+    stderr is not a terminal (the other tests)."""
+    root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn", "kor_Hang.txt": "kor_Hang"})
+    for quiet in ((), ("--quiet",)):
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        status, out, _ = reproduce("--data-dir", root, "--out", tmp_path / "o", *quiet)
+        monkeypatch.undo()
+        assert status == REPRODUCED and "languages:" not in out and "reproduced exactly" in out
+        assert ("languages: 100%" in terminal.getvalue() and "2/2" in terminal.getvalue()) is not bool(quiet)
+
+
+def test_the_terminal_stays_readable_at_two_hundred_languages() -> None:
+    """200 languages x 11 columns: a summary per column, the differing rows (at most SHOWN_DIFFERING), the
+    languages the paper lacks as a count and a few codes."""
+    codes = [f"l{index:03d}_Latn" for index in range(200)]
+    result = Reproduction()
+    for spec in PETROV_TOKENIZERS:
+        for index, code in enumerate(codes):
+            published = None if index >= 190 else 1000
+            result.rows.append(Row(spec.label, code, published, 1001 if index < 7 and spec.label == "LLAMA" else 1000))
+    text = terminal_table(result)
+    lines = text.splitlines()
+    assert len(lines) < 30 and max(len(line) for line in lines) < 100
+    assert re.search(r"^LLAMA +tokens +200 +190 +183 +7$", text, re.M)
+    assert re.search(r"^GPT-2 +tokens +200 +190 +190 +0$", text, re.M)
+    assert "differing values (7 of 7 shown; every row in reproduction.csv):" in text
+    assert re.search(r"^LLAMA +l006_Latn +tokens +1,000 +1,001 +\+1$", text, re.M)
+    assert unpublished_summary(result) == ("110 counted values have no published figure (10 languages the paper "
+                                           "lacks: l190_Latn, l191_Latn, l192_Latn, l193_Latn, l194_Latn and 5 "
+                                           "more): not compared")  # fmt: skip
+    result.rows = [dataclasses.replace(row, reproduced=999) for row in result.rows]  # every value differs
+    assert len(terminal_table(result).splitlines()) < 20 + SHOWN_DIFFERING
+
+
 def test_help_states_the_definition(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["reproduce", "--help"])
@@ -230,6 +331,7 @@ def test_help_states_the_definition(capsys: pytest.CaptureFixture[str]) -> None:
     assert '" ".join(dev.split("\\n") + devtest.split("\\n"))' in text and "reproduction.csv" in text
     assert "Qwen (qwen.tiktoken, Qwen pattern, NFC first)" in text and "Not loadable offline" in text
     assert "words = spacy.blank(code) tokens" in text and "ByT5 (UTF-8 bytes + one </s> per call)" in text
+    assert "or 'all': every flores/<lang>.txt of the data root (the default)" in text and "--quiet" in text
 
 
 def test_unknown_table_and_list(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

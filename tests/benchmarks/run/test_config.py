@@ -210,3 +210,20 @@ def test_train_chars_axis() -> None:
         with pytest.raises(BenchmarkError) as error:
             parse_config(dict(MINIMAL, **change), source="bad.toml")
         assert expected in str(error.value)
+
+
+def test_tokenizer_options_add_pretrained_rows_validated_as_the_files_own() -> None:
+    """`tokbench run CONFIG --tokenizer ...`: a name or a file with its settings, one [[pretrained]] row each."""
+    from benchmarks.run.config import load_config, tokenizer_option
+
+    assert tokenizer_option("mistral-v1") == {"name": "mistral-v1"}
+    assert tokenizer_option("tokenizers/x.tiktoken,pattern=gpt2,label=mine") == {
+        "path": "tokenizers/x.tiktoken", "pattern": "gpt2", "label": "mine"}
+    config = load_config("flores200", ["mistral-v1", "tokenizers/x.tiktoken,pattern=gpt2,label=mine"])
+    labels = [row.label for row in config.pretrained_rows]
+    assert labels[-2:] == ["mistral-v1", "mine"] and config.pretrained_rows[-1].pattern == "gpt2"
+    assert config.fingerprint() != load_config("flores200").fingerprint()
+    with pytest.raises(BenchmarkError, match="label 'gpt2' is used twice"):
+        load_config("flores200", ["tokenizers/other.tiktoken,pattern=gpt2,label=gpt2"])
+    with pytest.raises(BenchmarkError, match="expected NAME or PATH, then ,key=value settings"):
+        tokenizer_option("x.json,colour=red")
