@@ -105,11 +105,35 @@ def handle_run(args: argparse.Namespace) -> int:
     run_dir = run_experiment(config, out_dir, data_dir=data_dir, jobs=args.jobs, overwrite=args.overwrite,
                              progress=not args.quiet, on_report=on_report, device=args.device, engine=args.engine,
                              address=args.address)  # fmt: skip
+    if not args.quiet:
+        print(terminal_summary(run_dir))
     print(f"results: {run_dir / 'results.csv'}")
     if not args.no_report:
         print(f"report:  {run_dir / 'report.md'}")
         print(f"page:    {run_dir / 'report.html'}")
     return 0
+
+
+#: languages the terminal summary prints (the report has every one)
+SUMMARY_ROWS = 25
+
+
+def terminal_summary(run_dir: Path) -> str:
+    """The report's "At a glance" table as plain text (``benchmarks.report.summary``), then the significance line."""
+    from benchmarks import render
+    from benchmarks.report import load_run
+    from benchmarks.report.summary import significance_sentence, summary_rows
+
+    run = load_run(run_dir)
+    header, rows, _ = summary_rows(run)
+    if not rows:
+        return ""
+    lines = ["", "At a glance (best ranked tokenizer per language; ≈ name: the runner-up's CI overlaps):",
+             render.text(header, rows[:SUMMARY_ROWS], "l" * len(header))]  # fmt: skip
+    if len(rows) > SUMMARY_ROWS:
+        lines.append(f"... and {len(rows) - SUMMARY_ROWS} more languages: the report's \"At a glance\" has them all")
+    sentence = significance_sentence(run)
+    return "\n".join(lines + ([sentence, ""] if sentence else [""]))
 
 
 def _write_report(run_dir: Path) -> Path:

@@ -110,6 +110,11 @@ class Metric:
         return self.requires <= capabilities
 
     @property
+    def direction_mark(self) -> str:
+        """``↓`` lower is better, ``↑`` higher is better, ``""`` for a descriptive metric (table headers)."""
+        return "" if self.higher_is_better is None else ("↑" if self.higher_is_better else "↓")
+
+    @property
     def counts_words(self) -> bool:
         """Whether it counts words: gold words where the corpus has them, else the whitespace words of the
         text, which a script written without spaces between words does not have (``_measure`` skips it)."""

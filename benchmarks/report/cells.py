@@ -5,13 +5,14 @@ column (the conventions are those of the package docstring, ``benchmarks.report`
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import pandas as pd
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import ROW_TYPES
 from benchmarks.measure.metrics import METRICS
-from benchmarks.measure.registry import boundary_baseline_of
+from benchmarks.measure.registry import Metric, boundary_baseline_of
 from benchmarks.report import findings
 from benchmarks.report.load import Run
 
@@ -107,23 +108,44 @@ def flag_cells(cells: pd.DataFrame, run: Run) -> pd.DataFrame:
     return cells.assign(not_ranked=reasons, reached_mark=marks)
 
 
-def mark_best(cells: pd.DataFrame, ranked: bool) -> pd.Series:
-    """True for the best ranked cell(s) of each column (by its metric's direction); ties as printed are all
-    best.  Only cells without a ``not_ranked`` reason count, and only when a column has two of them."""
-    best = [False] * len(cells)
-    if not ranked:
-        return pd.Series(best, index=cells.index)
+def _ranked_columns(cells: pd.DataFrame) -> Iterator[tuple[str, Metric, list[int]]]:
+    """Per column of a ranked metric: the positions of its cells that may be ranked (no ``not_ranked``
+    reason, a finite value), when there are two of them or more."""
     metrics, reasons, values = cells["metric"].tolist(), cells["not_ranked"].tolist(), cells["value"].tolist()
     columns: dict[str, list[int]] = {}
     for position, column in enumerate(cells["column"]):
         columns.setdefault(column, []).append(position)
-    for positions in columns.values():
+    for column, positions in columns.items():
         info = METRICS[metrics[positions[0]]]
         candidates = [p for p in positions if reasons[p] == "" and math.isfinite(values[p])]
-        if info.higher_is_better is None or len(candidates) < 2:
-            continue
+        if info.higher_is_better is not None and len(candidates) >= 2:
+            yield column, info, candidates
+
+
+def constant_columns(cells: pd.DataFrame) -> dict[str, str]:
+    """The columns whose ranked cells all print the same value (column -> that value): none is best there."""
+    values = cells["value"].tolist()
+    found = {}
+    for column, info, candidates in _ranked_columns(cells):
+        printed = {findings.format_value(info, values[p]) for p in candidates}
+        if len(printed) == 1:
+            found[column] = printed.pop()
+    return found
+
+
+def mark_best(cells: pd.DataFrame, ranked: bool) -> pd.Series:
+    """True for the best ranked cell(s) of each column (by its metric's direction); ties as printed are all
+    best.  Only cells without a ``not_ranked`` reason count, only when a column has two of them, and not
+    when they all print the same value (``constant_columns``: the table's notes say so instead)."""
+    best = [False] * len(cells)
+    if not ranked:
+        return pd.Series(best, index=cells.index)
+    values = cells["value"].tolist()
+    for _, info, candidates in _ranked_columns(cells):
         chosen = [values[p] for p in candidates]
         top = findings.format_value(info, max(chosen) if info.higher_is_better else min(chosen))
+        if all(findings.format_value(info, value) == top for value in chosen):
+            continue
         for p in candidates:
             best[p] = findings.format_value(info, values[p]) == top
     return pd.Series(best, index=cells.index)

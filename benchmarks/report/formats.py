@@ -41,7 +41,7 @@ def cell_texts(cell: Mapping[str, Any] | None, bold: Callable[[str], str], escap
 
 
 def markdown_table(table: Table) -> str:
-    header = [md_escape(h) for h in [table.row_header, *table.column_labels]]
+    header = [md_escape(h) for h in [table.corner, *table.column_labels]]
     rows = []
     for tokenizer in table.tokenizers:
         cells = [cell_texts(table.cell(tokenizer, c), lambda v: f"**{v}**", md_escape) for c in table.columns]
@@ -61,7 +61,7 @@ def latex_text(text: str) -> str:
 
 
 def latex_table(table: Table) -> str:
-    header = [latex_escape(h) for h in [table.row_header, *table.column_labels]]
+    header = [latex_escape(h) for h in [table.corner, *table.column_labels]]
     rows, sublines = [], []
     for tokenizer in table.tokenizers:
         cells = [cell_texts(table.cell(tokenizer, c), lambda v: rf"\textbf{{{v}}}", latex_escape)

@@ -204,7 +204,7 @@ def table_block(table: Table) -> str:
     if table.column_header != "language" and table.cells["language"].nunique() == 1:
         table_language = str(table.cells["language"].iloc[0])
     kinds = table.cells.drop_duplicates("tokenizer").set_index("tokenizer")["kind"]
-    header = [f'<th scope="col">{esc(table.row_header)}</th>']
+    header = [f'<th scope="col">{esc(table.corner)}</th>']
     for column, label in zip(table.columns, table.column_labels, strict=True):
         language = languages.get(column, "")
         attribute = f' data-language="{esc(language)}"' if language else ""

@@ -17,7 +17,7 @@ import pandas as pd
 from benchmarks.downstream.settings import SCORED_ROLES
 from benchmarks.measure.metrics import GROUPS, METRICS
 from benchmarks.measure.registry import DESCRIPTIVE, Capability, Metric, Needs, boundary_baseline_of, capabilities_of
-from benchmarks.report.cells import at_report_size, column_keys, mark_best, tokenizer_order
+from benchmarks.report.cells import at_report_size, column_keys, constant_columns, mark_best, tokenizer_order
 from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import Run
 
@@ -46,6 +46,14 @@ class Table:
     cells: pd.DataFrame  # one per (tokenizer, column): metric, value, ci_low, ci_high, not_ranked, best, ...
     notes: list[str]  # plain text (backticks mark names)
     row_header: str = "tokenizer"  # what the rows are
+
+    @functools.cached_property
+    def corner(self) -> str:
+        """The header of the row labels, with ``↓``/``↑`` (lower/higher is better) when every cell is a value of
+        one ranked metric of the registry; a table of several metrics marks its column labels instead."""
+        metrics = set(self.cells["metric"])
+        mark = METRICS[next(iter(metrics))].direction_mark if len(metrics) == 1 and metrics <= set(METRICS) else ""
+        return f"{self.row_header} {mark}" if mark else self.row_header
 
     def cell(self, tokenizer: str, column: str) -> dict[str, Any] | None:
         """The first cell of (tokenizer, column) as a record (column name -> value), None when there is none."""
@@ -279,7 +287,8 @@ def reference_tables(run: Run) -> list[Table]:
             tables.append(build_table(
                 part, ranked=not caveat, slug=stem + ("--modes" if optional else ""),
                 heading=f"{language}: {label} (`{reference}`){mode}", caption=caption, group="morphology",
-                column_header="metric", columns=metrics, column_labels=[METRICS[m].label for m in metrics],
+                column_header="metric", columns=metrics,
+                column_labels=[f"{METRICS[m].label} {METRICS[m].direction_mark}".rstrip() for m in metrics],
                 notes=table_notes(run, part),
             ))  # fmt: skip
     return tables
@@ -309,6 +318,10 @@ def table_notes(run: Run, cells: pd.DataFrame, parity: bool = False) -> list[str
     if baselines:
         reasons = "; ".join(f"{kind} {boundary_baseline_of(kind)}" for kind in baselines)
         notes.append(f"{BASELINE_MARK} not ranked: a baseline on boundary metrics ({reasons}).")
+    same = constant_columns(cells)
+    if same:
+        notes.append("Every ranked row prints the same value in " + "; ".join(f"{column} ({value})" for column, value
+                                                                             in same.items()) + ": none is best there.")
     return notes
 
 
@@ -522,7 +535,7 @@ def language_tables(run: Run) -> list[Table]:
                  "over languages; lowest per column in bold. Definition: docs/metrics.md, fairness across "
                  "languages."),
         group="parity", column_header="metric", columns=columns,
-        column_labels=[f"Gini: {METRICS[c].label.removeprefix('premium vs English ')}" for c in columns],
+        column_labels=[f"Gini: {METRICS[c].label.removeprefix('premium vs English ')} ↓" for c in columns],
         tokenizers=tokenizers, cells=frame,
         notes=["TokEval scores fairness across languages with a Gini coefficient; here it is taken over the premiums "
                "against English, English itself left out (its premium is 1 by definition).",

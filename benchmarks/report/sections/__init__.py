@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from benchmarks.report.document import Block
+from benchmarks.report.sections.at_a_glance import at_a_glance
 from benchmarks.report.sections.audit import audit_section
 from benchmarks.report.sections.context import Context
 from benchmarks.report.sections.costs import cost_section
@@ -28,6 +29,7 @@ Section = Callable[[Context], list[Block]]
 
 SECTIONS: list[Section] = [
     title_section,
+    at_a_glance,
     vocabulary_warning,
     run_facts,
     reading_guide,

@@ -293,10 +293,11 @@ def morph_heading(language: str) -> str:
 
 
 def parse_table(markdown: str, heading: str) -> dict[str, dict[str, str]]:
-    """The markdown table under ``### <heading>``: row label (tokenizer) -> {column: cell text}."""
+    """The markdown table under ``### <heading>``: row label (tokenizer) -> {column: cell text}; a column label
+    without its direction mark (``boundary F1``, printed ``boundary F1 ↑``)."""
     section = markdown.split(f"### {heading}\n", 1)[1].split("\n### ", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("| ")]
-    header = [c.strip() for c in re.split(r"(?<!\\)\|", lines[0].strip("|"))][1:]
+    header = [c.strip().removesuffix(" ↑").removesuffix(" ↓") for c in re.split(r"(?<!\\)\|", lines[0].strip("|"))][1:]
     table = {}
     for line in lines[1:]:
         label, *texts = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip("|"))]
@@ -390,7 +391,7 @@ def test_report_states_run_facts_markers_and_substitution(built, blocks, results
                                                           for language in ("eng_Latn", "tur_Latn")]  # fmt: skip
     for table in morphology:
         assert table.columns == ["boundary_precision", "boundary_recall", "boundary_f1"]
-        assert table.column_labels == [METRICS[metric].label for metric in table.columns]
+        assert table.column_labels == [f"{METRICS[metric].label} ↑" for metric in table.columns]  # higher: better
         assert table.tokenizers == ["char", "cl100k-prefix", "cl100k"]
     words = len(morphscore_items(SAMPLE_DATA_ROOT, "tur_Latn"))
     assert f" {words:,} words" in tables["morphology--morphscore--tur_Latn"].caption
