@@ -9,7 +9,7 @@ from pathlib import Path
 
 import bpe
 from benchmarks.commands.text_io import INVALID_UTF8_POLICY, open_input, read_lines, write_lines
-from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_pattern_option, option_flag
+from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_pattern_option, load_by_name, option_flag
 from benchmarks.errors import BenchmarkError
 from bpe.options import options_by_name
 from bpe.pretrained.formats import detect_format
@@ -74,7 +74,7 @@ def run_tokenizers(run: Path) -> list[tuple[str, Path]]:
 def _load(source: str | Path, pattern: str | None) -> bpe.Tokenizer:
     """A tokenizer by name or file; ``pattern`` goes to tiktoken rank files only."""
     is_rank_file = pattern is not None and Path(source).exists() and detect_format(source) == "tiktoken"
-    return bpe.load(source, pattern=pattern if is_rank_file else None)
+    return load_by_name(source, pattern=pattern if is_rank_file else None)
 
 
 def run_show(args: argparse.Namespace) -> int:

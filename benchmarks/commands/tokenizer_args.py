@@ -6,14 +6,18 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
 import bpe
+from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions
+from bpe.pretrained.published import PUBLISHED_FILES, PretrainedSpec, load_pretrained
 from bpe.pretrained.tiktoken_bpe import TIKTOKEN_PATTERNS
+from corpora.sources import data_root
 
 
 def _file_kinds() -> str:
@@ -26,8 +30,9 @@ def _file_kinds() -> str:
 
 
 TOKENIZER_HELP = textwrap.fill(
-    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}) or a file: {_file_kinds()}; the format is "
-    "detected from the file's content (docs/formats.md).",
+    f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}; from the data root: {', '.join(PUBLISHED_FILES)}; "
+    f"`tokbench tokenizers` lists them) or a file: {_file_kinds()}; the format is detected from the file's content "
+    "(docs/formats.md).",
     width=100,
 )
 
@@ -50,7 +55,20 @@ def add_pattern_option(parser: argparse.ArgumentParser) -> None:
 
 
 def load_tokenizer(args: argparse.Namespace) -> Tokenizer:
-    return bpe.load(args.tokenizer, format=args.format, pattern=args.pattern)
+    return load_by_name(args.tokenizer, format=args.format, pattern=args.pattern)
+
+
+def load_by_name(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
+    """``bpe.load``, and a published file of the data root by its name (``PUBLISHED_FILES``: ``gpt2``,
+    ``o200k``, ...; its pattern and normalizer included), found in the data root as every command finds it
+    (``TOKBENCH_DATA``, else the one ``tokbench data fetch`` filled)."""
+    if isinstance(source, str) and source in PUBLISHED_FILES and format is None and pattern is None:
+        root = data_root(None)
+        if root is None:
+            raise BenchmarkError(f"{source} is the data root's {PUBLISHED_FILES[source].source}, and there is no data "
+                                 "root: set TOKBENCH_DATA=DIR, or run `tokbench data fetch --only tokenizers`")
+        return load_pretrained(PretrainedSpec(source, source), [("data root", root)])
+    return bpe.load(source, format=format, pattern=pattern)
 
 
 def option_flags(names: Iterable[str]) -> str:

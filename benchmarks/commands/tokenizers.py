@@ -31,6 +31,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_encode(subparsers)
     _register_decode(subparsers)
     _register_export(subparsers)
+    _register_names(subparsers)
+
+
+# -- names --------------------------------------------------------------------
+
+
+def _register_names(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(
+        subparsers, "tokenizers", "List the tokenizers every --tokenizer option and config takes by name: those that "
+        "ship with a package, and the published files of the data root (with their pattern and normalizer, and "
+        "whether the data root in use holds them).", "examples:\n  tokbench tokenizers\n"
+        "  tokbench encode --tokenizer o200k --input text.txt", reads_text=False)  # fmt: skip
+    parser.set_defaults(handler=run_names)
+
+
+def run_names(args: argparse.Namespace) -> int:
+    from benchmarks import render
+    from bpe.pretrained.published import PUBLISHED_FILES
+    from corpora.sources import data_root
+
+    root = data_root(None)
+    rows = [[name, "built in", named.description] for name, named in bpe.PRODUCTION.items()]
+    for name, spec in PUBLISHED_FILES.items():
+        settings = ", ".join(f"{key} {value}" for key, value in (("pattern", spec.pattern),
+                                                                ("normalizer", spec.normalizer)) if value)  # fmt: skip
+        held = "no data root" if root is None else ("present" if (root / spec.source).is_file() else "missing")
+        rows.append([name, f"data root: {spec.source} ({held})", settings or "sentencepiece model"])
+    print(render.text(["name", "where", "what"], rows, "lll"))
+    where = root if root is not None else "none (set TOKBENCH_DATA, or run tokbench data fetch --only tokenizers)"
+    print(f"\ndata root: {where}")
+    return 0
 
 
 # -- encode / decode ----------------------------------------------------------

@@ -81,7 +81,7 @@ from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics import LANGUAGE_MODEL_METRICS, METRICS
 from bpe.pipeline.normalizers import NORMALIZERS
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
-from bpe.pretrained.published import PretrainedSpec
+from bpe.pretrained.published import PUBLISHED_FILES, PretrainedSpec
 from bpe.validation import (
     NonNegativeInt,
     PositiveInt,
@@ -102,7 +102,9 @@ DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 #: kinds trained through sentencepiece: reference rows rather than tokbench's own families
 
 Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
-ProductionName = Literal[tuple(bpe.PRODUCTION)]  # type: ignore[valid-type]
+#: a tokenizer by name: shipped with a package (``bpe.PRODUCTION``) or a published file of the data root
+#: (``PUBLISHED_FILES``: ``gpt2``, ``o200k``, ...)
+ProductionName = Literal[tuple([*bpe.PRODUCTION, *PUBLISHED_FILES])]  # type: ignore[valid-type]
 MetricName = Literal[tuple(METRICS)]  # type: ignore[valid-type]
 FormatName = Literal[tuple(FORMATS)]  # type: ignore[valid-type]
 NormalizerName = Literal[tuple(NORMALIZERS)]  # type: ignore[valid-type]
@@ -447,7 +449,7 @@ def tokenizer_option(value: str) -> dict[str, str]:
     ``PATH``, then optional ``,key=value`` settings of the table (``label``, ``format``, ``pattern``,
     ``normalizer``): ``tokenizers/gpt2.tiktoken,pattern=gpt2,label=gpt2``."""
     target, *settings = value.split(",")
-    table = {"name": target} if target in bpe.PRODUCTION else {"path": target}
+    table = {"name": target} if target in bpe.PRODUCTION or target in PUBLISHED_FILES else {"path": target}
     for setting in settings:
         key, equals, given = setting.partition("=")
         if not equals or key not in ("label", "format", "pattern", "normalizer"):

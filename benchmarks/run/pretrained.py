@@ -19,7 +19,7 @@ import bpe
 from benchmarks.errors import BenchmarkError
 from bpe.pretrained.formats import HF_FILE, detect_format
 from bpe.pretrained.production import PRODUCTION
-from bpe.pretrained.published import PretrainedSpec, find_file, load_pretrained
+from bpe.pretrained.published import PretrainedSpec, find_file, load_pretrained, published_file
 from corpora.sources import data_root, file_digest
 
 
@@ -95,7 +95,7 @@ def resolve_pretrained(rows: tuple[PretrainedSpec, ...], config_source: str,
     if config_file.is_file():
         search.append(("config folder", config_file.resolve().parent))
     resolved: dict[str, PretrainedRow] = {}
-    for spec in rows:
+    for spec in map(published_file, rows):  # a published file by name: the data root's file, under its label
         try:
             file = None if is_name(spec) else find_file(spec.source, search).resolve()
         except bpe.TokenizerError as exc:

@@ -30,9 +30,8 @@ def load(
         return PRODUCTION[source].load()
     path = Path(source)
     if not path.exists() and isinstance(source, str) and not any(sep in source for sep in "/\\"):
-        raise TokenizerError(
-            f"{source!r} is neither a file nor a known tokenizer name; known names: {', '.join(PRODUCTION)}"
-        )
+        raise TokenizerError(f"{source!r} is neither a file nor a known tokenizer name; known names: "
+                             f"{', '.join(PRODUCTION)} (and, in a data root: {', '.join(PUBLISHED_FILES)})")
     return load_file(path, format=format, pattern=pattern, normalizer=normalizer)
 
 
@@ -49,6 +48,29 @@ class PretrainedSpec:
     format: str | None = None
     pattern: str | None = None
     normalizer: str | None = None
+
+
+#: published tokenizer files a data root holds (``tokenizers/``), by name, with what loading each needs: the
+#: pattern and normalizer of the encoding they were published with (tiktoken's ``gpt2``/``r50k_base``,
+#: ``p50k_base`` and ``o200k_base``; Qwen's ranks with its pattern, NFC first; Llama 2's sentencepiece model).
+#: ``cl100k`` and the Mistral files ship with their packages (``PRODUCTION``): no data root needed.
+PUBLISHED_FILES: dict[str, PretrainedSpec] = {
+    "gpt2": PretrainedSpec("gpt2", "tokenizers/gpt2.tiktoken", "tiktoken", "gpt2"),
+    "r50k": PretrainedSpec("r50k", "tokenizers/gpt2.tiktoken", "tiktoken", "gpt2"),
+    "p50k": PretrainedSpec("p50k", "tokenizers/p50k_base.tiktoken", "tiktoken", "gpt2"),
+    "o200k": PretrainedSpec("o200k", "tokenizers/o200k_base.tiktoken", "tiktoken", "o200k"),
+    "qwen": PretrainedSpec("qwen", "tokenizers/qwen.tiktoken", "tiktoken", "qwen", "nfc"),
+    "llama2": PretrainedSpec("llama2", "tokenizers/llama2-tokenizer.model", "sentencepiece"),
+}
+
+
+def published_file(spec: PretrainedSpec) -> PretrainedSpec:
+    """A row naming a published file (``PUBLISHED_FILES``, with no settings of its own) as the file it names,
+    under the row's label; any other row as it is."""
+    named = PUBLISHED_FILES.get(spec.source)
+    if named is None or (spec.format, spec.pattern, spec.normalizer) != (None, None, None):
+        return spec
+    return PretrainedSpec(spec.label, named.source, named.format, named.pattern, named.normalizer)
 
 
 def find_file(source: str, search: Sequence[tuple[str, Path]]) -> Path:
@@ -72,6 +94,7 @@ def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = (
     relative path is looked up in ``search``: e.g. ``[("data root", root), ("config folder", folder)]``.
     Every error names the row's label.
     """
+    spec = published_file(spec)
     try:
         if spec.source in PRODUCTION and spec.format is None and spec.pattern is None and spec.normalizer is None:
             return load(spec.source)

@@ -78,7 +78,7 @@ def test_every_line_of_an_input_file(tokbench, tmp_path: Path) -> None:
         ([], "give the text to show, or --input FILE (not both)"),
         (["text", "--input", "x.txt"], "give the text to show, or --input FILE (not both)"),
         (["--input", "/nonexistent/x.txt"], "/nonexistent/x.txt: no such file"),
-        (["--tokenizer", "o200k", "text"], "'o200k' is neither a file nor a known tokenizer name"),
+        (["--tokenizer", "gpt5", "text"], "'gpt5' is neither a file nor a known tokenizer name"),
         (["--tokenizer", CL100K_RANKS, "text"], "give a pattern: gpt2, r50k, cl100k, o200k, qwen or a regex"),
         (["--run", "/nonexistent-run", "text"], "/nonexistent-run: no saved tokenizers"),
     ],

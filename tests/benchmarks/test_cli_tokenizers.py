@@ -430,7 +430,7 @@ def test_bad_tokenizer_arguments(tokbench, trained: dict[str, Path], tmp_path: P
     wrong = tokbench(*encode, exported, "--format", "sentencepiece", stdin=b"x\n").error()
     assert "expected a sentencepiece .model file, but this is a Hugging Face tokenizer.json" in wrong
     assert "a directory without tokenizer.json" in tokbench(*encode, trained["byte-bpe"].parent, stdin=b"x\n").error()
-    assert "known names: cl100k, mistral-v1" in tokbench(*encode, "o200k", stdin=b"x\n").error()
+    assert "known names: cl100k, mistral-v1" in tokbench(*encode, "gpt5", stdin=b"x\n").error()
 
 
 @pytest.mark.parametrize(
@@ -593,3 +593,26 @@ def test_bad_count_and_counts_arguments(tokbench, korean: Path, tmp_path: Path, 
     error = tokbench(*[arg.format(**names) for arg in argv]).error()
     assert message in error
     assert not (tmp_path / "o.parquet").exists()
+
+
+def test_published_files_of_the_data_root_by_name(tokbench, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--tokenizer o200k` / `gpt2` / `qwen`: the data root's rank file with its published pattern (and Qwen's
+    NFC), equal to tiktoken's own encoding of that file; `tokbench tokenizers` lists them as present."""
+    import tiktoken
+
+    from bpe.pipeline.pretokenizers import O200K_PATTERN
+    from bpe.pretrained.tiktoken_bpe import read_ranks
+    from tests.conftest import DATA_ROOT_ABSENT, FULL_DATA_ROOT
+
+    if FULL_DATA_ROOT is None or not (FULL_DATA_ROOT / "tokenizers" / "o200k_base.tiktoken").is_file():
+        pytest.skip(DATA_ROOT_ABSENT)
+    monkeypatch.setenv("TOKBENCH_DATA", str(FULL_DATA_ROOT))
+    text = "Tokenization of 대한민국 and Çağrı, 2024."
+    file = FULL_DATA_ROOT / "tokenizers" / "o200k_base.tiktoken"
+    reference = tiktoken.Encoding("o200k", pat_str=O200K_PATTERN, mergeable_ranks=read_ranks(file.read_bytes(), "o"),
+                                  special_tokens={})  # fmt: skip
+    assert json.loads(tokbench("encode", "--tokenizer", "o200k", stdin=text.encode()).out) == reference.encode(text)
+    listing = tokbench("tokenizers").out
+    assert re.search(r"o200k\s+data root: tokenizers/o200k_base.tiktoken \(present\)\s+pattern o200k", listing)
+    assert re.search(r"qwen\s+.*pattern qwen, normalizer nfc", listing)
+    assert "cl100k" in listing and "built in" in listing

@@ -122,7 +122,7 @@ def test_extra_metrics_join_the_identity_only_when_set() -> None:
         ({"pretrained": [{"path": "a.json", "label": "char-bpe"}]}, "label 'char-bpe' is used twice"),
         ({"pretrained": [{"label": "x"}]}, "pretrained[0]: give exactly one of 'name' (a tokenizer tokbench knows"),
         ({"pretrained": [{"name": "cl100k", "path": "a.json"}]}, "pretrained[0]: give exactly one of 'name'"),
-        ({"pretrained": [{"name": "o200k"}]}, "pretrained[0].name: must be 'cl100k', 'mistral-v1', "),
+        ({"pretrained": [{"name": "gpt5"}]}, "pretrained[0].name: must be 'cl100k', 'mistral-v1', "),
         ({"pretrained": [{"name": "cl100k", "pattern": "gpt2"}]},
          "'format', 'pattern' and 'normalizer' apply to a 'path'"),
         ({"pretrained": [{"path": "q.tiktoken", "pattern": "qwen", "normalizer": "NFC"}]},
@@ -227,3 +227,20 @@ def test_tokenizer_options_add_pretrained_rows_validated_as_the_files_own() -> N
         load_config("flores200", ["tokenizers/other.tiktoken,pattern=gpt2,label=gpt2"])
     with pytest.raises(BenchmarkError, match="expected NAME or PATH, then ,key=value settings"):
         tokenizer_option("x.json,colour=red")
+
+
+def test_a_published_file_by_name_is_a_production_row_loaded_from_the_data_root(tmp_path) -> None:
+    """`production = ["gpt2"]`: the data root's gpt2.tiktoken with the GPT-2 pattern, recorded as that file."""
+    from benchmarks.run.config import parse_config
+    from benchmarks.run.pretrained import resolve_pretrained
+    from tests.conftest import DATA_ROOT_ABSENT, FULL_DATA_ROOT
+
+    config = parse_config({"name": "n", "corpora": ["embedded-eng"], "production": ["gpt2", "cl100k"]})
+    assert [row.source for row in config.pretrained_rows] == ["gpt2", "cl100k"]
+    if FULL_DATA_ROOT is None:
+        pytest.skip(DATA_ROOT_ABSENT)
+    rows = resolve_pretrained(config.pretrained_rows, config.source, FULL_DATA_ROOT)
+    assert rows["gpt2"].file == (FULL_DATA_ROOT / "tokenizers" / "gpt2.tiktoken").resolve()
+    assert rows["gpt2"].load().encode("hello world") == [31373, 995]
+    with pytest.raises(BenchmarkError, match=r"pretrained tokenizer 'gpt2'.*tokenizers/gpt2\.tiktoken: not found"):
+        resolve_pretrained(config.pretrained_rows, config.source, tmp_path)

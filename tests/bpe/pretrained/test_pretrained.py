@@ -357,7 +357,10 @@ def test_load_pretrained_looks_in_each_folder_in_order(tmp_path: Path) -> None:
         f"pretrained tokenizer 'gpt2': tokenizers/gpt2.tiktoken: not found; looked in the data root "
         f"({first}/tokenizers/gpt2.tiktoken), then the config folder ({second}/tokenizers/gpt2.tiktoken)"
     )
-    with pytest.raises(TokenizerError, match=r"pretrained tokenizer 'x': o200k: not found; .* known names: cl100k"):
+    with pytest.raises(TokenizerError, match=r"pretrained tokenizer 'x': gpt5: not found; .* known names: cl100k"):
+        load_pretrained(PretrainedSpec("x", "gpt5"), search)
+    # a published file by name is that file of the data root, pattern included
+    with pytest.raises(TokenizerError, match=r"pretrained tokenizer 'x': tokenizers/o200k_base\.tiktoken: not found"):
         load_pretrained(PretrainedSpec("x", "o200k"), search)
     assert find_file(str(first / "tokenizers" / "x.json"), search) == first / "tokenizers" / "x.json"
 
