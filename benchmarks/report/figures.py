@@ -238,13 +238,49 @@ def group_plots(group: str) -> list[Draw]:
     return GROUP_PLOTS.get(group, [])
 
 
+def pareto_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+    """Compression (bytes per token on the test text) against boundary F1 on each language's gold reference
+    with the most words (the summary's choice), per language, with the Pareto front."""
+    from benchmarks.report.summary import headlines
+
+    caption = (f"bytes per token against boundary F1 on gold morphemes at {run.at}, one panel per language (error "
+               "bars: CIs; dashed: the Pareto front, the tokenizers no other beats on both)")  # fmt: skip
+    found = {headline.question: headline for headline in headlines(run)}
+    if "gold morphemes" not in found or "compression" not in found:
+        return Skipped(caption, "this run has no boundary F1 on a gold morpheme reference (or no compression rows)")
+    f1, compression = found["gold morphemes"], found["compression"]
+    keys = ["corpus", "tokenizer"]
+    cells = {}
+    for name, headline in (("f1", f1), ("bpt", compression)):
+        rows = run.results[(run.results["metric"] == headline.metric) & (run.results["eval_set"] == headline.eval_set)]
+        if name == "f1":  # per language, the one gold reference the summary chose
+            chosen_reference = {language: best.reference for language, best in headline.best.items()}
+            rows = rows[[chosen_reference.get(language) == reference
+                         for language, reference in zip(rows["language"], rows["reference"], strict=True)]]
+        chosen = at_report_size(rows, run)
+        cells[name] = findings.comparable(chosen)[[*keys, "language", "value", "ci_low", "ci_high"]]
+    joined = cells["bpt"].merge(cells["f1"], on=[*keys, "language"], suffixes=("_x", "_y"))
+    if joined.empty:
+        return Skipped(caption, "no tokenizer row has both a compression and a gold boundary F1 value")
+    points = pd.DataFrame({"language": joined["language"], "tokenizer": joined["tokenizer"],
+                           "x": joined["value_x"], "x_low": joined["ci_low_x"], "x_high": joined["ci_high_x"],
+                           "y": joined["value_y"], "y_low": joined["ci_low_y"], "y_high": joined["ci_high_y"]})
+    plots.pareto_panels(points, METRICS["bytes_per_token"].label, METRICS["boundary_f1"].label, palette,
+                        out_dir / "pareto-compression-boundary-f1")  # fmt: skip
+    fronts = [f"{language}: {', '.join(plots.pareto_front(group)['tokenizer'])}"
+              for language, group in points.groupby("language", sort=True)]  # fmt: skip
+    return Plot("pareto-compression-boundary-f1", caption,
+                [f"On the Pareto front (no other tokenizer compresses more and aligns better at once): "
+                 f"{'; '.join(fronts)}."])  # fmt: skip
+
+
 #: the plots of each report section, in order
 GROUP_PLOTS: dict[str, list[Draw]] = {
     "oov": [partial(curve_plot, "unk_word_rate"), partial(curve_plot, "oov_token_rate")],
     "compression": [partial(curve_plot, "bytes_per_token")],
     "fertility": [partial(curve_plot, "fertility_isolated"), partial(curve_plot, "fertility_running"),
                   partial(heatmap_plot, "fertility_isolated"), partial(heatmap_plot, "fertility_running")],
-    "morphology": [morphology_plot],
+    "morphology": [morphology_plot, pareto_plot],
     "distribution": [overlap_plot],
     "downstream": [bpb_scatter_plot],
 }  # fmt: skip

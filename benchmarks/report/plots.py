@@ -395,6 +395,42 @@ def _wrap(text: str, width: int) -> str:
 SIZE_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
+def pareto_front(points: pd.DataFrame) -> pd.DataFrame:
+    """The points no other point beats on both ``x`` and ``y`` (higher is better on both), by ``x``; ties on
+    both keep every one."""
+    x, y = points["x"].to_numpy(dtype=float), points["y"].to_numpy(dtype=float)
+    beaten = [bool(((x >= a) & (y >= b) & ((x > a) | (y > b))).any()) for a, b in zip(x, y, strict=True)]
+    return points[[not flag for flag in beaten]].sort_values("x", kind="stable")
+
+
+def pareto_panels(points: pd.DataFrame, x_label: str, y_label: str, palette: dict[str, Any], stem: Path) -> None:
+    """One panel per ``language``: each tokenizer at (``x``, ``y``) with its CIs as error bars (``x_low`` ...
+    ``y_high``), coloured by tokenizer with its own marker; the Pareto front (``pareto_front``) drawn as a
+    dashed step line through the points no other beats on both axes."""
+    languages = sorted(points["language"].unique())
+    shown = [t for t in palette if t in set(points["tokenizer"])]
+    markers = {t: MARKERS[index % len(MARKERS)] for index, t in enumerate(shown)}
+    size = MAX_WIDTH / max(3, len(languages))
+    width = size * len(languages)
+    handles = [Line2D([], [], color=palette[t], marker=markers[t], markersize=4, linestyle="", label=t) for t in shown]
+    handles.append(Line2D([], [], color="grey", linestyle="--", label="Pareto front"))
+    with _figure(width, size + 0.4 + _legend_rows(len(handles), width), stem) as figure:
+        axes = figure.subplots(1, len(languages), squeeze=False)
+        for ax, language in zip(axes.flat, languages, strict=True):
+            panel = points[points["language"] == language]
+            for row in panel.itertuples():
+                x_error = [[row.x - row.x_low], [row.x_high - row.x]] if math.isfinite(row.x_low) else None
+                y_error = [[row.y - row.y_low], [row.y_high - row.y]] if math.isfinite(row.y_low) else None
+                ax.errorbar([row.x], [row.y], xerr=x_error, yerr=y_error, color=palette[row.tokenizer],
+                            marker=markers[row.tokenizer], markersize=4, linestyle="", elinewidth=0.6)  # fmt: skip
+            front = pareto_front(panel)
+            ax.step(front["x"], front["y"], where="post", color="grey", linestyle="--", linewidth=0.8, zorder=0)
+            ax.set_title(language)
+            ax.set_xlabel(x_label)
+            ax.set_ylabel(y_label if ax is axes.flat[0] else "")
+        _bottom_legend(figure, handles)
+
+
 def metric_scatter(points: pd.DataFrame, labels: dict[str, str], palette: dict[str, Any], stem: Path) -> None:
     """One panel per (metric, language): each tokenizer row with a language model as a point at (the metric's
     value, bits per byte), both with their CIs as error bars, coloured by tokenizer and shaped by

@@ -23,8 +23,8 @@ from benchmarks.measure.registry import Metric
 from benchmarks.report import findings
 from benchmarks.report.cells import at_report_size
 from benchmarks.report.load import Run
+from benchmarks.run.parallel import ENGLISH
 
-ENGLISH = "eng_Latn"
 #: (question, metric candidates in order, evaluation sets in order of preference)
 HEADLINES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("compression", ("bytes_per_token",), ("test", "eval")),

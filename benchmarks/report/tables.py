@@ -20,8 +20,8 @@ from benchmarks.measure.registry import DESCRIPTIVE, Capability, Metric, Needs, 
 from benchmarks.report.cells import at_report_size, column_keys, constant_columns, mark_best, tokenizer_order
 from benchmarks.report.findings import vocab_label
 from benchmarks.report.load import Run
+from benchmarks.run.parallel import ENGLISH
 
-ENGLISH = "eng_Latn"
 REACHED_MARK, UNK_MARK, BASELINE_MARK = "†", "‡", "§"
 #: a correlation whose confidence interval includes 0 (the validity tables)
 INCLUDES_ZERO_MARK = "∘"

@@ -30,6 +30,7 @@ from pathlib import Path
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.reproductions import Reproduction, Row, UnreproducibleLanguages, load_column
+from benchmarks.run.parallel import ENGLISH
 from bpe.pretrained.published import PretrainedSpec
 
 NAME = "toksuite2025"
@@ -46,7 +47,6 @@ DEFINITION = (
     "pattern), Tekken (mistral-common tekken, no BOS/EOS), ByT5 (UTF-8 bytes + one </s> per call). "
     "Rounded to 3 decimals as published."
 )
-ENGLISH = "eng_Latn"
 _FLORES_CODE = re.compile(r"[a-z]{3}_[A-Z][a-z]{3}")
 
 

@@ -45,3 +45,15 @@ def test_heatmaps_skip_seaborns_trial_draw_and_keep_their_label_rotation(tmp_pat
     # x labels at the heatmap's own rotation (matplotlib writes a counter-clockwise angle as -angle)
     assert "-45" in _svg_rotations(tmp_path / "overlap.svg")
     assert "-30" in _svg_rotations(tmp_path / "fertility.svg")
+
+
+def test_the_pareto_front_keeps_the_points_no_other_beats_on_both_axes(tmp_path) -> None:
+    from benchmarks.report.plots import pareto_front, pareto_panels, tokenizer_palette
+
+    points = pd.DataFrame({"language": "x", "tokenizer": list("abcde"), "x": [1.0, 2.0, 3.0, 2.5, 3.0],
+                           "y": [0.9, 0.5, 0.4, 0.3, 0.4], "x_low": float("nan"), "x_high": float("nan"),
+                           "y_low": float("nan"), "y_high": float("nan")})  # fmt: skip
+    # d is beaten by b (more compression would not save it: c too); c and e tie, both on the front
+    assert list(pareto_front(points)["tokenizer"]) == ["a", "b", "c", "e"]
+    pareto_panels(points, "bytes / token", "boundary F1", tokenizer_palette(list("abcde")), tmp_path / "p")
+    assert all((tmp_path / f"p.{kind}").stat().st_size > 1000 for kind in ("png", "pdf", "svg"))
