@@ -241,6 +241,14 @@ def compare(run_dir: Path, baseline: Baseline) -> list[Change]:
     return changes
 
 
+def delta_text(old: float | None, new: float | None) -> str:
+    """``+0.0123 (+1.2%)``: the change and, where the baseline is a finite non-zero number, relative to it."""
+    if old is None or new is None or not (math.isfinite(old) and math.isfinite(new)):
+        return "–"
+    relative = f" ({(new - old) / abs(old):+.1%})" if old else ""
+    return f"{new - old:+.4g}{relative}"
+
+
 def format_changes(changes: list[Change]) -> str:
     """One line per change: status, corpus, tokenizer (+options), vocabulary size, metric (with its morpheme
     reference in brackets and a non-test evaluation set after @), baseline and new value."""
@@ -253,8 +261,9 @@ def format_changes(changes: list[Change]) -> str:
             f"@{key.eval_set}" if key.eval_set != "test" else "")  # fmt: skip
         values = ["-" if v is None else f"{v:.5g}" for v in (change.old, change.new)]
         size = "-" if key.vocab_size is None else str(key.vocab_size)
-        rows.append([change.status, key.corpus, key.label, size, name, *values])
-    return render.text(["status", "corpus", "tokenizer", "vocab", "metric", "baseline", "now"], rows, "lllrlrr")
+        rows.append([change.status, key.corpus, key.label, size, name, *values, delta_text(change.old, change.new)])
+    return render.text(["status", "corpus", "tokenizer", "vocab", "metric", "baseline", "now", "Δ"], rows,
+                       "lllrlrrr")  # fmt: skip
 
 
 def is_failure(changes: list[Change]) -> bool:
@@ -309,7 +318,7 @@ def format_markdown(changes: list[Change], run_dir: Path, baseline_path: Path) -
         rows = []
         for change in sorted(changes, key=lambda c: STATUSES.index(c.status)):  # stable: keeps key order within
             key, old, new = change.key, change.old, change.new
-            delta = "–" if old is None or new is None else f"{new - old:+.4g}"
+            delta = delta_text(old, new)
             cells = [change.status, key.corpus, key.label, "–" if key.vocab_size is None else str(key.vocab_size),
                      key.metric + (f" [{key.reference}]" if key.reference else ""), key.eval_set,
                      *("–" if v is None else f"{v:.5g}" for v in (old, new)), delta]  # fmt: skip

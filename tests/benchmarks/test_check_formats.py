@@ -68,6 +68,9 @@ def test_markdown_and_json_name_the_regression_and_keep_the_exit_status(
     cells = [cell.strip() for cell in table[0].strip("|").split("|")]
     assert cells[1:5] == [row["corpus"], row["tokenizer"], str(row["vocab_size"]), "bytes_per_token"]
     assert float(cells[6]) == pytest.approx(row["value"], rel=1e-4)
+    delta, relative = cells[8].split()  # "-0.0123 (-1.2%)": the change, then relative to the baseline
+    assert float(delta) == pytest.approx(change["delta"], rel=1e-3)
+    assert float(relative.strip("()%")) == pytest.approx(100 * change["delta"] / change["baseline"], abs=0.051)
 
 
 def _action_step(action: dict, step_id: str) -> dict:
