@@ -50,6 +50,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.files import atomic_write_text
+from benchmarks.measure.metrics import GROUPS, METRICS
 from benchmarks.report import plots
 from benchmarks.report.cells import (
     CELL_KEYS,
@@ -64,6 +65,7 @@ from benchmarks.report.cells import (
 from benchmarks.report.document import PLOTS_DIR, TABLES_DIR, to_markdown
 from benchmarks.report.figures import Plot, Skipped, draw_figures
 from benchmarks.report.formats import MISSING, cell_texts, code_span, csv_table, latex_table, latex_text, markdown_table
+from benchmarks.report.languages import language_tables
 from benchmarks.report.load import MATCHES, Run, RunTokenizers, load_run, read_manifest, run_tokenizers, with_unit_facts
 from benchmarks.report.sections import Context, document
 from benchmarks.report.sections.inference import inference_groups, inference_method
@@ -75,8 +77,23 @@ from benchmarks.report.tables import (
     UNK_MARK,
     Table,
     build_table,
-    build_tables,
+    metric_tables,
+    reference_tables,
+    validity_tables,
 )
+
+
+def build_tables(run: Run) -> list[Table]:
+    """Metric tables in registry order, then per group the morphology tables (by language, gold first), the
+    tables across languages (``languages``) and the validity tables of the language models."""
+    present = set(run.results.loc[run.results["reference"] == "", "metric"])
+    tables = [table for metric in METRICS if metric in present for table in metric_tables(run, metric)]
+    tables += reference_tables(run)
+    tables += language_tables(run)
+    tables += validity_tables(run)
+    group_rank = {group: i for i, group in enumerate(GROUPS)}
+    return sorted(tables, key=lambda table: group_rank[table.group])  # stable: keeps the order above per group
+
 
 REPORT_FILE = "report.md"
 HTML_FILE = "report.html"
