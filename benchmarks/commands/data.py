@@ -163,7 +163,7 @@ def config_needs_data_root(config: object) -> bool:
 #: a training file's suffix -> its format in a corpus spec (corpora.spec.FILE_FORMATS)
 TRAIN_FORMATS = {".txt": "text", ".jsonl": "jsonl", ".parquet": "parquet", ".csv": "csv", ".tsv": "tsv",
                  ".conllu": "conllu"}  # fmt: skip
-FLORES_DEV, FLORES_ALL = 997, 2009  # FLORES-200 dev lines; dev then devtest
+FLORES_DEV, FLORES_ALL = datafetch.FLORES_DEV_LINES, datafetch.FLORES_LINES  # dev; dev then devtest
 
 
 def new_corpus_spec(language: str, treebank: str | None, root: Path, train: str | None = None,

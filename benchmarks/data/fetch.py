@@ -401,7 +401,8 @@ def fetch_entry(entry: Entry, root: Path, *, attempts: int, backoff: float, time
 
 
 #: FLORES-200 dev then devtest: the line count of every flores/<lang>.txt
-FLORES_LINES = 997 + 1012
+FLORES_DEV_LINES, FLORES_DEVTEST_LINES = 997, 1012
+FLORES_LINES = FLORES_DEV_LINES + FLORES_DEVTEST_LINES
 _MARKUP = re.compile(rb"<(?:!doctype|html|head|body)\b", re.IGNORECASE)
 _CONLLU_ID = re.compile(r"^[0-9]+(?:-[0-9]+|\.[0-9]+)?$")
 
