@@ -195,7 +195,12 @@ def read_tolerances(path: Path) -> Tolerances:
     if not isinstance(document, dict) or document.get("format") != BASELINE_FORMAT:
         raise BenchmarkError(f'{path}: not a tokbench baseline (expected "format": "{BASELINE_FORMAT}")')
     given = {name: document[name] for name in Tolerances.model_fields if name in document}
-    return validate(Tolerances, given, lambda problem: BenchmarkError(f"{path}: {problem.path}: {problem.message}"))
+
+    def fail(problem: Problem) -> BenchmarkError:
+        return BenchmarkError(f"{path}: {problem.path}: {problem.message}", code=problem.kind, value=problem.value,
+                              field=problem.path)  # fmt: skip
+
+    return validate(Tolerances, given, fail)
 
 
 def parse_baseline(document: Any, source: str = "<baseline>") -> Baseline:
@@ -209,7 +214,8 @@ def parse_baseline(document: Any, source: str = "<baseline>") -> Baseline:
 
     def fail(problem: Problem) -> BenchmarkError:
         return BenchmarkError(f"{source}: {problem.path}: {problem.message}" if problem.path
-                              else f"{source}: {problem.message}")  # fmt: skip
+                              else f"{source}: {problem.message}", code=problem.kind, value=problem.value,
+                              field=problem.path)  # fmt: skip
 
     return validate(Baseline, document, fail)
 

@@ -2,9 +2,14 @@
 
 import sys
 
+from bpe.errors import CodedError
 
-class BenchmarkError(ValueError):
-    """Bad config, bad run directory, bad baseline: the message says what and where."""
+
+class BenchmarkError(CodedError, ValueError):
+    """Bad config, bad run directory, bad baseline: the message says what and where; ``code`` names the kind of
+    problem (docs/errors.md), ``value`` the offending value, ``field`` where it was given."""
+
+    default_code = "benchmark_error"
 
 
 def warn(message: str) -> None:

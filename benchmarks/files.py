@@ -2,18 +2,20 @@
 
 * Every file a run, report or baseline writes goes through ``atomic_path`` (a
   temporary file beside the target, renamed onto it at the end), so an error never
-  leaves a half-written file; it is ``bpe``'s own (``bpe.base``), which saved
+  leaves a half-written file; it is ``bpe``'s own (``bpe.atomic``), which saved
   tokenizers use too (the library stands alone; this layer builds on it).
 * The cache root is ``corpora.loader.cache_home()`` (``$TOKBENCH_CACHE``, default
   ``~/.cache/tokbench``); trained tokenizers live in its ``tokenizers/`` folder.
 * ``results.parquet`` / ``results.csv`` hold one tidy row per metric value
   (``results_schema``: typed columns, one per family option), unique by ``key_columns``; ``write_results`` and
-  ``read_results`` are the only code that writes and reads them.
+  ``read_results`` are the only code that writes and reads them; ``read_run_manifest`` is the one reader of a run
+  folder's ``manifest.json``.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 import types
@@ -28,8 +30,8 @@ import pyarrow.parquet as pq
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics import METRICS
-from bpe.base import atomic_path as atomic_path  # re-exported: the experiment layer writes through it
-from bpe.base import atomic_write_text as atomic_write_text
+from bpe.atomic import atomic_path as atomic_path  # re-exported: the experiment layer writes through it
+from bpe.atomic import atomic_write_text as atomic_write_text
 from bpe.options import options_by_name
 from corpora.loader import cache_home
 
@@ -91,7 +93,7 @@ def option_fields() -> list[pa.Field]:
         kinds = {family: _python_type(declaration.annotation) for family, declaration in declarations.items()}
         if None in kinds.values() or len(set(kinds.values())) != 1:
             raise BenchmarkError(f"option {name!r}: declared as {kinds} by its families; a results column needs one "
-                                 "of bool, int, float, str")  # fmt: skip
+                                 "of bool, int, float, str", code="internal_error", value=name)  # fmt: skip
         fields.append(pa.field(OPTION_PREFIX + name, _ARROW_TYPES[next(iter(kinds.values()))]))
     return fields
 
@@ -184,7 +186,7 @@ def inside(root: Path, *parts: str) -> Path:
     path = root.joinpath(*parts)
     if not path.resolve().is_relative_to(root.resolve()):
         raise BenchmarkError(f"{'/'.join(parts)}: a name that leads outside {root} (names must be plain: letters, "
-                             "digits, '.', '_', '-')")  # fmt: skip
+                             "digits, '.', '_', '-')", code="unsafe_name", value="/".join(parts))  # fmt: skip
     return path
 
 
@@ -192,12 +194,14 @@ def check_writable_dir(path: Path, what: str) -> None:
     """Fail, before any work, when ``path`` cannot be or become a directory this process writes to
     (``what`` names it in the message: "run directory (--out)")."""
     if path.exists() and not path.is_dir():
-        raise BenchmarkError(f"{path}: the {what} exists and is not a directory")
+        raise BenchmarkError(f"{path}: the {what} exists and is not a directory", code="not_a_directory", value=path)
     existing = next((parent for parent in (path.absolute(), *path.absolute().parents) if parent.exists()), None)
     if existing is None or not existing.is_dir():
-        raise BenchmarkError(f"{path}: the {what} cannot be created: {existing} is not a directory")
+        raise BenchmarkError(f"{path}: the {what} cannot be created: {existing} is not a directory",
+                             code="unwritable_folder", value=path)  # fmt: skip
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise BenchmarkError(f"{path}: the {what} is not writable ({existing}: permission denied or read-only)")
+        raise BenchmarkError(f"{path}: the {what} is not writable ({existing}: permission denied or read-only)",
+                             code="unwritable_folder", value=path)  # fmt: skip
 
 
 def tokenizer_cache_dir() -> Path:
@@ -213,7 +217,8 @@ def write_results(out_dir: Path, rows: list[dict[str, Any]]) -> pd.DataFrame:
     frame = frame.sort_values(keys, na_position="first", kind="stable").reset_index(drop=True)
     duplicated = frame.duplicated(keys)
     if duplicated.any():
-        raise BenchmarkError(f"internal error: duplicate result rows for {frame[duplicated].iloc[0].to_dict()}")
+        raise BenchmarkError(f"internal error: duplicate result rows for {frame[duplicated].iloc[0].to_dict()}",
+                             code="internal_error")  # fmt: skip
     unset = [column for column in option_columns() if frame[column].isna().all()]
     frame = frame.drop(columns=unset)
     schema = pa.schema([field for field in results_schema() if field.name not in unset])
@@ -230,7 +235,8 @@ def read_results(run_dir: Path) -> pd.DataFrame:
     parquet, csv = run_dir / "results.parquet", run_dir / "results.csv"
     path = parquet if parquet.is_file() else csv
     if not path.is_file():
-        raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory")
+        raise BenchmarkError(f"{run_dir}: no results.parquet or results.csv: not a finished `tokbench run` directory",
+                             code="not_a_run_folder", value=run_dir)  # fmt: skip
     schema = results_schema()
     try:
         if path == parquet:
@@ -243,47 +249,85 @@ def read_results(run_dir: Path) -> pd.DataFrame:
                       for field in schema if field.name in header and field.name not in ("value", "ci_low", "ci_high")}
             frame = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
     except (OSError, ValueError, TypeError) as exc:  # pyarrow's errors derive from these
-        raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
+        # the schema check's own error keeps its code (an unsupported version, a missing field)
+        kind = (exc.code, exc.value, exc.field) if isinstance(exc, BenchmarkError) else ("unreadable_file", path, None)
+        raise BenchmarkError(f"{path}: cannot read results ({exc})", code=kind[0], value=kind[1],
+                             field=kind[2]) from None  # fmt: skip
     if "options" in frame.columns:
         raise BenchmarkError(f"{path}: results of schema version 1 (one 'options' text column); this tokbench reads "
                              f"version {RESULTS_SCHEMA_VERSION} (one typed column per option): run again or "
-                             "export with a tokbench of version 1")  # fmt: skip
+                             "export with a tokbench of version 1", code="unsupported_version", value=1)  # fmt: skip
     required = [name for name in schema.names if name not in option_columns()]
     missing = [column for column in required if column not in frame.columns]
     if missing:
-        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(required)})")
+        raise BenchmarkError(f"{path}: missing column(s) {', '.join(missing)} (expected {', '.join(required)})",
+                             code="missing_column", value=missing[0])  # fmt: skip
     unknown_columns = [column for column in frame.columns if column not in schema.names and column != "schema_version"]
     if unknown_columns:
         raise BenchmarkError(f"{path}: unknown column {unknown_columns[0]!r} (not an option of any family: "
-                             f"expected {', '.join(schema.names)})")  # fmt: skip
+                             f"expected {', '.join(schema.names)})", code="unknown_column",
+                             value=unknown_columns[0])  # fmt: skip
     if frame.empty:
-        raise BenchmarkError(f"{path}: no result rows")
+        raise BenchmarkError(f"{path}: no result rows", code="empty_results", value=path)
     try:
         frame = typed_frame(frame)
     except (ValueError, TypeError) as exc:
-        raise BenchmarkError(f"{path}: a column holds a value of the wrong type ({exc})") from None
+        raise BenchmarkError(f"{path}: a column holds a value of the wrong type ({exc})", code="wrong_type",
+                             value=path) from None  # fmt: skip
     frame["n"] = frame["n"].astype("Int64")
     unknown = sorted(set(frame["metric"]) - set(METRICS))
     if unknown:
         raise BenchmarkError(f"{path}: unknown metric {unknown[0]!r} (known: see METRICS in "
-                             "benchmarks/measure/metrics/)")
+                             "benchmarks/measure/metrics/)", code="unknown_metric", value=unknown[0])  # fmt: skip
     bad_types = sorted(set(frame["row_type"]) - set(ROW_TYPES))
     if bad_types:
-        raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}")
+        raise BenchmarkError(f"{path}: row_type {bad_types[0]!r} is not one of {', '.join(ROW_TYPES)}",
+                             code="not_allowed", value=bad_types[0], field="row_type")  # fmt: skip
     keys = key_columns()
     repeated = frame[frame.duplicated(keys, keep=False)]
     if not repeated.empty:
         named = ", ".join(f"{column}={repeated.iloc[0][column]!r}" for column in keys
                           if not is_missing(repeated.iloc[0][column]))  # fmt: skip
-        raise BenchmarkError(f"{path}: {len(repeated)} rows share one key ({named}); each key must appear once")
+        raise BenchmarkError(f"{path}: {len(repeated)} rows share one key ({named}); each key must appear once",
+                             code="duplicate_rows", value=len(repeated))  # fmt: skip
     identity = ["kind", "row_type", *option_columns()]  # one label, several train_chars values
     identities = frame.groupby("tokenizer")[identity].nunique(dropna=False)
     ambiguous = identities[(identities > 1).any(axis=1)].index.tolist()
     if ambiguous:
         raise BenchmarkError(
-            f"{path}: tokenizer label {ambiguous[0]!r} names several kinds/options; each label must be one tokenizer"
+            f"{path}: tokenizer label {ambiguous[0]!r} names several kinds/options; each label must be one tokenizer",
+            code="ambiguous_label",
+            value=ambiguous[0],
         )
     return frame
+
+
+def read_run_manifest(run_dir: Path) -> dict[str, Any]:
+    """A run folder's ``manifest.json``, checked: a JSON object with a ``config`` object, each part the report,
+    ``compare`` and ``export-results`` read of the shape they expect (a run folder is input: it may have been
+    edited).  The one reader of it."""
+    path = run_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BenchmarkError(f"{path}: missing: not a finished `tokbench run` directory", code="missing_file",
+                             value=path) from None  # fmt: skip
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchmarkError(f"{path}: cannot read ({exc})", code="unreadable_file", value=path) from None
+    except json.JSONDecodeError as exc:
+        raise BenchmarkError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})", code="not_json", value=path) from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
+        raise BenchmarkError(f'{path}: expected a JSON object with a "config" object', code="wrong_type",
+                             field="config")  # fmt: skip
+    for name in ("corpora", "pretrained", "parallel", "packages", "timings"):
+        if name in manifest and not isinstance(manifest[name], dict | None):
+            raise BenchmarkError(f"{path}: field {name} must be a JSON object, got {type(manifest[name]).__name__}",
+                                 code="wrong_type", value=manifest[name], field=name)  # fmt: skip
+    for corpus, facts in (manifest.get("corpora") or {}).items():
+        if not isinstance(facts, dict):
+            raise BenchmarkError(f"{path}: field corpora.{corpus} must be a JSON object, got {type(facts).__name__}",
+                                 code="wrong_type", value=facts, field=f"corpora.{corpus}")  # fmt: skip
+    return manifest
 
 
 def results_table(frame: pd.DataFrame) -> pa.Table:
@@ -299,22 +343,26 @@ def check_exported_schema(path: Path) -> None:
         schema = pq.read_schema(path)
         versions = set(pq.read_table(path, columns=["schema_version"]).column(0).to_pylist())
     except (OSError, ValueError) as exc:
-        raise BenchmarkError(f"{path}: cannot read results ({exc})") from None
+        raise BenchmarkError(f"{path}: cannot read results ({exc})", code="unreadable_file", value=path) from None
     if versions != {RESULTS_SCHEMA_VERSION}:
         raise BenchmarkError(f"{path}: schema_version {sorted(versions, key=str)} is not supported "
-                             f"(this tokbench reads version {RESULTS_SCHEMA_VERSION})")  # fmt: skip
+                             f"(this tokbench reads version {RESULTS_SCHEMA_VERSION})", code="unsupported_version",
+                             value=sorted(versions, key=str))  # fmt: skip
     expected_schema = exported_schema()
     for expected in expected_schema:
         if expected.name not in schema.names:
             if expected.name.startswith(OPTION_PREFIX):
                 continue
-            raise BenchmarkError(f"{path}: missing field {expected.name!r} ({expected.type})")
+            raise BenchmarkError(f"{path}: missing field {expected.name!r} ({expected.type})", code="missing_column",
+                                 value=expected.name)  # fmt: skip
         found = schema.field(expected.name)
         if not found.type.equals(expected.type):
-            raise BenchmarkError(f"{path}: field {expected.name!r} is {found.type}, expected {expected.type}")
+            raise BenchmarkError(f"{path}: field {expected.name!r} is {found.type}, expected {expected.type}",
+                                 code="wrong_type", value=str(found.type), field=expected.name)  # fmt: skip
     extra = [name for name in schema.names if name not in expected_schema.names]
     if extra:
-        raise BenchmarkError(f"{path}: unknown field {extra[0]!r} (schema version {RESULTS_SCHEMA_VERSION})")
+        raise BenchmarkError(f"{path}: unknown field {extra[0]!r} (schema version {RESULTS_SCHEMA_VERSION})",
+                             code="unknown_column", value=extra[0])  # fmt: skip
 
 
 def csv_quoting(fields: Any) -> int:

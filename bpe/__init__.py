@@ -11,7 +11,7 @@ The library knows nothing about corpora or experiments.  Entry points:
   sentencepiece .model, tiktoken rank file, Mistral tekken JSON);
 * ``FAMILIES`` / ``PRODUCTION`` - the names ``train`` and ``load`` accept (``bpe.families``,
   ``bpe.pretrained.production``); ``family_class(kind)`` gives a family's class, which declares its facts
-  (``bpe.base.FAMILY_FACTS``);
+  (``bpe.base.FamilyFacts``);
 * ``Tokenizer`` - what every tokenizer does (encode with byte spans, decode);
   ``TrainableTokenizer`` - a family trained here, which also trains and saves;
 * ``bpe.render`` - the text each token covers, for people to read.
@@ -63,7 +63,8 @@ def train_from_counts(kind: str, counts: PretokenCounts, vocab_size: int, **opti
 
     family = family_class(kind)
     if not issubclass(family, TrainedTokenizer):
-        raise TokenizerError(f"{kind} cannot train from pre-token counts (sentencepiece reads whole sentences)")
+        raise TokenizerError(f"{kind} cannot train from pre-token counts (sentencepiece reads whole sentences)",
+                             code="no_counts_training", value=kind)  # fmt: skip
     # char takes no pre-tokenizer: any lossless one gives the text's characters
     if "pretokenizer" in family.options_model.model_fields and options.get("pretokenizer") is None:
         options["pretokenizer"] = counts.pretokenizer

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,7 +33,10 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import chain
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar
+from typing import Any, ClassVar
+
+from bpe.atomic import atomic_write_text
+from bpe.errors import CodedError
 
 FORMAT_NAME = "tokbench-tokenizer"
 FORMAT_VERSION = 1
@@ -45,12 +47,15 @@ DEFAULT_SPECIAL_TOKENS: tuple[str, ...] = ("<pad>", "<unk>", "<s>", "</s>")
 UNK = "<unk>"
 
 
-class TokenizerError(ValueError):
+class TokenizerError(CodedError, ValueError):
     """A user-facing error: bad options, bad training input, bad file.
 
     The message names the offending file/field/value and what was expected; the
-    CLI prints it without a traceback and exits with a non-zero status.
+    CLI prints it without a traceback and exits with a non-zero status.  ``code`` names the kind
+    of problem (docs/errors.md), ``value`` the offending value, ``field`` where it was given.
     """
+
+    default_code = "tokenizer_error"
 
 
 def is_panic(error: BaseException) -> bool:
@@ -68,7 +73,8 @@ def compiled_library(name: str, library: str) -> Iterator[None]:
         if not is_panic(error):
             raise
         raise TokenizerError(f"{name}: {library} failed on this input ({error}); the tokenizer file or its "
-                             "settings do not fit the text") from None  # fmt: skip
+                             "settings do not fit the text", code="library_failed",
+                             value=library) from None  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -84,7 +90,9 @@ class VocabFloor:
         """Raise when ``vocab_size`` cannot hold the specials and base symbols."""
         if vocab_size < self.minimum:
             raise TokenizerError(
-                f"vocab_size {vocab_size} is below the minimum {self.minimum} for {family} ({self.parts}){self.hint}"
+                f"vocab_size {vocab_size} is below the minimum {self.minimum} for {family} ({self.parts}){self.hint}",
+                code="vocab_below_floor",
+                value=vocab_size,
             )
 
 
@@ -180,24 +188,28 @@ class Capability(Enum):
     CHARACTER_TOKENS = "one token per character: the no-merge baseline of the BPE families"
 
 
-#: The facts every trainable family declares on its class (no defaults, so a family that forgets one
-#: fails ``tests/bpe/test_families.py``); read them through ``bpe.family_class(kind)``:
-#: ``options_model`` (its ``bpe.options`` model), ``capabilities`` (``Capability`` set metrics may
-#: assume), ``derivable`` (smaller sizes are parts of a larger one: ``bpe.training.sweep``),
-#: ``boundary_baseline`` (why its inner-word boundaries are fixed by construction, or None),
-#: ``row_type`` (``"family"`` or ``"reference"``: how results and reports class its rows),
-#: ``native_method`` (its own encoding when ``encode_mode`` is unset), ``trains_on_references``
-#: (trains on gold morphemes beside the text) and the ``vocab_floor`` class method.
-FAMILY_FACTS = (
-    "options_model",
-    "capabilities",
-    "derivable",
-    "boundary_baseline",
-    "row_type",
-    "native_method",
-    "trains_on_references",
-    "vocab_floor",
-)
+@dataclass(frozen=True)
+class FamilyFacts:
+    """What a trainable family declares about itself, read through ``bpe.family_class(kind).facts``.
+    The defaults are the common case (a BPE-like family ranked with the others), so a family writes only
+    where it differs.
+
+    ``row_type``: ``"family"`` or ``"reference"`` (how results and reports class its rows);
+    ``capabilities``: the ``Capability`` set metrics may assume; ``derivable``: a smaller size is the
+    first ids of a larger trained tokenizer (``TrainedTokenizer.derived``, ``bpe.training.sweep``);
+    ``boundary_baseline``: why its inner-word boundaries are fixed by construction (never ranked on
+    morpheme-boundary metrics), or None; ``native_method``: its own encoding when ``encode_mode`` is
+    unset; ``trains_on_references``: trains on gold morphemes beside the text; ``floor``: the
+    smallest vocabulary on any text besides the specials, as (symbols, what they are), which the default
+    ``vocab_floor`` reports (a family whose floor depends on the text overrides ``vocab_floor``)."""
+
+    row_type: str = "family"
+    capabilities: frozenset[Capability] = frozenset()
+    derivable: bool = False
+    boundary_baseline: str | None = None
+    native_method: str = "merges"
+    trains_on_references: bool = False
+    floor: tuple[int, str] = (1, "character")
 
 
 class Tokenizer(ABC):
@@ -263,7 +275,8 @@ class Tokenizer(ABC):
         families that have some override this."""
         given = sorted(name for name, value in options.items() if value is not None)
         if given:
-            raise TokenizerError(f"{self.name} does not take encode option(s): {', '.join(given)} (it takes: none)")
+            raise TokenizerError(f"{self.name} does not take encode option(s): {', '.join(given)} (it takes: none)",
+                                 code="not_encode_option", value=given[0])  # fmt: skip
         return self
 
     def encode_batch(self, texts: Iterable[str]) -> list[list[int]]:
@@ -307,18 +320,14 @@ class Tokenizer(ABC):
 
 
 class TrainableTokenizer(Tokenizer):
-    """Base of every family trained here: it declares the family facts (``FAMILY_FACTS``), trains
-    and saves.  Subclasses set ``family`` and the facts and implement the abstract methods."""
+    """Base of every family trained here: it declares its facts (``FamilyFacts``, where they differ from
+    the defaults) and its options model, trains and saves.  Subclasses set ``family`` and
+    ``options_model`` and implement the abstract methods."""
 
     trainable: ClassVar[bool] = True
-    # the family facts (``FAMILY_FACTS``): declared by every trainable family, no defaults
+    #: the family's options (a ``bpe.options.FamilyOptions`` model, declared in the family's module)
     options_model: ClassVar[type]
-    capabilities: ClassVar[frozenset[Capability]]
-    derivable: ClassVar[bool]
-    boundary_baseline: ClassVar[str | None]
-    row_type: ClassVar[str]
-    native_method: ClassVar[str]
-    trains_on_references: ClassVar[bool]
+    facts: ClassVar[FamilyFacts] = FamilyFacts()
 
     # -- training ---------------------------------------------------------
     @classmethod
@@ -332,6 +341,23 @@ class TrainableTokenizer(Tokenizer):
         """The smallest ``vocab_size`` that ``train`` accepts with these options: on ``texts``, or with
         None on any text (what a config is checked against before any text is read).  ``train``
         refuses a smaller size with the same message (``VocabFloor.check``)."""
+
+    @classmethod
+    def train_sweep(cls, texts: Iterable[str], vocab_sizes: Sequence[int], **options: Any) -> dict[int, Tokenizer]:
+        """Tokenizers at every size of ``vocab_sizes`` (checked, largest first) as if each were trained
+        on ``texts``: a derivable family (``facts.derivable``) trains the largest and cuts the others from
+        it (``derived``), the others train each size."""
+        if not cls.facts.derivable:
+            texts = list(texts)
+            return {size: cls.train(texts, size, **options) for size in vocab_sizes}
+        largest = cls.train(texts, vocab_sizes[0], **options)
+        return {size: largest.derived(size) for size in vocab_sizes}
+
+    def derived(self, vocab_size: int) -> Tokenizer:
+        """The tokenizer training at a ``vocab_size`` no larger than this one's would give, on the same
+        text with the same options: only a derivable family (``facts.derivable``) knows it."""
+        raise TokenizerError(f"{self.family} tokenizers cannot be derived from a larger one", code="not_derivable",
+                             value=self.family)  # fmt: skip
 
     # -- persistence ------------------------------------------------------
     @abstractmethod
@@ -356,64 +382,31 @@ def ids_in_range(ids: Sequence[int], vocab_size: int) -> bool:
     return set(map(type, ids)) <= {int} and (not ids or (min(ids) >= 0 and max(ids) < vocab_size))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically: see ``atomic_path``."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: see ``atomic_path``."""
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(data)
-
-
-@contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
-    """A temporary path beside ``path`` to write to (by name: pandas, pyarrow and matplotlib write
-    to paths); renamed onto ``path`` when the block ends without an error, removed otherwise, so a
-    crash or an error never leaves a half-written file.  The one atomic write of the project."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-        mask = os.umask(0)
-        os.umask(mask)
-        tmp.chmod(0o666 & ~mask)  # mkstemp creates 0600; give the file the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-@contextmanager
-def atomic_writer(path: Path) -> Iterator[BinaryIO]:
-    """A binary file to write ``path`` through, as ``atomic_path``."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        yield handle
-
-
 def utf8(text: str, what: str = "the text to encode") -> bytes:
     """The UTF-8 bytes of ``text``: the one check that a text is a string with a UTF-8 form (a lone
     surrogate such as ``"\\ud800"`` has none), a TokenizerError naming ``what`` otherwise."""
     if not isinstance(text, str):
-        raise TokenizerError(f"can only encode a string, got {type(text).__name__}")
+        raise TokenizerError(f"can only encode a string, got {type(text).__name__}", code="wrong_type", value=text)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise TokenizerError(
-            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!r} at index {exc.start}"
+            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!r} at index {exc.start}",
+            code="lone_surrogate",
+            value=text[exc.start],
         ) from None
 
 
 def check_tokenizer_document(document: Any, path: str | os.PathLike[str]) -> dict[str, Any]:
     """Check the envelope of a saved tokenizer read from ``path``; clear errors for foreign files."""
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise TokenizerError(f'{path}: not a tokbench tokenizer (expected "format": "{FORMAT_NAME}")')
+        raise TokenizerError(f'{path}: not a tokbench tokenizer (expected "format": "{FORMAT_NAME}")',
+                             code="bad_tokenizer_file", value=path, field="format")  # fmt: skip
     version = document.get("format_version")
     if version != FORMAT_VERSION:
-        raise TokenizerError(f"{path}: format_version {version!r} is not supported (expected {FORMAT_VERSION})")
+        raise TokenizerError(f"{path}: format_version {version!r} is not supported (expected {FORMAT_VERSION})",
+                             code="unsupported_version", value=version, field="format_version")  # fmt: skip
     if not isinstance(document.get("family"), str):
-        raise TokenizerError(f'{path}: field "family" is missing or not a string')
+        raise TokenizerError(f'{path}: field "family" is missing or not a string', code="bad_tokenizer_file",
+                             value=document.get("family"), field="family")  # fmt: skip
     return document

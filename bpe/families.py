@@ -1,8 +1,8 @@
 """The family registry: one line per trainable family, name -> ``"module:Class"``.
 
-A family's facts are declared on its class (``bpe.base.FAMILY_FACTS``), read through
-``family_class(kind)``.  Classes are imported lazily, so that e.g. ``tokbench encode`` with a
-char-bpe file never imports sentencepiece or tiktoken.
+A family is one module: its class declares its options model and its facts (``bpe.base.FamilyFacts``),
+read through ``family_class(kind)``.  Nothing else lists the families.  Classes are imported lazily, so
+that e.g. ``tokbench encode`` with a char-bpe file never imports sentencepiece or tiktoken.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ FAMILIES: dict[str, str] = {
     "spm-unigram": "bpe.models.spm:SentencePieceUnigramTokenizer",
     "morfessor": "bpe.models.morfessor:MorfessorTokenizer",
     "bpe-knockout": "bpe.models.knockout:KnockoutTokenizer",
+    "wordpiece": "bpe.models.wordpiece:WordPieceTokenizer",
 }
 
 
@@ -33,7 +34,8 @@ def _resolve(target: str) -> type[TrainableTokenizer]:
 def family_class(kind: str) -> type[TrainableTokenizer]:
     """The class of a trainable family, or a clear error naming the choices."""
     if kind not in FAMILIES:
-        raise TokenizerError(f"unknown tokenizer kind {kind!r}; choose one of: {', '.join(FAMILIES)}")
+        raise TokenizerError(f"unknown tokenizer kind {kind!r}; choose one of: {', '.join(FAMILIES)}",
+                             code="unknown_family", value=kind)  # fmt: skip
     return _resolve(FAMILIES[kind])
 
 
@@ -42,5 +44,6 @@ def tokenizer_from_document(document: Any, path: str | os.PathLike[str]) -> Trai
     document = check_tokenizer_document(document, path)
     family = document["family"]
     if family not in FAMILIES:
-        raise TokenizerError(f"{path}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
+        raise TokenizerError(f"{path}: unknown family {family!r} (known: {', '.join(FAMILIES)})",
+                             code="unknown_family", value=family, field="family")  # fmt: skip
     return _resolve(FAMILIES[family]).from_dict(document)

@@ -17,7 +17,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import AfterValidator, Field, Strict, TypeAdapter, ValidationError, model_validator
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from typing_extensions import Self
 
@@ -27,12 +27,9 @@ from bpe.pipeline.normalizers import NORMALIZERS
 from bpe.pipeline.pretokenizers import PRETOKENIZERS
 from bpe.validation import (
     NonNegativeInt,
-    NonNegativeNumber,
     PositiveInt,
-    PositiveNumber,
     Problem,
     Table,
-    expecting,
     first_problem,
     in_interval,
     table_rule,
@@ -43,9 +40,6 @@ T = TypeVar("T")
 
 _TYPE_NAMES = {int: "an integer", str: "a string", list: "a list", dict: "an object", bool: "true or false"}
 
-#: sentencepiece's own default: characters covering 99.95% of the text get a piece; the rarest
-#: 0.05% are spelled with byte-fallback pieces.
-DEFAULT_CHARACTER_COVERAGE = 0.9995
 #: earlier names of encode modes, still accepted (saved files, configs) and read as the current name
 ENCODE_MODE_ALIASES = {"greedy": "longest-prefix"}
 
@@ -71,7 +65,7 @@ MinFrequency = Annotated[
     PositiveInt,
     Field(
         description="minimum count: of a word (word, morfessor), a character (char), a pair to merge (char-bpe, "
-        "byte-bpe)"
+        "byte-bpe, wordpiece)"
     ),
 ]
 EndOfWord = Annotated[
@@ -81,13 +75,9 @@ EndOfWord = Annotated[
 LimitAlphabet = Annotated[
     PositiveInt | None, Field(description="keep only the N most frequent characters as base symbols (unset: all)")
 ]
-CharacterCoverage = Annotated[
-    in_interval(0, 1, closed_high=True),
-    Field(description="share of the text whose characters get a piece; the rest use byte-fallback pieces"),
-]
 
 
-def _encode_mode(native: str, *aliases: str) -> Any:
+def encode_mode_option(native: str, *aliases: str) -> Any:
     """The inference methods of a family whose own encoding is ``native`` (``bpe.models.inference``);
     ``aliases`` are earlier names, read as the current one."""
     return Annotated[
@@ -101,7 +91,7 @@ def _encode_mode(native: str, *aliases: str) -> Any:
     ]
 
 
-MergesEncodeMode = _encode_mode("merges", *ENCODE_MODE_ALIASES)
+MergesEncodeMode = encode_mode_option("merges", *ENCODE_MODE_ALIASES)
 TieBreak = Annotated[
     Literal[TIE_BREAKS],  # type: ignore[valid-type]
     Field(
@@ -120,25 +110,6 @@ SamplingSeed = Annotated[
 ]
 
 
-def _check_nbest(nbest: int) -> int:
-    if nbest != -1 and nbest < 2:
-        raise ValueError("nbest must be -1 or >= 2")  # rephrased by `expecting`
-    return nbest
-
-
-NBest = Annotated[
-    Annotated[int, Strict(), AfterValidator(_check_nbest), expecting("-1 (every segmentation) or an integer >= 2")]
-    | None,
-    Field(description="spm-unigram sampling: sample among the N best segmentations (-1: all; unset: -1)"),
-    ENCODE_TIME,
-]
-Alpha = Annotated[
-    NonNegativeNumber | None,
-    Field(description="spm-unigram sampling: sample segmentations with probability ∝ P^alpha (unset: off)"),
-    ENCODE_TIME,
-]
-
-
 class FamilyOptions(Table):
     """A family's options.  The fields, in order, are what a saved tokenizer's ``config`` holds
     (sentencepiece families: besides their training record)."""
@@ -148,14 +119,19 @@ class FamilyOptions(Table):
     max_vocab_size: ClassVar[int] = 2**31 - 1
 
     @classmethod
-    def parse(cls, family: str, options: Mapping[str, Any]) -> Self:
+    def parse(cls, family: str, options: Mapping[str, Any] | Self) -> Self:
         """Options passed to ``family``'s ``train`` or constructor.  A value of None counts as not
-        given, so a caller may pass every option of every family with None for "default"."""
+        given, so a caller may pass every option of every family with None for "default".  Options
+        already parsed (an instance of this model, as a config or the CLI hands them on) are taken as
+        they are: they are validated once, where they enter."""
+        if type(options) is cls:
+            return options
         given = {name: value for name, value in options.items() if value is not None}
         unknown = sorted(set(given) - set(cls.model_fields))
         if unknown:
             takes = ", ".join(cls.model_fields) or "none"
-            raise TokenizerError(f"{family} does not take option(s): {', '.join(unknown)} (it takes: {takes})")
+            raise TokenizerError(f"{family} does not take option(s): {', '.join(unknown)} (it takes: {takes})",
+                                 code="unknown_option", value=unknown[0])  # fmt: skip
         return validate(cls, given, _option_error)
 
     @classmethod
@@ -188,7 +164,8 @@ class FamilyOptions(Table):
         refused = sorted(set(given) - set(names))
         if refused:
             takes = ", ".join(names) or "none"
-            raise TokenizerError(f"{family} does not take encode option(s): {', '.join(refused)} (it takes: {takes})")
+            raise TokenizerError(f"{family} does not take encode option(s): {', '.join(refused)} (it takes: {takes})",
+                                 code="not_encode_option", value=refused[0])  # fmt: skip
         return self.replaced(family, **given)
 
     @property
@@ -207,14 +184,16 @@ class SamplingOptions(FamilyOptions):
     def _sampling_with_the_native_mode(self) -> Self:
         sampling, mode = self.sampling_option(), getattr(self, "encode_mode")  # noqa: B009 (declared by subclasses)
         if sampling and mode != self.native_mode:
-            raise table_rule(f"{sampling} applies to encode_mode {self.native_mode!r} only, not {mode!r}")
+            raise table_rule(
+                f"{sampling} applies to encode_mode {self.native_mode!r} only, not {mode!r}", value=sampling
+            )
         return self
 
     @model_validator(mode="after")
     def _tie_break_with_fewest_tokens(self) -> Self:
         tie_break, mode = getattr(self, "tie_break"), getattr(self, "encode_mode")  # noqa: B009 (declared by subclasses)
         if tie_break != TIE_BREAKS[0] and mode != "fewest-tokens":
-            raise table_rule(f"tie_break applies to encode_mode 'fewest-tokens' only, not {mode!r}")
+            raise table_rule(f"tie_break applies to encode_mode 'fewest-tokens' only, not {mode!r}", value="tie_break")
         return self
 
     def sampling_option(self) -> str | None:
@@ -229,120 +208,6 @@ class SamplingOptions(FamilyOptions):
     @property
     def samples(self) -> bool:
         return self.sampling_option() is not None
-
-
-class WordOptions(FamilyOptions):
-    pretokenizer: PreTokenizerName = "unicode"
-    normalizer: NormalizerName = "none"
-    min_frequency: MinFrequency = 1
-
-
-class CharOptions(FamilyOptions):
-    normalizer: NormalizerName = "none"
-    min_frequency: MinFrequency = 1
-
-
-class CharBPEOptions(SamplingOptions):
-    native_mode = "merges"
-
-    pretokenizer: PreTokenizerName = "unicode"
-    normalizer: NormalizerName = "none"
-    end_of_word: EndOfWord = "separate"
-    min_frequency: MinFrequency = 2  # subword-nmt's default: a pair seen once is not merged
-    limit_alphabet: LimitAlphabet = None
-    encode_mode: MergesEncodeMode = "merges"
-    tie_break: TieBreak = "longest-first"
-    dropout: Dropout = 0.0
-    seed: SamplingSeed = 0
-
-
-class ByteBPEOptions(SamplingOptions):
-    native_mode = "merges"
-
-    pretokenizer: PreTokenizerName = "gpt2"
-    normalizer: NormalizerName = "none"
-    min_frequency: MinFrequency = 2
-    encode_mode: MergesEncodeMode = "merges"
-    tie_break: TieBreak = "longest-first"
-    dropout: Dropout = 0.0
-    seed: SamplingSeed = 0
-
-
-class SentencePieceBPEOptions(SamplingOptions):
-    native_mode = "merges"
-
-    character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
-    encode_mode: _encode_mode("merges") = "merges"  # type: ignore[valid-type]
-    tie_break: TieBreak = "longest-first"
-    dropout: Dropout = 0.0
-    seed: SamplingSeed = 0
-
-
-class SentencePieceUnigramOptions(SamplingOptions):
-    native_mode = "likelihood"
-
-    character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
-    encode_mode: _encode_mode("likelihood") = "likelihood"  # type: ignore[valid-type]
-    tie_break: TieBreak = "longest-first"
-    alpha: Alpha = None
-    nbest: NBest = None
-    seed: SamplingSeed = 0
-
-    @model_validator(mode="after")
-    def _nbest_with_alpha(self) -> Self:
-        if self.nbest is not None and self.alpha is None:
-            raise table_rule("nbest only applies to sampling: give alpha too")
-        return self
-
-
-class MorfessorOptions(FamilyOptions):
-    pretokenizer: PreTokenizerName = "unicode"
-    normalizer: NormalizerName = "none"
-    dampening: Annotated[
-        Literal["ones", "log", "none"],
-        Field(description="Morfessor's word counts: each distinct word once, log-dampened, or as counted"),
-    ] = "ones"
-    corpus_weight: Annotated[
-        PositiveNumber | None, Field(description="Morfessor's corpus weight alpha (unset: Morfessor's 1.0)")
-    ] = None
-    max_epochs: Annotated[
-        PositiveInt | None, Field(description="Morfessor's training epochs at most (unset: until converged)")
-    ] = None
-    min_frequency: MinFrequency = 1
-    seed: Annotated[NonNegativeInt, Field(description="seed of Morfessor's word shuffling while training")] = 0
-
-
-class KnockoutOptions(FamilyOptions):
-    """bpe-knockout's own options, then the training options of its base BPE family (unset: the
-    base's default).  The gold references are training data, passed to ``train`` beside the text."""
-
-    base: Annotated[Literal["char-bpe", "byte-bpe"], Field(description="bpe-knockout: the BPE family to prune")] = (
-        "char-bpe"
-    )
-    threshold: Annotated[
-        in_interval(0, 1, closed_high=True),
-        Field(description="bpe-knockout: a merge is removed when this share of its applications cross a boundary"),
-    ] = 0.5
-    pretokenizer: Annotated[
-        PreTokenizerName | None, Field(description="the base's pre-tokenizer (unset: the base's default)")
-    ] = None
-    end_of_word: Annotated[
-        EndOfWord | None, Field(description="the end-of-word marker of a char-bpe base (unset: char-bpe's default)")
-    ] = None
-    min_frequency: MinFrequency = 2
-    limit_alphabet: LimitAlphabet = None
-
-    @model_validator(mode="after")
-    def _char_bpe_options_need_char_bpe(self) -> Self:
-        given = [name for name in ("end_of_word", "limit_alphabet") if getattr(self, name) is not None]
-        if given and self.base != "char-bpe":
-            raise table_rule(f"{given[0]} applies to base 'char-bpe' only, not {self.base!r}")
-        return self
-
-    def base_options(self) -> dict[str, Any]:
-        """The training options of the base family that are set."""
-        own = {"base", "threshold"}
-        return {name: value for name, value in self.model_dump(exclude=own).items() if value is not None}
 
 
 class DeclaredOptions:
@@ -392,31 +257,39 @@ def checked_vocab_size(value: Any, options: type[FamilyOptions] = FamilyOptions)
     try:
         size = _VOCAB_SIZE.validate_python(value)
     except ValidationError as error:
-        raise TokenizerError(f"vocab_size {first_problem(error).message}") from None
+        problem = first_problem(error)
+        message = f"vocab_size {problem.message}"
+        raise TokenizerError(message, code=problem.kind, value=value, field="vocab_size") from None
     if size > options.max_vocab_size:
-        raise TokenizerError(f"vocab_size must be at most {options.max_vocab_size} (token ids are 32-bit), got {size}")
+        raise TokenizerError(f"vocab_size must be at most {options.max_vocab_size} (token ids are 32-bit), got {size}",
+                             code="vocab_above_max", value=size, field="vocab_size")  # fmt: skip
     return size
 
 
 def _option_error(problem: Problem) -> TokenizerError:
-    return TokenizerError(f"{problem.path} {problem.message}" if problem.key else problem.message)
+    return TokenizerError(f"{problem.path} {problem.message}" if problem.key else problem.message,
+                          code=problem.kind, value=problem.value, field=problem.path)  # fmt: skip
 
 
 def _saved_error(problem: Problem) -> TokenizerError:
     field = f"config.{problem.path}".rstrip(".")
-    return TokenizerError(f'tokenizer file: field "{field}"{" " if problem.key else ": "}{problem.message}')
+    return TokenizerError(f'tokenizer file: field "{field}"{" " if problem.key else ": "}{problem.message}',
+                          code=problem.kind, value=problem.value, field=field)  # fmt: skip
 
 
 def special_tokens_with(extra: Iterable[str]) -> tuple[str, ...]:
     """The default specials (``<pad> <unk> <s> </s>`` at ids 0..3) followed by ``extra``."""
     if isinstance(extra, str):
-        raise TokenizerError(f"special_tokens must be a list of strings, not the single string {extra!r}")
+        raise TokenizerError(f"special_tokens must be a list of strings, not the single string {extra!r}",
+                             code="bad_special_token", value=extra)  # fmt: skip
     specials = [*DEFAULT_SPECIAL_TOKENS]
     for token in extra:
         if not isinstance(token, str) or not token:
-            raise TokenizerError(f"special token {token!r} must be a non-empty string")
+            raise TokenizerError(f"special token {token!r} must be a non-empty string", code="bad_special_token",
+                                 value=token)  # fmt: skip
         if token in specials:
-            raise TokenizerError(f"special token {token!r} is given twice (the defaults are {DEFAULT_SPECIAL_TOKENS})")
+            raise TokenizerError(f"special token {token!r} is given twice (the defaults are {DEFAULT_SPECIAL_TOKENS})",
+                                 code="duplicate_special_token", value=token)  # fmt: skip
         specials.append(token)
     return tuple(specials)
 
@@ -428,10 +301,11 @@ def body_field(body: Mapping[str, Any], name: str, expected: type[T], where: str
     """``body[name]`` if present and of type ``expected``; otherwise an error naming the field."""
     label = f"{where}.{name}" if where else name
     if name not in body:
-        raise TokenizerError(f'tokenizer file: field "{label}" is missing')
+        raise TokenizerError(f'tokenizer file: field "{label}" is missing', code="missing_key", value=name, field=label)
     value = body[name]
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-        raise TokenizerError(f'tokenizer file: field "{label}" must be {_TYPE_NAMES.get(expected, expected.__name__)}')
+        raise TokenizerError(f'tokenizer file: field "{label}" must be {_TYPE_NAMES.get(expected, expected.__name__)}',
+                             code="wrong_type", value=value, field=label)  # fmt: skip
     return value
 
 
@@ -439,21 +313,26 @@ def string_list(body: Mapping[str, Any], name: str) -> list[str]:
     values = body_field(body, name, list)
     for index, value in enumerate(values):
         if not isinstance(value, str):
-            raise TokenizerError(f'tokenizer file: field "{name}[{index}]" must be a string, got {value!r}')
+            raise TokenizerError(f'tokenizer file: field "{name}[{index}]" must be a string, got {value!r}',
+                                 code="wrong_type", value=value, field=f"{name}[{index}]")  # fmt: skip
     return values
 
 
 def read_common_body(body: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], list[str]]:
     """The ``config``, ``specials`` and ``vocab`` fields every family saves, checked for consistency."""
     if not isinstance(body, Mapping):
-        raise TokenizerError("tokenizer file: the body must be a JSON object")
+        raise TokenizerError("tokenizer file: the body must be a JSON object", code="wrong_type", value=body)
     config = body_field(body, "config", dict)
     specials = tuple(string_list(body, "specials"))
     if specials[: len(DEFAULT_SPECIAL_TOKENS)] != DEFAULT_SPECIAL_TOKENS or len(set(specials)) != len(specials):
         raise TokenizerError(
-            f'tokenizer file: field "specials" must start with {list(DEFAULT_SPECIAL_TOKENS)} and hold no duplicates'
+            f'tokenizer file: field "specials" must start with {list(DEFAULT_SPECIAL_TOKENS)} and hold no duplicates',
+            code="bad_tokenizer_file",
+            value=list(specials),
+            field="specials",
         )
     vocab = string_list(body, "vocab")
     if tuple(vocab[: len(specials)]) != specials:
-        raise TokenizerError('tokenizer file: field "vocab" must start with the special tokens listed in "specials"')
+        raise TokenizerError('tokenizer file: field "vocab" must start with the special tokens listed in "specials"',
+                             code="bad_tokenizer_file", field="vocab")  # fmt: skip
     return config, specials, vocab

@@ -8,7 +8,8 @@ raise its own one-line error (``TokenizerError``, ``CorpusError``, ``BenchmarkEr
 
 Field messages start with "must" and end with the value given (``must be a string, got 3``); the
 caller puts the key in front.  Table messages (a missing or unknown key, a rule joining several
-keys) are whole sentences about the table.
+keys) are whole sentences about the table.  Each problem also has a ``kind`` (one of ``PROBLEM_KINDS``:
+the error code the caller's error carries, docs/errors.md) and the offending ``value``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, WrapValidator, model_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
+
+from bpe.errors import CodedError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,6 +38,19 @@ _TYPE_NAMES = {
     "model_attributes_type": "a table",
 }
 _BOUNDS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+#: pydantic error type -> the kind of problem (the error code; an unlisted type is "invalid")
+_KINDS = {
+    "missing": "missing_key",
+    "extra_forbidden": "unknown_key",
+    "unknown_key": "unknown_key",
+    "table_rule": "table_rule",
+    "literal_error": "not_allowed",
+    "too_short": "too_short",
+    **{kind: "wrong_type" for kind in _TYPE_NAMES},
+    **{kind: "out_of_range" for kind in _BOUNDS},
+}
+#: every kind a Problem can have: the codes of the errors raised from a validation problem
+PROBLEM_KINDS = frozenset({*_KINDS.values(), "invalid"})
 
 
 class Table(BaseModel):
@@ -52,7 +68,7 @@ class Table(BaseModel):
             unknown = [key for key in data if key not in cls.model_fields]
             if unknown:
                 allowed = ", ".join(cls.model_fields)
-                raise _error("unknown_key", f"unknown key {unknown[0]!r}; allowed keys: {allowed}")
+                raise _error("unknown_key", f"unknown key {unknown[0]!r}; allowed keys: {allowed}", value=unknown[0])
         return data
 
 
@@ -62,8 +78,9 @@ def expecting(description: str) -> WrapValidator:
     def validate(value: Any, handler: Callable[[Any], Any]) -> Any:
         try:
             return handler(value)
-        except ValidationError:
-            raise _error("expected", description) from None
+        except ValidationError as error:
+            # the kind of the wrapped failure (wrong type, out of range) stays the problem's kind
+            raise _error("expected", description, cause=error.errors()[0]["type"]) from None
 
     return WrapValidator(validate)
 
@@ -99,11 +116,15 @@ class Problem:
 
     ``table`` is the path to the table it concerns (``()``: the document itself), ``key`` the key
     inside it followed by list positions (``("vocab_sizes", 1)``; ``()``: the table as a whole),
-    ``message`` what is wrong: after the key for a key, a sentence of its own for a table."""
+    ``message`` what is wrong: after the key for a key, a sentence of its own for a table.  ``kind``
+    (one of ``PROBLEM_KINDS``) names the kind of problem, ``value`` the offending value: the value
+    given, the key's name for a missing or unknown key, what a rule joining several keys refuses."""
 
     table: tuple[str | int, ...]
     key: tuple[str | int, ...]
     message: str
+    kind: str = "invalid"
+    value: Any = None
 
     @property
     def path(self) -> str:
@@ -119,16 +140,20 @@ def first_problem(error: ValidationError) -> Problem:
 def _describe(detail: ErrorDetails) -> Problem:
     """One pydantic error detail in plain words."""
     loc, kind, value, context = tuple(detail["loc"]), detail["type"], detail["input"], detail.get("ctx", {})
+    code = _KINDS.get(context.get("cause", kind), "invalid")
+    if kind == "value_error" and isinstance(context.get("error"), CodedError):
+        # a field validator that parses with a package's own checks (a family's options): its code and value
+        code, value = context["error"].code, context["error"].value
     if kind == "missing":
-        return Problem(loc[:-1], (), f"missing required key {loc[-1]!r}")
+        return Problem(loc[:-1], (), f"missing required key {loc[-1]!r}", code, loc[-1])
     if kind == "extra_forbidden":  # only for a model that is not a Table
-        return Problem(loc[:-1], (), f"unknown key {loc[-1]!r}")
+        return Problem(loc[:-1], (), f"unknown key {loc[-1]!r}", code, loc[-1])
     if kind in ("unknown_key", "table_rule"):
-        return Problem(loc, (), context["message"])
+        return Problem(loc, (), context["message"], code, context.get("value"))
     # a key's value: the key is the last name in the location, list positions may follow it
     names = [index for index, part in enumerate(loc) if isinstance(part, str)]
     split = names[-1] if names else len(loc)
-    return Problem(loc[:split], loc[split:], _value_message(kind, value, context, detail["msg"]))
+    return Problem(loc[:split], loc[split:], _value_message(kind, value, context, detail["msg"]), code, value)
 
 
 def _value_message(kind: str, value: Any, context: dict[str, Any], fallback: str) -> str:
@@ -150,14 +175,15 @@ def _value_message(kind: str, value: Any, context: dict[str, Any], fallback: str
     return f"{fallback}, got {value!r}"
 
 
-def table_rule(message: str) -> PydanticCustomError:
-    """The error a table's own validator raises for a rule joining several keys (``message``: a sentence)."""
-    return _error("table_rule", message)
+def table_rule(message: str, value: Any = None) -> PydanticCustomError:
+    """The error a table's own validator raises for a rule joining several keys (``message``: a sentence;
+    ``value``: what the rule refuses, named in the message: the key or the value given)."""
+    return _error("table_rule", message, value=value)
 
 
-def _error(kind: str, message: str) -> PydanticCustomError:
+def _error(kind: str, message: str, **context: Any) -> PydanticCustomError:
     # the text travels in the context: pydantic would read braces in a template as placeholders
-    return PydanticCustomError(kind, "{message}", {"message": message})
+    return PydanticCustomError(kind, "{message}", {"message": message, **context})
 
 
 def validate(model: type[M], data: Any, fail: Callable[[Problem], Exception]) -> M:

@@ -42,7 +42,10 @@ def _hub_fingerprint(spec: CorpusSpec, plan: SourcePlan, hub: HubSource) -> str:
             raise
         raise CorpusError(
             f"{spec.id}: no data root given (--data-dir / TOKBENCH_DATA), so {plan.source.describe()} "
-            f"reads its hub alternative instead: {exc}"
+            f"reads its hub alternative instead: {exc}",
+            code=exc.code,
+            value=exc.value,
+            field=exc.field,
         ) from None
 
 

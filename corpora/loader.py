@@ -70,7 +70,7 @@ class Corpus:
     def documents(self, role: str) -> list[Document]:
         """Documents of ``role`` (train / test / eval) in reading order; [] if the corpus has none."""
         if role not in ROLES:
-            raise CorpusError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
+            raise CorpusError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}", code="unknown_role", value=role)
         return list(self._documents.get(role, []))
 
     def parallel_fingerprint(self) -> str:
@@ -166,10 +166,12 @@ def _check_reference_names(spec: CorpusSpec) -> None:
     for reference in spec.references:
         if reference.analyzer is not None and reference.analyzer not in SILVER:
             raise CorpusError(f"{spec.id}: [[references]] {reference.name!r}: unknown silver analyzer "
-                              f"{reference.analyzer!r}; choose one of: {', '.join(SILVER)}")  # fmt: skip
+                              f"{reference.analyzer!r}; choose one of: {', '.join(SILVER)}", code="unknown_analyzer",
+                              value=reference.analyzer)  # fmt: skip
         if reference.reader is not None and reference.reader not in READERS:
             raise CorpusError(f"{spec.id}: [[references]] {reference.name!r}: unknown morpheme reader "
-                              f"{reference.reader!r}; choose one of: {', '.join(READERS)}")  # fmt: skip
+                              f"{reference.reader!r}; choose one of: {', '.join(READERS)}", code="unknown_reader",
+                              value=reference.reader)  # fmt: skip
 
 
 def load_corpus(
@@ -197,7 +199,8 @@ def load_corpus(
 
     documents = read_documents(spec, plans, warn)
     if not any(documents.values()):
-        raise CorpusError(f"{spec.id}: the corpus is empty (no source produced a document)")
+        raise CorpusError(f"{spec.id}: the corpus is empty (no source produced a document)", code="empty_corpus",
+                          value=spec.id)  # fmt: skip
     leaks = find_leaks(documents)
     documents = _apply_leak_policy(spec, documents, leaks, warn)
     fingerprint = fingerprint_of(documents)
@@ -227,7 +230,8 @@ def _apply_leak_policy(
     if spec.on_leak == "fail":
         raise CorpusError(
             f"{found}; remove them from the training sources, or set on_leak = \"drop\" in the spec "
-            f"(drops the {len(dropped):,} training documents holding them) or on_leak = \"keep\""
+            f"(drops the {len(dropped):,} training documents holding them) or on_leak = \"keep\"",
+            code="leak",
         )
     warn(f"{found}; dropped the {len(dropped):,} training documents holding them (on_leak = \"drop\")")
     return dict(documents, train=[document for document in documents["train"] if document.id not in dropped])

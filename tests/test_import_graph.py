@@ -2,7 +2,8 @@
 layering ``bpe`` <- ``corpora`` <- ``benchmarks``: every import statement (top-level or inside a function, as
 Python's ``ast`` finds it) is an edge from the importing module to the module it names, and the
 graph must have no cycle.  ``from bpe import x`` is an edge to ``bpe.x`` when that is a module
-(the package's ``__init__`` is then already imported), else to ``bpe``."""
+(the package's ``__init__`` is then already imported), else to ``bpe``.  Inside ``benchmarks``, measurement
+(``benchmarks/measure/``) imports nothing of a run (``benchmarks/run/``)."""
 
 from __future__ import annotations
 
@@ -71,6 +72,36 @@ def test_no_import_runs_back_up_the_layers(package: str) -> None:
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
             found += [f"{path.relative_to(ROOT)} imports {name}" for name in names if name.split(".")[0] in upper]
     assert not found, found
+
+
+def imported_names(path: Path) -> list[str]:
+    """The modules every import statement of ``path`` names (top-level, inside a function or under
+    ``TYPE_CHECKING``, as ``ast`` finds them)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def test_measure_does_not_import_run() -> None:
+    """``benchmarks/measure/`` computes numbers about tokenizers and knows no run: the units, configs and the
+    pairing of units are ``benchmarks/run/``'s, which imports measure, never the other way."""
+    found = [f"{path.relative_to(ROOT)} imports {name}"
+             for path in sorted((ROOT / "benchmarks" / "measure").rglob("*.py"))
+             for name in imported_names(path)
+             if name == "benchmarks.run" or name.startswith("benchmarks.run.")]  # fmt: skip
+    assert not found, found
+
+
+def test_an_import_of_run_is_found(tmp_path: Path) -> None:
+    """The check itself: ``from benchmarks import run`` and an import under ``TYPE_CHECKING`` are both seen."""
+    module = tmp_path / "m.py"
+    module.write_text("from typing import TYPE_CHECKING\nfrom benchmarks import run\nif TYPE_CHECKING:\n"
+                      "    from benchmarks.run.units import Unit\n")  # fmt: skip
+    assert {"benchmarks.run", "benchmarks.run.units"} <= set(imported_names(module))
 
 
 def test_a_circle_is_found(tmp_path: Path) -> None:

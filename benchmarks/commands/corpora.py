@@ -241,7 +241,7 @@ def _new(args: argparse.Namespace) -> int:
     from benchmarks.commands.data import new_corpus_spec
     from benchmarks.data.fetch import default_data_dir
     from benchmarks.errors import BenchmarkError
-    from bpe.base import atomic_write_text
+    from bpe.atomic import atomic_write_text
     from corpora.sources import data_root
     from corpora.spec import read_spec_file
 

@@ -68,9 +68,10 @@ def handle_fetch(args: argparse.Namespace) -> int:
         if len(languages) > 1:
             raise BenchmarkError("--languages all means every language of Petrov et al.'s published table: give it "
                                  "alone")  # fmt: skip
-        from benchmarks.reproductions.petrov2023 import published_petrov2023
+        from benchmarks.reproductions import get_reproduction
+        from benchmarks.reproductions.engine import published
 
-        languages = sorted(published_petrov2023().names)
+        languages = sorted(published(get_reproduction("petrov2023")).languages)
     print(f"data root: {root}")
     result = run_fetch(root, only=args.only, languages=languages, treebanks=args.ud, progress=not args.quiet)
     return 1 if result.failed else 0
@@ -138,12 +139,14 @@ def data_root_or_fetch(data_dir: Path | None, fetch_flag: bool, needed_by: str) 
         return root
     if not fetch_requested(fetch_flag):
         raise BenchmarkError(f"{needed_by} needs a data root and none is given: fetch one with `tokbench data fetch` "
-                             "(or add --fetch), or pass --data-dir DIR / set TOKBENCH_DATA")  # fmt: skip
+                             "(or add --fetch), or pass --data-dir DIR / set TOKBENCH_DATA", code="needs_data_root",
+                             value=needed_by)  # fmt: skip
     print(f"data root: {cached}", file=sys.stderr)
     result = run_fetch(cached, progress=sys.stderr.isatty())
     if result.failed:
         raise BenchmarkError(f"`tokbench data fetch {cached}` failed for {len(result.failed)} files "
-                             f"({', '.join(result.failed)}); run it again to resume")  # fmt: skip
+                             f"({', '.join(result.failed)}); run it again to resume", code="fetch_failed",
+                             value=len(result.failed))  # fmt: skip
     return cached
 
 

@@ -19,7 +19,8 @@ from benchmarks.reproductions import (
     compact_codes,
     get_reproduction,
 )
-from bpe.base import atomic_write_text
+from benchmarks.reproductions.engine import needs, published_label, reproduce
+from bpe.atomic import atomic_write_text
 from corpora.sources import data_root as resolve_data_root
 
 CSV_COLUMNS = ("tokenizer", "language", "metric", "published", "reproduced", "difference")
@@ -36,10 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "reproduce",
         help="recompute a paper's published token counts exactly; exit 1 if any differs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="\n\n".join(
-            textwrap.fill(f"{name}: {module.CITATION}. {module.DEFINITION}", width=100)
-            for name, module in ((name, get_reproduction(name)) for name in REPRODUCTIONS)
-        )
+        description="\n\n".join(textwrap.fill(_described(name), width=100) for name in REPRODUCTIONS)
         + "\n\nTheir figures ship with tokbench (benchmarks/published/); relative paths are in the data root."
         "\nWrites OUT/reproduction.csv (tokenizer, language, metric, published, reproduced, difference).\n"
         "Exit status: 0 = every value with a published figure is identical, 1 = one differs, 2 = bad input "
@@ -66,6 +64,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle_reproduce)
 
 
+def _described(name: str) -> str:
+    """A table's citation and definition for ``--help``; an invalid reproduction file says so here (the help of
+    every command is built with it) and is a one-line error when the table is run."""
+    try:
+        table = get_reproduction(name)
+    except BenchmarkError as exc:
+        return f"{name}: unusable: {exc}"
+    return f"{name}: {table.citation}. {table.definition}"
+
+
 def requested_languages(values: list[str] | None) -> list[str] | None:
     """``--languages`` as a reproduction takes it: None (every FLORES file of the data root) for ``all``
     or no option, else the codes; ``all`` beside codes is a BenchmarkError."""
@@ -86,14 +94,14 @@ def handle_reproduce(args: argparse.Namespace) -> int:
         return 0
     if args.paper is None:
         raise BenchmarkError(f"name a table ({', '.join(REPRODUCTIONS)}) or give --list")
-    module = get_reproduction(args.paper)
+    table = get_reproduction(args.paper)
     root = data_root_or_fetch(args.data_dir, args.fetch, f"`tokbench reproduce {args.paper}`")
     out_dir = args.out if args.out is not None else Path(f"runs/reproduce-{args.paper}")
     if out_dir.exists() and not out_dir.is_dir():
         raise BenchmarkError(f"{out_dir}: exists and is not a directory (--out is a folder)")
     try:
         progress = not args.quiet and sys.stderr.isatty()  # a bar in a log file is noise
-        result = module.reproduce(root, languages, progress=progress)
+        result = reproduce(table, root, languages, progress=progress)
     except UnreproducibleLanguages as exc:  # one line per language, so each reason is readable
         for reason in exc.reasons:
             print(f"tokbench: error: {reason}", file=sys.stderr)
@@ -106,7 +114,8 @@ def handle_reproduce(args: argparse.Namespace) -> int:
     print(terminal_table(result))
     print(f"\n{unpublished_summary(result)}")
     compared, differing = len(result.compared), len(result.differing)
-    print(f"{compared - differing} of {compared} published values reproduced exactly -> {out}")
+    how = "exactly" if result.tolerance == 0 else f"within {result.tolerance:g}"
+    print(f"{compared - differing} of {compared} published values reproduced {how} -> {out}")
     return 1 if differing else 0
 
 
@@ -114,9 +123,9 @@ def listing(root: Path | None) -> str:
     """Every registered table: citation, published file, what it needs and what ``root`` holds."""
     lines = [f"data root: {root if root is not None else 'none given (--data-dir or $TOKBENCH_DATA)'}"]
     for name in REPRODUCTIONS:
-        module = get_reproduction(name)
-        lines += ["", f"{name}: {module.CITATION}", f"  published: benchmarks/published/{module.PUBLISHED}"]
-        lines += [f"  {line}" for line in module.needs(root)]
+        table = get_reproduction(name)
+        lines += ["", f"{name}: {table.citation}", f"  published: benchmarks/published/{published_label(table)}"]
+        lines += [f"  {line}" for line in needs(table, root)]
     return "\n".join(lines)
 
 
@@ -174,7 +183,7 @@ def _summary(result: Reproduction) -> list[list[str]]:
     cells = []
     for (tokenizer, metric), rows in groups.items():
         compared = [row for row in rows if row.published is not None]
-        identical = sum(row.difference == 0 for row in compared)
+        identical = sum(not result.differs(row) for row in compared)
         cells.append([tokenizer, metric, f"{len({row.language for row in rows}):,}", f"{len(compared):,}",
                       f"{identical:,}", f"{len(compared) - identical:,}"])  # fmt: skip
     return cells

@@ -21,7 +21,8 @@ from benchmarks.commands import check_jobs
 from benchmarks.commands.text_io import add_command, check_output_path, read_lines, stdin_or_file, write_lines, writing
 from benchmarks.commands.tokenizer_args import TOKENIZER_HELP, add_tokenizer_option, load_tokenizer, option_flag
 from benchmarks.errors import BenchmarkError
-from bpe.base import Tokenizer, TokenizerError, atomic_writer
+from bpe.atomic import atomic_writer
+from bpe.base import Tokenizer, TokenizerError
 from bpe.export.hf_export import EXPORTABLE, to_hf_json
 from bpe.options import options_by_name
 from bpe.render import render_pieces

@@ -160,7 +160,7 @@ def run_audit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from benchmarks.measure.audit import SCRIPTS, STATUSES, audit_vocabulary
-    from bpe.base import atomic_write_text
+    from bpe.atomic import atomic_write_text
 
     out = Path(args.csv) if args.csv else None
     if out is not None:

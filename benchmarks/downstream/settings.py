@@ -71,8 +71,8 @@ class Downstream(Table):
     @model_validator(mode="after")
     def _heads_divide_width(self) -> Downstream:
         if self.width % self.heads:
-            raise table_rule(f"heads = {self.heads} must divide width = {self.width}")
+            raise table_rule(f"heads = {self.heads} must divide width = {self.width}", value=self.heads)
         if self.min_context_tokens > self.max_context_tokens:
             raise table_rule(f"min_context_tokens = {self.min_context_tokens} is above max_context_tokens = "
-                             f"{self.max_context_tokens}")  # fmt: skip
+                             f"{self.max_context_tokens}", value=self.min_context_tokens)  # fmt: skip
         return self

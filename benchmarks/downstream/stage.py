@@ -74,7 +74,8 @@ def check_available() -> None:
     missing = [name for name in ("torch", "transformers") if _version(name) is None]
     if missing:
         raise BenchmarkError(f"[downstream] trains language models with {' and '.join(missing)}, which "
-                             f"{'is' if len(missing) == 1 else 'are'} not installed: {EXTRA}")  # fmt: skip
+                             f"{'is' if len(missing) == 1 else 'are'} not installed: {EXTRA}", code="missing_package",
+                             value=missing[0])  # fmt: skip
 
 
 def _version(package: str) -> str | None:
@@ -89,10 +90,11 @@ def check_corpora(corpora: dict[str, Corpus], settings: Downstream, source: str)
     for corpus_id, corpus in sorted(corpora.items()):
         if not corpus.documents("train"):
             raise BenchmarkError(f"{source}: [downstream]: corpus {corpus_id!r} has no training text to train a "
-                                 "language model on")  # fmt: skip
+                                 "language model on", code="no_training_documents", value=corpus_id)  # fmt: skip
         if not any(corpus.documents(role) for role in settings.eval_sets):
             raise BenchmarkError(f"{source}: [downstream]: corpus {corpus_id!r} has none of the scored roles "
-                                 f"({', '.join(settings.eval_sets)})")  # fmt: skip
+                                 f"({', '.join(settings.eval_sets)})", code="no_evaluation_documents",
+                                 value=corpus_id)  # fmt: skip
 
 
 def language_model_units(units: Sequence[Unit], sizes: Sequence[int]) -> list[Unit]:

@@ -47,23 +47,17 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import pandas as pd
 import regex
 
 from benchmarks.files import csv_quoting
 from bpe.base import Tokenizer
 from bpe.render import render_bytes
-
-if TYPE_CHECKING:
-    from benchmarks.run.config import ExperimentConfig
-    from benchmarks.run.units import Unit, UnitResult
 
 STATUSES = ("reachable", "unreachable", "partial", "special", "no-text", "unchecked")
 SCRIPTS = ("Latin", "Cyrillic", "Hangul", "CJK", "other")
@@ -158,7 +152,7 @@ def _check_for(tokenizer: Tokenizer) -> Check:
     """The family's way of encoding an entry's text alone (module docstring)."""
     from bpe.models.char_bpe import CharBPETokenizer
     from bpe.models.knockout import KnockoutTokenizer
-    from bpe.models.spm import SentencePieceBacked
+    from bpe.models.spm_encoding import SentencePieceBacked
     from bpe.pretrained.hf import HuggingFaceTokenizer
 
     def as_is(_: int, __: str, text: str) -> list[Sequence[int]]:
@@ -283,17 +277,6 @@ AUDIT_COLUMNS = ["corpus", "language", "tokenizer", "kind", "row_type", "vocab_s
 AUDIT_ENTRY_COLUMNS = ["corpus", "tokenizer", *ENTRY_COLUMNS]
 
 
-def run_audit_tables(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
-                     texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig,
-                     facts: Mapping[Unit, UnitAuditFacts] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``audit.csv`` and ``audit-entries.csv`` of a run (``audit_tables``), with every unit's ``audit_facts``
-    computed here, one tokenizer after the other, unless ``facts`` gives them (computed elsewhere, e.g. on
-    several processes: ``benchmarks.run.sidetables``)."""
-    if facts is None:
-        facts = audit_facts(results, tokenizer_of, texts_of, config)
-    return audit_tables(results, facts, texts_of, config)
-
-
 @dataclass(frozen=True)
 class AuditSummary:
     """What a run's audit tables use of a ``VocabularyAudit``: how many entries, by status and by script, and the
@@ -325,60 +308,3 @@ class UnitAuditFacts:
            texts: Sequence[str]) -> UnitAuditFacts:  # fmt: skip
         """The facts of one row: ``summary`` of its tokenizer's ``audit``, and the entries unused on ``texts``."""
         return cls(summary, unused_entries(audit, tokenizer, {language: list(texts)})[0] if texts else None)
-
-
-def audit_facts(results: Sequence[UnitResult], tokenizer_of: Callable[[Unit], Tokenizer],
-                texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig) -> dict[Unit, UnitAuditFacts]:
-    """The ``UnitAuditFacts`` of every row ``audit_tables`` lists; a tokenizer object shared by several rows
-    (a production row on every corpus) is audited once."""
-    from benchmarks.measure.evaluate import report_size_results
-
-    audits: dict[int, tuple[Tokenizer, VocabularyAudit, AuditSummary]] = {}  # by tokenizer: a production row once
-    facts = {}
-    for corpus in sorted({result.unit.corpus for result in results}):
-        texts = list(texts_of(corpus))
-        for result in report_size_results(results, corpus, config):
-            tokenizer = tokenizer_of(result.unit)
-            if id(tokenizer) not in audits:
-                audit = audit_vocabulary(tokenizer)
-                audits[id(tokenizer)] = (tokenizer, audit, AuditSummary.of(audit))
-            _, audit, summary = audits[id(tokenizer)]
-            facts[result.unit] = UnitAuditFacts.of(summary, audit, tokenizer, result.unit.language, texts)
-    return facts
-
-
-def audit_tables(results: Sequence[UnitResult], facts: Mapping[Unit, UnitAuditFacts],
-                 texts_of: Callable[[str], Sequence[str]], config: ExperimentConfig
-                 ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
-    """``audit.csv`` and ``audit-entries.csv`` of a run: for every tokenizer row of each corpus that
-    ``vocab_overlap`` pairs (``evaluate.report_size_results``: trained rows at the report vocabulary size,
-    every production row), its ``audit_vocabulary`` counts by status and by script (with each script's share
-    of the entries), and the entries it never used on the corpus's ``UNUSED_ROLE`` text (``unused_entries``;
-    ``unused_reachable``: those of them that are reachable); and one row per unreachable entry of those rows
-    (a production row's once, with corpus ``""``: its vocabulary is the same on every corpus).
-
-    ``facts`` gives each row's audit and unused entries (``audit_facts``), ``texts_of`` a corpus's test texts
-    (empty: no "never used" count).  Rows in corpus, then label order (``""`` first); entries in id order."""
-    from benchmarks.measure.evaluate import report_size_results
-
-    rows, unreachable, listed = [], [], set()
-    for corpus in sorted({result.unit.corpus for result in results}):
-        texts = list(texts_of(corpus))
-        for result in report_size_results(results, corpus, config):
-            unit = result.unit
-            audit, never = facts[unit].audit, facts[unit].never
-            statuses, scripts, total = audit.statuses, audit.scripts, audit.entries
-            rows.append([corpus, unit.language, unit.tokenizer, unit.kind, unit.row_type, unit.vocab_size, total,
-                         *statuses.values(), *scripts.values(),
-                         *(count / total if total else math.nan for count in scripts.values()),
-                         UNUSED_ROLE, len(texts), math.nan if never is None else len(never.never_used),
-                         math.nan if never is None else never.by_status["reachable"]])  # fmt: skip
-            # a production row's entries once, for every corpus (corpus ""); a trained row's per corpus
-            where = "" if unit.row_type == "production" else corpus
-            if (where, unit.tokenizer) not in listed:
-                listed.add((where, unit.tokenizer))
-                unreachable += [[where, unit.tokenizer, *entry.row()] for entry in audit.unreachable]
-    frame = pd.DataFrame(rows, columns=AUDIT_COLUMNS).astype({"vocab_size": "Int64", "unused": "Int64",
-                                                              "unused_reachable": "Int64"})  # fmt: skip
-    unreachable.sort(key=lambda row: (row[0], row[1], row[2]))
-    return frame, pd.DataFrame(unreachable, columns=AUDIT_ENTRY_COLUMNS)

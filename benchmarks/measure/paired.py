@@ -73,13 +73,15 @@ def paired_test(
     ``n_permutations`` swap patterns (None: ``n_resamples``).
     """
     if n_permutations is not None and n_permutations < 1:
-        raise BenchmarkError(f"paired test n_permutations must be a positive integer, got {n_permutations}")
+        raise BenchmarkError(f"paired test n_permutations must be a positive integer, got {n_permutations}",
+                             code="out_of_range", value=n_permutations, field="n_permutations")  # fmt: skip
     _check_settings(confidence, n_resamples, method)
     num_a, den_a = _as_items("A numerators", a[0]), _as_items("A denominators", a[1])
     num_b, den_b = _as_items("B numerators", b[0]), _as_items("B denominators", b[1])
     lengths = {len(num_a), len(den_a), len(num_b), len(den_b)}
     if len(lengths) != 1:
-        raise BenchmarkError(f"paired test needs the same items for A and B, got lengths {sorted(lengths)}")
+        raise BenchmarkError(f"paired test needs the same items for A and B, got lengths {sorted(lengths)}",
+                             code="length_mismatch", value=tuple(sorted(lengths)))  # fmt: skip
     n = len(num_a)
     if den_a.sum() <= 0 or den_b.sum() <= 0:  # a metric value is undefined (NaN): so is the comparison
         undefined = _undefined("denominators sum to 0", confidence, method, n_resamples)
@@ -152,7 +154,8 @@ def paired_tests(
     intervals are taken as scipy takes them; BCa, fewer than 2 items, an undefined ratio and the exact
     enumeration of small item counts go through ``paired_test`` itself."""
     if n_permutations is not None and n_permutations < 1:
-        raise BenchmarkError(f"paired test n_permutations must be a positive integer, got {n_permutations}")
+        raise BenchmarkError(f"paired test n_permutations must be a positive integer, got {n_permutations}",
+                             code="out_of_range", value=n_permutations, field="n_permutations")  # fmt: skip
     _check_settings(confidence, n_resamples, method)
     draws = n_permutations or n_resamples
     results: list[PairedComparison | None] = [None] * len(comparisons)
@@ -224,10 +227,12 @@ def holm_adjust(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """
     p = np.asarray(p_values, dtype=np.float64)
     if p.ndim != 1:
-        raise BenchmarkError(f"holm_adjust: expected one p-value per test (1-D), got shape {p.shape}")
+        raise BenchmarkError(f"holm_adjust: expected one p-value per test (1-D), got shape {p.shape}",
+                             code="wrong_shape", value=p.shape)  # fmt: skip
     finite = np.isfinite(p)
     if np.any((p[finite] < 0) | (p[finite] > 1)):
-        raise BenchmarkError(f"holm_adjust: p-values must lie in [0, 1], got {p[finite].min()}..{p[finite].max()}")
+        raise BenchmarkError(f"holm_adjust: p-values must lie in [0, 1], got {p[finite].min()}..{p[finite].max()}",
+                             code="out_of_range", field="p")  # fmt: skip
     adjusted = np.full(len(p), math.nan)
     positions = np.flatnonzero(finite)
     m = len(positions)

@@ -66,9 +66,9 @@ class Needs(Enum):
 
 
 def capabilities_of(kind: str) -> frozenset[Capability]:
-    """The capabilities of a family (declared on its class, ``bpe.base.FAMILY_FACTS``); production
+    """The capabilities of a family (declared on its class, ``bpe.base.FamilyFacts``); production
     tokenizers have none."""
-    return bpe.family_class(kind).capabilities if kind in bpe.FAMILIES else frozenset()
+    return bpe.family_class(kind).facts.capabilities if kind in bpe.FAMILIES else frozenset()
 
 
 def boundary_baseline_of(kind: str) -> str | None:
@@ -77,7 +77,7 @@ def boundary_baseline_of(kind: str) -> str | None:
     there: a tokenizer that splits everywhere has recall 1 and MorphScore 1, one that never splits has
     precision 1 on the few words it does split at punctuation."""
     if kind in bpe.FAMILIES:
-        return bpe.family_class(kind).boundary_baseline
+        return bpe.family_class(kind).facts.boundary_baseline
     named = PRODUCTION.get(kind)
     return named.boundary_baseline if named is not None else None
 
@@ -126,11 +126,14 @@ def declare(groups: Mapping[str, str], metrics: Iterable[Metric]) -> dict[str, M
     registry: dict[str, Metric] = {}
     for metric in metrics:
         if metric.name in registry:
-            raise BenchmarkError(f"metric {metric.name!r} is declared twice")
+            raise BenchmarkError(f"metric {metric.name!r} is declared twice", code="duplicate_metric",
+                                 value=metric.name)  # fmt: skip
         if metric.group not in groups:
-            raise BenchmarkError(f"metric {metric.name!r}: unknown group {metric.group!r} (known: {', '.join(groups)})")
+            raise BenchmarkError(f"metric {metric.name!r}: unknown group {metric.group!r} (known: {', '.join(groups)})",
+                                 code="unknown_group", value=metric.group)  # fmt: skip
         if (metric.compute is None) != (metric.needs in (Needs.MEASUREMENT, Needs.LANGUAGE_MODEL)):
             raise BenchmarkError(f"metric {metric.name!r}: a function is required exactly when it is neither "
-                                 "measured nor taken from a language model")
+                                 "measured nor taken from a language model", code="bad_metric",
+                                 value=metric.name)  # fmt: skip
         registry[metric.name] = metric
     return registry

@@ -134,7 +134,7 @@ def segmentation_diff(texts: Iterable[str], tokenizer_a: Tokenizer, tokenizer_b:
     Each distinct word is encoded once per tokenizer.  No word at all is a ``BenchmarkError``."""
     counts = Counter(word for text in texts for word in text.split())
     if not counts:
-        raise BenchmarkError("segmentation diff: the texts hold no words (empty or whitespace only)")
+        raise BenchmarkError("segmentation diff: the texts hold no words (empty or whitespace only)", code="no_items")
     differing: list[WordDiff] = []
     for word, count in counts.items():
         encoding_a, encoding_b = tokenizer_a.encode_word(word), tokenizer_b.encode_word(word)

@@ -57,19 +57,23 @@ class Interval:
 def _as_items(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1:
-        raise BenchmarkError(f"{name}: expected one value per item (1-D), got shape {array.shape}")
+        raise BenchmarkError(f"{name}: expected one value per item (1-D), got shape {array.shape}",
+                             code="wrong_shape", value=name)  # fmt: skip
     if not np.all(np.isfinite(array)):
-        raise BenchmarkError(f"{name}: contains NaN or infinite values")
+        raise BenchmarkError(f"{name}: contains NaN or infinite values", code="not_finite", value=name)
     return array
 
 
 def _check_settings(confidence: float, n_resamples: int, method: str) -> None:
     if not 0 < confidence < 1:
-        raise BenchmarkError(f"bootstrap confidence must lie strictly between 0 and 1, got {confidence}")
+        raise BenchmarkError(f"bootstrap confidence must lie strictly between 0 and 1, got {confidence}",
+                             code="out_of_range", value=confidence, field="confidence")  # fmt: skip
     if n_resamples < 1:
-        raise BenchmarkError(f"bootstrap n_resamples must be a positive integer, got {n_resamples}")
+        raise BenchmarkError(f"bootstrap n_resamples must be a positive integer, got {n_resamples}",
+                             code="out_of_range", value=n_resamples, field="n_resamples")  # fmt: skip
     if method not in METHODS:
-        raise BenchmarkError(f"unknown bootstrap method {method!r} (choose one of: {', '.join(METHODS)})")
+        raise BenchmarkError(f"unknown bootstrap method {method!r} (choose one of: {', '.join(METHODS)})",
+                             code="unknown_method", value=method)  # fmt: skip
 
 
 def _undefined(reason: str, confidence: float, method: str, n_resamples: int) -> Interval:
@@ -125,7 +129,8 @@ def ratio_interval(
     _check_settings(confidence, n_resamples, method)
     num, den = _as_items("numerators", numerators), _as_items("denominators", denominators)
     if len(num) != len(den):
-        raise BenchmarkError(f"numerators and denominators differ in length ({len(num)} vs {len(den)})")
+        raise BenchmarkError(f"numerators and denominators differ in length ({len(num)} vs {len(den)})",
+                             code="length_mismatch", value=(len(num), len(den)))  # fmt: skip
     if den.sum() <= 0:  # the metric itself is undefined (NaN): so is its interval
         return _undefined("denominators sum to 0", confidence, method, n_resamples)
     point = float(num.sum() / den.sum())
@@ -335,7 +340,8 @@ def seed_item_interval(
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
     if num.ndim != 2 or num.shape != den.shape:
-        raise BenchmarkError(f"seed x item arrays expected, got shapes {num.shape} and {den.shape}")
+        raise BenchmarkError(f"seed x item arrays expected, got shapes {num.shape} and {den.shape}",
+                             code="wrong_shape", value=(num.shape, den.shape))  # fmt: skip
     seeds, n = num.shape
     if n < 2:
         return _undefined("fewer than 2 items", confidence, "percentile", n_resamples)

@@ -24,6 +24,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from benchmarks.perf.common import MATCHING_OPTIONS
 from benchmarks.perf.corpus import read_lines
 from bpe.base import DEFAULT_SPECIAL_TOKENS
 from bpe.models.char_bpe import END_OF_WORD
@@ -51,29 +52,45 @@ def _status_mb(field: str) -> float:
 def train_tokbench(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     import bpe
 
-    options = {"end_of_word": "attached"} if task["family"] == "char-bpe" else {}
-    tokenizer = bpe.train(task["family"], lines, task["vocab_size"], **options)
+    tokenizer = bpe.train(task["family"], lines, task["vocab_size"], **MATCHING_OPTIONS[task["family"]])
     if task.get("save"):
         tokenizer.save(task["save"])
     return {"vocab": tokenizer.vocab_size}
 
 
-def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
-    """HF BpeTrainer with tokbench's pre-tokenizer: GPT-2 ByteLevel regex for byte-bpe; the
-    ``unicode`` pattern as a Split plus an attached ``</w>`` for char-bpe; same specials and min_frequency."""
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
+def _hf_byte_level() -> tuple[Any, dict[str, Any]]:
+    """HF's BPE over GPT-2's ByteLevel pre-tokenizer and its 256-byte alphabet (byte-bpe's setup)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    return tokenizer, {"initial_alphabet": pre_tokenizers.ByteLevel.alphabet()}
+
+
+def _hf_characters_with_end_of_word() -> tuple[Any, dict[str, Any]]:
+    """HF's BPE over the ``unicode`` pattern as a Split, with ``</w>`` attached (char-bpe's setup)."""
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers
 
     from bpe.export.hf_export import oniguruma_pattern
     from bpe.pipeline.pretokenizers import UNICODE_PATTERN
 
-    if task["family"] == "byte-bpe":
-        tokenizer = Tokenizer(models.BPE())
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-        extra = {"initial_alphabet": pre_tokenizers.ByteLevel.alphabet()}
-    else:
-        tokenizer = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix=END_OF_WORD))
-        tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(oniguruma_pattern(UNICODE_PATTERN)), "isolated")
-        extra = {"end_of_word_suffix": END_OF_WORD}
+    tokenizer = Tokenizer(models.BPE(unk_token="<unk>", end_of_word_suffix=END_OF_WORD))
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(oniguruma_pattern(UNICODE_PATTERN)), "isolated")
+    return tokenizer, {"end_of_word_suffix": END_OF_WORD}
+
+
+#: each timed family's HF tokenizers setup: the untrained tokenizer and the trainer's extra arguments
+HF_SETUPS: dict[str, Callable[[], tuple[Any, dict[str, Any]]]] = {
+    "byte-bpe": _hf_byte_level,
+    "char-bpe": _hf_characters_with_end_of_word,
+}
+
+
+def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
+    """HF BpeTrainer with tokbench's pre-tokenizer (``HF_SETUPS``); same specials and min_frequency."""
+    from tokenizers import trainers
+
+    tokenizer, extra = HF_SETUPS[task["family"]]()
     trainer = trainers.BpeTrainer(
         vocab_size=task["vocab_size"],
         min_frequency=2,
@@ -86,37 +103,15 @@ def train_hf(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
 
 
 def _spm_train(lines: list[str], vocab_size: int, threads: int, log_level: int) -> bytes:
-    """sentencepiece BPE as tokbench's ``spm-bpe`` row trains it (its own whitespace pre-tokenization,
-    byte fallback, every sentence, identity normalization), on ``threads`` threads."""
-    import io
+    """sentencepiece BPE as tokbench's ``spm-bpe`` row trains it, with the library's own trainer arguments
+    (``bpe.models.spm_training``: its whitespace pre-tokenization, byte fallback, every sentence, identity
+    normalization), on ``threads`` threads."""
+    import bpe
+    from bpe.models.spm_training import run_trainer
 
-    import sentencepiece
-
-    model = io.BytesIO()
+    character_coverage = bpe.family_class("spm-bpe").options_model().character_coverage  # the row's default
     sentences = [line for line in lines if line.strip()]
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences),
-        model_writer=model,
-        model_type="bpe",
-        vocab_size=vocab_size,
-        byte_fallback=True,
-        pad_id=0,
-        unk_id=1,
-        bos_id=2,
-        eos_id=3,
-        pad_piece=DEFAULT_SPECIAL_TOKENS[0],
-        unk_piece=DEFAULT_SPECIAL_TOKENS[1],
-        bos_piece=DEFAULT_SPECIAL_TOKENS[2],
-        eos_piece=DEFAULT_SPECIAL_TOKENS[3],
-        normalization_rule_name="identity",
-        remove_extra_whitespaces=False,
-        input_sentence_size=0,
-        hard_vocab_limit=False,
-        num_threads=threads,
-        max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
-        minloglevel=log_level,
-    )
-    return model.getvalue()
+    return run_trainer("bpe", sentences, vocab_size, character_coverage, threads=threads, log_level=log_level)
 
 
 def train_spm(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
@@ -183,14 +178,14 @@ def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     import_module("bpe.kernels.count_kernel")  # numba and the cached machine code
     import_module("bpe.kernels.merge_kernel")
+    from bpe.families import family_class
     from bpe.kernels.merge_kernel import _spell, learn_merges_from_arrays
-    from bpe.models.byte_bpe import ByteBPETokenizer
-    from bpe.models.char_bpe import CharBPETokenizer, _alphabet
     from bpe.training.counts import count_pretokens
 
     timings: dict[str, Any] = {"import_s": time.perf_counter() - start}
-    family = task["family"]
-    pretokenizer = "gpt2" if family == "byte-bpe" else "unicode"
+    family = family_class(task["family"])
+    request = family.training_request(task["vocab_size"], options=MATCHING_OPTIONS[task["family"]])
+    pretokenizer = request.options.pretokenizer
     start = time.perf_counter()
     counts = count_pretokens(lines, pretokenizer)
     timings["count_s"] = time.perf_counter() - start
@@ -200,11 +195,7 @@ def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     timings["counts_equal"] = counts_digest(counts) == counts_digest(serial)
     del serial
     start = time.perf_counter()
-    if family == "byte-bpe":
-        untrained: Any = ByteBPETokenizer()
-    else:
-        alphabet = _alphabet(counts, "attached", None)
-        untrained = CharBPETokenizer(alphabet, end_of_word="attached")
+    untrained = family.untrained(counts, request)
     words = untrained._training_words(counts)
     units, offsets = _spell(untrained._merge_keys())
     timings["to_words_s"] = time.perf_counter() - start
@@ -220,10 +211,7 @@ def train_phases(lines: list[str], task: dict[str, Any]) -> dict[str, Any]:
     timings["kernel_s"] = time.perf_counter() - start
     start = time.perf_counter()
     merges = list(zip(lefts.tolist(), rights.tolist(), strict=True))
-    if family == "byte-bpe":
-        trained: Any = ByteBPETokenizer(merges)
-    else:
-        trained = CharBPETokenizer(alphabet, merges, end_of_word="attached")
+    trained = untrained.with_merges(merges)
     with tempfile.TemporaryDirectory() as folder:
         trained.save(Path(folder) / "tokenizer.json")
     timings["build_write_s"] = time.perf_counter() - start

@@ -17,7 +17,10 @@ from typing import Any
 from benchmarks.perf.corpus import SEEDS, write_diverse, write_real
 
 SUITES = ("train", "memory", "encode", "count", "sweep", "run", "growth")
-FAMILIES = ("byte-bpe", "char-bpe")
+#: the families timed against their peers, with the options that make tokbench learn what the peers learn
+#: (HF tokenizers and subword-nmt glue ``</w>`` to the last character: char-bpe's ``attached``)
+MATCHING_OPTIONS: dict[str, dict[str, str]] = {"byte-bpe": {}, "char-bpe": {"end_of_word": "attached"}}
+FAMILIES = tuple(MATCHING_OPTIONS)
 PEERS = ("hf", "spm", "tiktoken")
 RUN_CONFIGS = ("quick", "paper", "inference")
 #: the vocabulary size of the encoding, memory, counting and growth suites and of the headline targets

@@ -9,6 +9,7 @@ from typing import Any
 from benchmarks.perf.common import (
     GIGABYTE_TARGET_MB,
     HEADLINE_VOCAB,
+    MATCHING_OPTIONS,
     MEMORY_TARGET,
     NOT_RUN,
     TIME_TARGET,
@@ -183,7 +184,8 @@ def suite_memory(bench: Bench) -> None:
     per_family: dict[str, list[tuple[str, float | None, str]]] = {family: [] for family in options.families}
     for text in bench.texts(options.memory_mb):
         for family in options.families:
-            extra = ["--end-of-word", "attached"] if family == "char-bpe" else []
+            options = MATCHING_OPTIONS[family].items()
+            extra = [part for name, value in options for part in (f"--{name.replace('_', '-')}", value)]
             argv = [
                 sys.executable,
                 "-m",

@@ -70,7 +70,9 @@ def at_report_size(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
         first = cells[duplicated].iloc[0]
         raise BenchmarkError(
             f"results hold two {first['metric']} rows for {first['tokenizer']} on {first['corpus']} "
-            f"({first['eval_set']}) at one vocabulary size"
+            f"({first['eval_set']}) at one vocabulary size",
+            code="duplicate_rows",
+            value=first["tokenizer"],
         )
     return flag_cells(add_row_labels(cells), run)
 

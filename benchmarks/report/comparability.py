@@ -41,7 +41,8 @@ def morphscore_upstream_gap(rows: Sequence[BaselineRow], vocab_size: int, langua
             pair = scores[row.corpus][row.tokenizer]
             if row.metric in pair:
                 raise BenchmarkError(f"{row.corpus}: two {row.metric} rows of {row.tokenizer} at {vocab_size} "
-                                     "(two option sets); give a baseline with one row per tokenizer")  # fmt: skip
+                                     "(two option sets); give a baseline with one row per tokenizer",
+                                     code="duplicate_rows", value=row.tokenizer)  # fmt: skip
             pair[row.metric] = row.value
     parts = []
     for corpus in sorted(scores, key=lambda corpus: languages[corpus]):
@@ -76,7 +77,8 @@ def generated_text(baseline_path: Path) -> str:
 
     baseline = read_baseline(baseline_path)
     if not baseline.config:
-        raise BenchmarkError(f"{baseline_path}: names no config; its report size is needed")
+        raise BenchmarkError(f"{baseline_path}: names no config; its report size is needed", code="missing_key",
+                             value="config")  # fmt: skip
     config = load_config(baseline.config)
     languages = {}
     for corpus in {row.corpus for row in baseline.rows}:
@@ -89,7 +91,8 @@ def generated_text(baseline_path: Path) -> str:
 def replace_span(document: str, text: str) -> str:
     pattern = re.compile(rf"(<!-- {MARK} -->).*?(<!-- /{MARK} -->)", re.DOTALL)
     if not pattern.search(document):
-        raise BenchmarkError(f"no <!-- {MARK} --> ... <!-- /{MARK} --> span to replace")
+        raise BenchmarkError(f"no <!-- {MARK} --> ... <!-- /{MARK} --> span to replace", code="missing_marker",
+                             value=MARK)  # fmt: skip
     return pattern.sub(lambda match: match.group(1) + text + match.group(2), document, count=1)
 
 

@@ -85,9 +85,11 @@ def _sentence(value: ExplorerSentence | Mapping[str, Any]) -> ExplorerSentence:
     try:
         sentence = ExplorerSentence(**value)
     except TypeError as exc:
-        raise BenchmarkError(f"explorer: a sentence needs language, key, text (optional corpus): {exc}") from None
+        raise BenchmarkError(f"explorer: a sentence needs language, key, text (optional corpus): {exc}",
+                             code="missing_key", value=dict(value)) from None  # fmt: skip
     if not all(isinstance(getattr(sentence, name), str) for name in ("language", "key", "text")):
-        raise BenchmarkError(f"explorer: language, key and text of a sentence must be strings, got {value!r}")
+        raise BenchmarkError(f"explorer: language, key and text of a sentence must be strings, got {value!r}",
+                             code="wrong_type", value=dict(value))  # fmt: skip
     return sentence
 
 
@@ -117,17 +119,19 @@ def explorer_payload(
     chosen = [_sentence(sentence) for sentence in sentences]
     rows = list(tokenizers)
     if not chosen:
-        raise BenchmarkError("explorer: no sentences to show")
+        raise BenchmarkError("explorer: no sentences to show", code="no_items", value="sentences")
     if not rows:
-        raise BenchmarkError("explorer: no tokenizers to show")
+        raise BenchmarkError("explorer: no tokenizers to show", code="no_items", value="tokenizers")
     seen: set[tuple[str, str]] = set()
     for sentence in chosen:
         if (sentence.language, sentence.key) in seen:
-            raise BenchmarkError(f"explorer: sentence key {sentence.key!r} appears twice in {sentence.language}")
+            raise BenchmarkError(f"explorer: sentence key {sentence.key!r} appears twice in {sentence.language}",
+                                 code="duplicate_key", value=sentence.key)  # fmt: skip
         seen.add((sentence.language, sentence.key))
     labels = [label for label, _, _ in rows]
     if len(set(labels)) != len(labels):
-        raise BenchmarkError(f"explorer: tokenizer labels must be unique, got {labels}")
+        raise BenchmarkError(f"explorer: tokenizer labels must be unique, got {labels}", code="duplicate_label",
+                             value=next(label for label in labels if labels.count(label) > 1))  # fmt: skip
     out_sentences = []
     for sentence in chosen:
         corpus = sentence.corpus if sentence.corpus is not None else sentence.language
@@ -168,7 +172,8 @@ def _script_json(payload: dict[str, Any]) -> str:
 def explorer_html(payload: dict[str, Any]) -> str:
     """The explorer as an HTML fragment with its own style and script (module docstring)."""
     if payload.get("format") != FORMAT or payload.get("version") != VERSION:
-        raise BenchmarkError(f"explorer: not an explorer payload (expected format {FORMAT!r}, version {VERSION})")
+        raise BenchmarkError(f"explorer: not an explorer payload (expected format {FORMAT!r}, version {VERSION})",
+                             code="bad_payload")  # fmt: skip
     return (
         '<div class="tbx" data-tokbench-explorer>\n'
         f'<script type="application/json" class="tbx-data">{_script_json(payload)}</script>\n'

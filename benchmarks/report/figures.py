@@ -5,18 +5,19 @@ Each draw writes ``<stem>.png|.pdf|.svg`` into the plots folder it is given and 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from benchmarks.files import TRAIN_CHARS
 from benchmarks.measure.metrics import GROUPS, METRICS
-from benchmarks.measure.registry import Capability, capabilities_of
+from benchmarks.measure.registry import Capability, boundary_baseline_of, capabilities_of
 from benchmarks.report import findings, plots
 from benchmarks.report.cells import add_row_labels, at_report_size, flag_cells, tokenizer_order
 from benchmarks.report.findings import vocab_label
@@ -27,8 +28,8 @@ from benchmarks.report.tables import ENGLISH, eval_sets_in_order, reference_labe
 #: Goldman et al. 2024, "Unpacking Tokenization", relate it to downstream quality)
 TRAIN_CHARS_METRICS = ("bytes_per_token", "chars_per_token", "tokens_per_kchar")
 
-#: a plot: drawn from the run with the report's palette into a plots folder
-Draw = Callable[[Run, dict[str, Any], Path], "Plot | Skipped"]
+#: a plot: drawn from the run with the report's palette (``plots.tokenizer_palette``) into a plots folder
+Draw = Callable[[Run, dict[str, plots.Style], Path], "Plot | Skipped"]
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,48 @@ def excluded_sentence(cells: pd.DataFrame, run: Run) -> str | None:
     return f"Left out of these comparisons where marked in the tables: {findings.join_names(parts)}."
 
 
-def curve_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def mark_off_scale(cells: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` with ``off_scale``: True for a cell the tables mark ‡ (more ``<unk>`` than the report's
+    threshold) or § (a boundary baseline), and for every cell of a boundary baseline
+    (``registry.boundary_baseline_of``: word, char, bytes, chars), whose values sit at an extreme by
+    construction on every metric.  The plots draw such cells but let the others set the axes and colour
+    ranges, so a few extreme rows do not flatten the differences between the rest."""
+    reasons = cells["not_ranked"] if "not_ranked" in cells.columns else pd.Series("", index=cells.index)
+    baselines = {kind for kind in set(cells["kind"]) if boundary_baseline_of(kind) is not None}
+    return cells.assign(off_scale=reasons.isin(["unk", "baseline"]).to_numpy() | cells["kind"].isin(baselines))
+
+
+def off_scale_note(cells: pd.DataFrame, run: Run, colour: bool = False) -> str:
+    """The caption's words on the off-scale rows of ``cells`` (``mark_off_scale``): which they are, why, and
+    how they are drawn (``colour``: a heatmap's colour range, else the axes); "" without any, or when every
+    cell is off scale (then they set the axes themselves)."""
+    off = cells[cells["off_scale"]] if "off_scale" in cells.columns else cells.iloc[:0]
+    if off.empty or len(off) == len(cells):  # nothing else to set the axes: the plots let these set them
+        return ""
+    parts = []
+    for tokenizer, group in off.groupby("tokenizer", sort=True):
+        baseline = boundary_baseline_of(str(group["kind"].iloc[0]))
+        reasons = set(group["not_ranked"]) if "not_ranked" in group.columns else set()
+        why = [f"a baseline that {baseline}"] if baseline else ["§ a baseline"] if "baseline" in reasons else []
+        if "unk" in reasons:
+            why.append(f"‡ where more than {run.unk_threshold:.0%} of its tokens are <unk>")
+        parts.append(f"{tokenizer} ({'; '.join(why)})")
+    verb = "do" if len(parts) > 1 else "does"
+    how = ("the colour range (cells beyond it take the colour bar's end colour)" if colour
+           else "the axes (beyond them: on the border, with an arrow and the value)")  # fmt: skip
+    return f"; {findings.join_names(parts)} {verb} not set {how}"
+
+
+def curve_plot(metric: str, run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     info = METRICS[metric]
     caption = f"{info.label} against the vocabulary size reached, per language and evaluation set"
     frame = plot_frame(run.results, metric)
     if frame["vocab_size"].notna().sum() == 0:
         return Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
     cells = snapshot(run, metric)
-    plots.vocab_curves(frame, info, palette, out_dir / f"{metric}-vs-vocab", baselines=alphabet_kinds(frame))
+    drawn = mark_off_scale(flag_cells(frame, run))
+    plots.vocab_curves(drawn, info, palette, out_dir / f"{metric}-vs-vocab", baselines=alphabet_kinds(frame))
+    caption += off_scale_note(drawn, run)
     return Plot(f"{metric}-vs-vocab", caption, findings.pick(
         findings.best_count(cells, info, run.at),
         findings.vocab_trend(flag_cells(frame, run), info),
@@ -92,20 +127,22 @@ def alphabet_kinds(frame: pd.DataFrame) -> set[str]:
     return {label for label, kind in kinds.items() if Capability.CHARACTER_TOKENS in capabilities_of(kind)}
 
 
-def heatmap_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def heatmap_plot(metric: str, run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     info = METRICS[metric]
     caption = f"{info.label} at {run.at}: tokenizers × languages"
     cells = snapshot(run, metric)
     if cells.empty:
         return Skipped(caption, f"this run has no `{metric}` rows")
-    plots.heatmap(cells, info, tokenizer_order(cells), out_dir / f"{metric}-heatmap")
+    drawn = mark_off_scale(cells)
+    plots.heatmap(drawn, info, tokenizer_order(cells), out_dir / f"{metric}-heatmap")
+    caption += off_scale_note(drawn, run, colour=True)
     return Plot(f"{metric}-heatmap", caption, findings.pick(
         findings.extremes(cells, info, run.at), findings.language_gap(cells, info, run.at),
         excluded_sentence(cells, run),
     ))  # fmt: skip
 
 
-def morphology_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def morphology_plot(run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     info = METRICS["boundary_f1"]
     caption = f"boundary precision against recall at {run.at}, one panel per language and reference (F1 as contours)"
     rows = run.results[run.results["metric"].isin(["boundary_precision", "boundary_recall", "boundary_f1"])
@@ -128,7 +165,7 @@ def morphology_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | 
 MAX_BAR_LANGUAGES = 12
 
 
-def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def parity_plot(metric: str, run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     info = METRICS[metric]
     caption = f"{info.label} at {run.at}: shared published tokenizers (left), monolingual trained tokenizers (right)"
     cells = snapshot(run, metric)
@@ -136,21 +173,24 @@ def parity_plot(metric: str, run: Run, palette: dict[str, Any], out_dir: Path) -
     if cells.empty:
         return Skipped(caption, f"this run has no `{metric}` rows for a language other than English "
                                 "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
+    cells = mark_off_scale(cells)
     shared = cells[cells["vocab_size"].isna()]
     if cells["row"].nunique() > MAX_BAR_LANGUAGES:  # bars stop being readable: Petrov et al.'s sorted lines
         caption = (f"{info.label}: one row per language, sorted by the median premium over the shared published "
                    "tokenizers (highest at the top), one line per tokenizer")  # fmt: skip
         plots.premium_curves(shared, info, palette, out_dir / f"{metric}-by-language")
+        caption += off_scale_note(shared, run)
         return Plot(f"{metric}-by-language", caption, findings.pick(
             findings.extremes(shared, info, run.at), excluded_sentence(shared, run)))  # fmt: skip
     plots.parity_bars(cells, info, palette, out_dir / f"{metric}-bars")
+    caption += off_scale_note(cells, run)
     return Plot(f"{metric}-bars", caption, findings.pick(
         findings.best_count(shared, info, run.at), findings.extremes(shared, info, run.at),
         excluded_sentence(shared, run),
     ))  # fmt: skip
 
 
-def overlap_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def overlap_plot(run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     """The vocabulary overlap of every two tokenizer rows per language (the ``vocab_overlap`` rows)."""
     caption = f"vocabulary overlap (Jaccard of the vocabularies' byte strings) at {run.at}: tokenizers × tokenizers"
     if run.overlap is None or run.overlap.empty:
@@ -193,16 +233,18 @@ def bpb_points(run: Run) -> pd.DataFrame:
         rows = results[(results["metric"] == metric) & (results["eval_set"] == eval_set) & (results["reference"] == "")]
         joined = rows.merge(bpb[bpb["eval_set"] == eval_set][[*keys, "value", "ci_low", "ci_high"]], on=keys,
                             suffixes=("", "_bpb"))  # fmt: skip
-        frames.append(pd.DataFrame({
+        unk = (joined["unk_share"] > run.unk_threshold).to_numpy()
+        frames.append(mark_off_scale(pd.DataFrame({
             "metric": metric, "language": joined["language"], "tokenizer": joined["tokenizer"],
+            "kind": joined["kind"], "not_ranked": np.where(unk, "unk", ""),  # as the tables mark ‡
             "size": [vocab_label(int(size)) if pd.notna(size) else "published" for size in joined["vocab_size"]],
             "size_order": joined["vocab_size"].astype("float64").fillna(float("inf")),
             "x": joined["value"], "x_low": joined["ci_low"], "x_high": joined["ci_high"],
-            "y": joined["value_bpb"], "y_low": joined["ci_low_bpb"], "y_high": joined["ci_high_bpb"]}))  # fmt: skip
+            "y": joined["value_bpb"], "y_low": joined["ci_low_bpb"], "y_high": joined["ci_high_bpb"]})))  # fmt: skip
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def bpb_scatter_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def bpb_scatter_plot(run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     caption = ("bits per byte of the small language models against compression, Rényi efficiency and fertility, "
                "one panel per metric and language (error bars: CIs)")  # fmt: skip
     points = bpb_points(run)
@@ -210,6 +252,7 @@ def bpb_scatter_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot |
         return Skipped(caption, "this run has no language models (no [downstream] table)")
     plots.metric_scatter(points, {metric: METRICS[metric].label for metric in SCATTER_METRICS}, palette,
                          out_dir / "bpb-vs-metrics")  # fmt: skip
+    caption += off_scale_note(points, run)
     return Plot("bpb-vs-metrics", caption, findings.pick(*validity_sentences(run, SCATTER_METRICS)))
 
 
@@ -238,13 +281,14 @@ def group_plots(group: str) -> list[Draw]:
     return GROUP_PLOTS.get(group, [])
 
 
-def pareto_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skipped:
+def pareto_plot(run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     """Compression (bytes per token on the test text) against boundary F1 on each language's gold reference
     with the most words (the summary's choice), per language, with the Pareto front."""
     from benchmarks.report.summary import headlines
 
     caption = (f"bytes per token against boundary F1 on gold morphemes at {run.at}, one panel per language (error "
-               "bars: CIs; dashed: the Pareto front, the tokenizers no other beats on both)")  # fmt: skip
+               "bars: CIs; dashed: the Pareto front, the ranked tokenizers no other beats on both; hollow: not "
+               "ranked)")  # fmt: skip
     found = {headline.question: headline for headline in headlines(run)}
     if "gold morphemes" not in found or "compression" not in found:
         return Skipped(caption, "this run has no boundary F1 on a gold morpheme reference (or no compression rows)")
@@ -257,18 +301,26 @@ def pareto_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | Skip
             chosen_reference = {language: best.reference for language, best in headline.best.items()}
             rows = rows[[chosen_reference.get(language) == reference
                          for language, reference in zip(rows["language"], rows["reference"], strict=True)]]
-        chosen = at_report_size(rows, run)
-        cells[name] = findings.comparable(chosen)[[*keys, "language", "value", "ci_low", "ci_high"]]
-    joined = cells["bpt"].merge(cells["f1"], on=[*keys, "language"], suffixes=("_x", "_y"))
-    if joined.empty:
+        # every row but those on an unreliable reference: the rows not ranked are drawn, off scale
+        chosen = mark_off_scale(at_report_size(rows, run))
+        chosen = chosen[chosen["value"].map(math.isfinite) & (chosen["not_ranked"] != "unreliable")]
+        cells[name] = chosen[[*keys, "language", "kind", "value", "ci_low", "ci_high", "not_ranked", "off_scale"]]
+    joined = cells["bpt"].merge(cells["f1"], on=[*keys, "language", "kind"], suffixes=("_x", "_y"))
+    ranked = (joined["not_ranked_x"] == "") & (joined["not_ranked_y"] == "")
+    if not ranked.any():
         return Skipped(caption, "no tokenizer row has both a compression and a gold boundary F1 value")
-    points = pd.DataFrame({"language": joined["language"], "tokenizer": joined["tokenizer"],
+    points = pd.DataFrame({"language": joined["language"], "tokenizer": joined["tokenizer"], "kind": joined["kind"],
+                           "not_ranked": joined["not_ranked_x"].where(joined["not_ranked_x"] != "",
+                                                                     joined["not_ranked_y"]),
                            "x": joined["value_x"], "x_low": joined["ci_low_x"], "x_high": joined["ci_high_x"],
-                           "y": joined["value_y"], "y_low": joined["ci_low_y"], "y_high": joined["ci_high_y"]})
+                           "y": joined["value_y"], "y_low": joined["ci_low_y"], "y_high": joined["ci_high_y"],
+                           # hollow and setting no axis: not ranked on either, or a baseline
+                           "off_scale": ~ranked | joined["off_scale_x"] | joined["off_scale_y"]})  # fmt: skip
     plots.pareto_panels(points, METRICS["bytes_per_token"].label, METRICS["boundary_f1"].label, palette,
                         out_dir / "pareto-compression-boundary-f1")  # fmt: skip
+    caption += off_scale_note(points, run)
     fronts = [f"{language}: {', '.join(plots.pareto_front(group)['tokenizer'])}"
-              for language, group in points.groupby("language", sort=True)]  # fmt: skip
+              for language, group in points[~points["off_scale"]].groupby("language", sort=True)]  # fmt: skip
     return Plot("pareto-compression-boundary-f1", caption,
                 [f"On the Pareto front (no other tokenizer compresses more and aligns better at once): "
                  f"{'; '.join(fronts)}."])  # fmt: skip
@@ -306,7 +358,7 @@ def train_chars_cells(run: Run) -> tuple[str, pd.DataFrame] | None:
     return metric, cells
 
 
-def train_chars_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot | None:
+def train_chars_plot(run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | None:
     """The ``train_chars_cells`` as curves (None for a run without the axis)."""
     found = train_chars_cells(run)
     if found is None:
@@ -314,8 +366,9 @@ def train_chars_plot(run: Run, palette: dict[str, Any], out_dir: Path) -> Plot |
     metric, cells = found
     info = METRICS[metric]
     stem = f"{metric}-vs-train-chars"
+    cells = mark_off_scale(cells)
     plots.vocab_curves(cells, info, palette, out_dir / stem, x="train_chars", x_label="training characters")
-    return Plot(stem, f"{info.label} against training characters, at {run.at}", [])
+    return Plot(stem, f"{info.label} against training characters, at {run.at}{off_scale_note(cells, run)}", [])
 
 
 def draw_figures(run: Run, plots_dir: Path, jobs: int, meanwhile: Callable[[], None] = lambda: None
@@ -323,14 +376,15 @@ def draw_figures(run: Run, plots_dir: Path, jobs: int, meanwhile: Callable[[], N
     """Every plot of every group (in ``group_plots`` order) and the training-data plot, drawn into
     ``plots_dir``; the group plots on ``jobs`` worker processes when there are several, ``meanwhile`` called
     in this process while they draw.  Each plot's files do not depend on where it was drawn."""
-    palette = plots.tokenizer_palette(tokenizer_order(run.results))
+    row_types = dict(zip(run.results["tokenizer"], run.results["row_type"], strict=True))
+    palette = plots.tokenizer_palette(tokenizer_order(run.results), row_types)
     draws = [draw for group in GROUPS for draw in group_plots(group)]
     drawn = iter(_draw_all(draws, run, palette, plots_dir, jobs, meanwhile))
     figures = {group: [next(drawn) for _ in group_plots(group)] for group in GROUPS}
     return figures, train_chars_plot(run, palette, plots_dir)
 
 
-def _draw_all(draws: list[Draw], run: Run, palette: dict[str, Any], plots_dir: Path, jobs: int,
+def _draw_all(draws: list[Draw], run: Run, palette: dict[str, plots.Style], plots_dir: Path, jobs: int,
               meanwhile: Callable[[], None]) -> list[Plot | Skipped]:  # fmt: skip
     """Every plot of ``draws``, in order; on ``jobs`` worker processes when there are several."""
     if jobs < 2 or len(draws) < 2:

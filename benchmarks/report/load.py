@@ -11,7 +11,6 @@ tokenizers of the run: trained ones from ``RUN_DIR/tokenizers/``, published ones
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from benchmarks.downstream.stage import (
 from benchmarks.downstream.stage import PAIRED_FILE as DOWNSTREAM_PAIRED_FILE
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import TRAIN_CHARS, read_results, train_chars_of, trained_tokenizer_path
+from benchmarks.files import read_run_manifest as read_manifest  # re-exported: benchmarks.report's name
 from benchmarks.measure.audit import AUDIT_COLUMNS, AUDIT_ENTRIES_FILE, AUDIT_ENTRY_COLUMNS, AUDIT_FILE
 from benchmarks.measure.evaluate import PAIRED_COLUMNS as PAIRED_TEST_COLUMNS
 from benchmarks.report.findings import vocab_label
@@ -109,7 +109,7 @@ def load_run(run_dir: Path) -> Run:
     """Read and check a run directory; every problem is one BenchmarkError naming the file and field."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise BenchmarkError(f"{run_dir}: no such run directory")
+        raise BenchmarkError(f"{run_dir}: no such run directory", code="missing_file", value=run_dir)
     every_row = read_results(run_dir)
     all_results = every_row[every_row["partner"] == ""].reset_index(drop=True)  # rows of two tokenizers: ``overlap``
     results = at_most_training_text(all_results)
@@ -120,16 +120,20 @@ def load_run(run_dir: Path) -> Run:
     where = run_dir / "manifest.json"
     size = report.get("vocab_size")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-        raise BenchmarkError(f"{where}: field config.report.vocab_size must be a positive integer, got {size!r}")
+        raise BenchmarkError(f"{where}: field config.report.vocab_size must be a positive integer, got {size!r}",
+                             code="invalid", value=size, field="config.report.vocab_size")  # fmt: skip
     level = config.get("confidence", 0.95)
     if not isinstance(level, float) or not 0 < level < 1:
-        raise BenchmarkError(f"{where}: field config.confidence must be in (0, 1), got {level!r}")
+        raise BenchmarkError(f"{where}: field config.confidence must be in (0, 1), got {level!r}", code="invalid",
+                             value=level, field="config.confidence")  # fmt: skip
     match = report.get("match", "requested")
     if match not in MATCHES:
-        raise BenchmarkError(f"{where}: field config.report.match must be one of {', '.join(MATCHES)}, got {match!r}")
+        raise BenchmarkError(f"{where}: field config.report.match must be one of {', '.join(MATCHES)}, got {match!r}",
+                             code="not_allowed", value=match, field="config.report.match")  # fmt: skip
     threshold = report.get("unk_threshold", 0.1)
     if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold <= 1:
-        raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}")
+        raise BenchmarkError(f"{where}: field config.report.unk_threshold must be in (0, 1], got {threshold!r}",
+                             code="invalid", value=threshold, field="config.report.unk_threshold")  # fmt: skip
     return Run(run_dir, with_unit_facts(results), manifest, size, level, match, float(threshold),
                all_results=with_unit_facts(all_results), costs=_read_csv(run_dir / COSTS_FILE),
                paired=_with_holm(_read_csv(run_dir / PAIRED_FILE, [c for c in PAIRED_TEST_COLUMNS
@@ -162,10 +166,11 @@ def _read_csv(path: Path, columns: Sequence[str] | None = None, text: bool = Fal
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False) if text else pd.read_csv(path)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise BenchmarkError(f"{path}: not a table tokbench wrote ({exc})") from None
+        raise BenchmarkError(f"{path}: not a table tokbench wrote ({exc})", code="bad_data_file", value=path) from None
     missing = [column for column in columns or [] if column not in frame.columns]
     if missing:
-        raise BenchmarkError(f"{path}: not a table tokbench wrote (no column {', '.join(missing)})")
+        raise BenchmarkError(f"{path}: not a table tokbench wrote (no column {', '.join(missing)})",
+                             code="missing_column", value=missing[0])  # fmt: skip
     for column in keep:
         frame[column] = frame[column].astype(object).where(frame[column].notna(), "").astype(str)
     return frame
@@ -193,28 +198,6 @@ def at_most_training_text(results: pd.DataFrame) -> pd.DataFrame:
     if values.isna().all():
         return results
     return results[values.isna() | (values == values.max())].reset_index(drop=True)
-
-
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchmarkError(f"{path}: missing (the run did not finish?)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BenchmarkError(f"{path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise BenchmarkError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
-        raise BenchmarkError(f'{path}: expected a JSON object with a "config" object')
-    # a run folder is input (it may have been edited): every part the report and compare read has its shape
-    for name in ("corpora", "pretrained", "parallel", "packages", "timings"):
-        if name in manifest and not isinstance(manifest[name], dict | None):
-            raise BenchmarkError(f"{path}: field {name} must be a JSON object, got {type(manifest[name]).__name__}")
-    for corpus, facts in (manifest.get("corpora") or {}).items():
-        if not isinstance(facts, dict):
-            raise BenchmarkError(f"{path}: field corpora.{corpus} must be a JSON object, got {type(facts).__name__}")
-    return manifest
 
 
 def _unit(row: Any) -> tuple[str, str, int | None]:

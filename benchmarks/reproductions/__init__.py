@@ -1,27 +1,26 @@
-"""Exact reproductions of published tables: one module per table, registered in ``REPRODUCTIONS``.
+"""Exact reproductions of published tables: one file per table, ``benchmarks/reproductions/<name>.toml``.
 
-A reproduction module declares ``NAME``, ``CITATION``, ``DEFINITION`` (in words: shown by
-``tokbench reproduce --help`` and in docs/reproductions.md), ``PUBLISHED`` (its figures in
-``benchmarks/published/``), ``needs(data_root)`` (what it needs and what the data root holds) and
-``reproduce(data_root, languages, progress)`` returning a ``Reproduction`` (``languages`` None: every
-``flores/<lang>.txt`` of the data root; ``progress``: whether a long reproduction may show a tqdm bar on
-stderr).  Adding a table is one module and one line in ``REPRODUCTIONS``.
+A reproduction file declares the table (name, citation, the definition ``tokbench reproduce --help`` and
+docs/reproductions.md show, its figures in ``benchmarks/published/``), the tokenizer of each column, the text
+and words, the measurements, the languages and the comparison (``benchmarks.reproductions.model``); one engine
+recomputes every table (``benchmarks.reproductions.engine``), with one piece of code per kind of measurement
+(``benchmarks.reproductions.measures``).  ``REPRODUCTIONS`` is every such file: adding a table whose
+measurements exist is one file, and no code.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
 import bpe
 from benchmarks.errors import BenchmarkError
+from benchmarks.reproductions.model import ReproductionFile, read_reproduction
 from bpe.pretrained.published import PretrainedSpec, load_pretrained
 
-#: table name -> module (under benchmarks.reproductions)
-REPRODUCTIONS: dict[str, str] = {"petrov2023": "petrov2023", "toksuite2025": "toksuite2025"}
+#: table name -> its reproduction file: every ``*.toml`` beside this module
+REPRODUCTIONS: dict[str, Path] = {path.stem: path for path in sorted(Path(__file__).parent.glob("*.toml"))}
 
 
 @dataclass(frozen=True)
@@ -45,14 +44,20 @@ class Reproduction:
     rows: list[Row] = field(default_factory=list)
     #: what was not reproduced or not compared, and why
     notes: list[str] = field(default_factory=list)
+    #: the largest difference from a published value that still counts as reproduced (0: exact)
+    tolerance: float = 0
 
     @property
     def compared(self) -> list[Row]:
         return [row for row in self.rows if row.published is not None]
 
+    def differs(self, row: Row) -> bool:
+        """Whether ``row`` has a published figure and is further from it than the tolerance."""
+        return row.difference is not None and abs(row.difference) > self.tolerance
+
     @property
     def differing(self) -> list[Row]:
-        return [row for row in self.compared if row.difference != 0]
+        return [row for row in self.compared if self.differs(row)]
 
     @property
     def unpublished(self) -> list[Row]:
@@ -82,11 +87,12 @@ def compact_codes(codes: Sequence[str], shown: int = 5) -> str:
     return f"{', '.join(codes[:shown])} and {len(codes) - shown} more"
 
 
-def get_reproduction(name: str) -> ModuleType:
-    """The module of the table called ``name``, or a BenchmarkError naming the choices."""
+def get_reproduction(name: str) -> ReproductionFile:
+    """The reproduction file of the table called ``name``, validated; a BenchmarkError naming the choices
+    for an unknown name, a ``ReproductionFileError`` naming file, field and value for an invalid file."""
     if name not in REPRODUCTIONS:
         raise BenchmarkError(f"unknown table {name!r}; choose one of: {', '.join(REPRODUCTIONS)}")
-    return importlib.import_module(f"benchmarks.reproductions.{REPRODUCTIONS[name]}")
+    return read_reproduction(REPRODUCTIONS[name])
 
 
 def load_column(spec: PretrainedSpec, data_root: Path, notes: list[str]) -> bpe.Tokenizer | None:

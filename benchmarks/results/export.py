@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from benchmarks import files
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import RESULTS_SCHEMA_VERSION, atomic_path, atomic_write_text, read_results
+from benchmarks.files import RESULTS_SCHEMA_VERSION, atomic_path, atomic_write_text, read_results, read_run_manifest
 
 EXPORT_FILES = ("README.md", "manifest.json", "results.parquet")
 #: the temporary file an export killed mid-write leaves beside one of its files (``atomic_path``'s name)
@@ -29,15 +29,10 @@ _CARD_MARK = "- tokbench"
 
 
 def _manifest(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchmarkError(f"{run_dir}: no manifest.json: not a finished `tokbench run` directory") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BenchmarkError(f"{path}: cannot read the manifest ({exc})") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("run"), str):
-        raise BenchmarkError(f'{path}: not a tokbench run manifest (expected a "run" name)')
+    """The run's manifest (``files.read_run_manifest``), with the run name its dataset card is titled by."""
+    manifest = read_run_manifest(run_dir)
+    if not isinstance(manifest.get("run"), str):
+        raise BenchmarkError(f'{run_dir / "manifest.json"}: not a tokbench run manifest (expected a "run" name)')
     return manifest
 
 

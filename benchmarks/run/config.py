@@ -79,6 +79,7 @@ import bpe
 from benchmarks.downstream.settings import Downstream
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics import LANGUAGE_MODEL_METRICS, METRICS
+from bpe.options import FamilyOptions
 from bpe.pipeline.normalizers import NORMALIZERS
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
 from bpe.pretrained.published import PUBLISHED_FILES, PretrainedSpec
@@ -139,6 +140,13 @@ def _plain_label(label: str) -> str:
 MetricSelection = Annotated[tuple[MetricName, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)]
 
 
+class WrittenOptions(dict):
+    """A tokenizer entry's options as the config writes them, carrying ``settings``: the same options
+    parsed by the family's options model, once, where the config is read."""
+
+    settings: FamilyOptions
+
+
 class TokenizerEntry(Table):
     """One ``[[tokenizers]]`` table: a family trained at each vocabulary size with the same options."""
 
@@ -148,7 +156,7 @@ class TokenizerEntry(Table):
         default_factory=lambda validated: validated.get("kind", "")
     )
     vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)]
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict, validate_default=True)
     #: the corpora (spec ids) this entry runs on; None: every corpus of the config
     corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
                        AfterValidator(distinct)] | None = None  # fmt: skip
@@ -156,11 +164,19 @@ class TokenizerEntry(Table):
     @field_validator("options")
     @classmethod
     def _options_of_the_family(cls, options: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        """Checked against the family's declaration, before any training; kept as written (they are
-        part of the config fingerprint and of each row's identity)."""
-        if "kind" in info.data:
-            bpe.family_class(info.data["kind"]).options_model.parse(info.data["kind"], options)
-        return options
+        """Parsed by the family's options model, before any training: the one parse of a config's options.
+        Kept as written (they are part of the config fingerprint and of each row's identity), carrying
+        the parsed ones (``settings``)."""
+        if "kind" not in info.data:
+            return options
+        written = WrittenOptions(options)
+        written.settings = bpe.family_class(info.data["kind"]).options_model.parse(info.data["kind"], options)
+        return written
+
+    @property
+    def settings(self) -> FamilyOptions:
+        """The options parsed by the family's options model (``bpe.options``)."""
+        return self.options.settings
 
     @model_validator(mode="after")
     def _seeds_from_the_run(self) -> TokenizerEntry:
@@ -168,7 +184,7 @@ class TokenizerEntry(Table):
         be overridden, so it is refused rather than silently ignored."""
         if self.samples and "seed" in self.options:
             raise table_rule("options.seed: a row that samples is encoded once per seed of the run's `seeds` "
-                             "list (a top-level setting); remove `seed` here")  # fmt: skip
+                             "list (a top-level setting); remove `seed` here", value="seed")  # fmt: skip
         return self
 
     def identity(self) -> dict[str, Any]:
@@ -179,7 +195,7 @@ class TokenizerEntry(Table):
     @property
     def samples(self) -> bool:
         """True when the row's encoding is stochastic (``dropout`` > 0 or ``alpha`` set: ``bpe.options``)."""
-        return bpe.family_class(self.kind).options_model.parse(self.kind, self.options).samples
+        return self.settings.samples
 
     @model_validator(mode="after")
     def _sizes_above_the_family_floor(self) -> TokenizerEntry:
@@ -189,16 +205,16 @@ class TokenizerEntry(Table):
         for position, size in enumerate(self.vocab_sizes):
             if size < floor.minimum:
                 raise table_rule(f"vocab_sizes[{position}] = {size} is below the minimum {floor.minimum} for "
-                                 f"{self.kind} ({floor.parts})")  # fmt: skip
+                                 f"{self.kind} ({floor.parts})", value=size)  # fmt: skip
             maximum = bpe.family_class(self.kind).options_model.max_vocab_size
             if size > maximum:
                 raise table_rule(f"vocab_sizes[{position}] = {size} is above the maximum {maximum} for {self.kind} "
-                                 "(token ids are 32-bit)")  # fmt: skip
+                                 "(token ids are 32-bit)", value=size)  # fmt: skip
         return self
 
     @property
     def row_type(self) -> str:
-        return bpe.family_class(self.kind).row_type
+        return bpe.family_class(self.kind).facts.row_type
 
 
 def _pretrained_label(validated: dict[str, Any]) -> str:
@@ -222,15 +238,17 @@ class PretrainedEntry(Table):
     @model_validator(mode="after")
     def _name_or_path(self) -> PretrainedEntry:
         if (self.name is None) == (self.path is None):
-            raise table_rule("give exactly one of 'name' (a tokenizer tokbench knows by name) or 'path' (a file)")
+            raise table_rule("give exactly one of 'name' (a tokenizer tokbench knows by name) or 'path' (a file)",
+                             value="name")  # fmt: skip
         if self.name is not None and (self.format, self.pattern, self.normalizer) != (None, None, None):
-            raise table_rule(f"'format', 'pattern' and 'normalizer' apply to a 'path'; {self.name!r} carries its own")
+            raise table_rule(f"'format', 'pattern' and 'normalizer' apply to a 'path'; {self.name!r} carries its own",
+                             value=self.name)  # fmt: skip
         for field in ("pattern", "normalizer"):
             takers = formats_taking(field)
             if getattr(self, field) is not None and self.format is not None and self.format not in takers:
                 files = " or ".join(format_descriptions()[name] for name in takers)
                 raise table_rule(f"{field!r} applies to {files} only (format {' or '.join(map(repr, takers))}), "
-                                 f"not to format {self.format!r}")  # fmt: skip
+                                 f"not to format {self.format!r}", value=field)  # fmt: skip
         return self
 
     def spec(self) -> PretrainedSpec:
@@ -284,33 +302,39 @@ class ExperimentConfig(Table):
     @model_validator(mode="after")
     def _rows_with_distinct_labels(self) -> ExperimentConfig:
         if not self.tokenizers and not self.pretrained_rows:
-            raise table_rule("expected at least one tokenizer: [[tokenizers]] or [[pretrained]] tables, or production")
+            raise table_rule("expected at least one tokenizer: [[tokenizers]] or [[pretrained]] tables, or production",
+                             value="tokenizers")  # fmt: skip
         labels = [entry.label for entry in self.tokenizers] + [row.label for row in self.pretrained_rows]
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
-            raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`")
+            raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`",
+                             value=duplicates[0])  # fmt: skip
         if self.metrics is not None and not any(METRICS[name].deterministic for name in self.metrics):
             measured = ", ".join(name for name in METRICS if not METRICS[name].deterministic)
             raise table_rule(f"metrics: select at least one metric of results.* ({measured} are wall-clock "
-                             "figures, written to costs.csv only)")  # fmt: skip
+                             "figures, written to costs.csv only)", value="metrics")  # fmt: skip
         if self.train_chars is not None and self.max_train_chars is not None:
             raise table_rule("give max_train_chars or train_chars, not both: each train_chars value is the "
-                             "max_train_chars of its rows")  # fmt: skip
+                             "max_train_chars of its rows", value="max_train_chars")  # fmt: skip
         if self.train_chars is not None and not self.tokenizers:
-            raise table_rule("train_chars: the axis applies to [[tokenizers]] rows, and the config has none")
+            raise table_rule("train_chars: the axis applies to [[tokenizers]] rows, and the config has none",
+                             value="train_chars")  # fmt: skip
         named = [name for name in (*(self.metrics or ()), *self.extra_metrics) if name in LANGUAGE_MODEL_METRICS]
         if named:
             raise table_rule(f"metrics: {named[0]!r} comes from the language models of a [downstream] table, "
-                             "not from the metric selection: remove it here and add [downstream]")  # fmt: skip
+                             "not from the metric selection: remove it here and add [downstream]",
+                             value=named[0])  # fmt: skip
         sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
         if self.downstream is not None:
             missing = [size for size in self.downstream.vocab_sizes or () if size not in sizes]
             if missing:
                 raise table_rule(f"downstream.vocab_sizes: {missing[0]} is not a vocabulary size of any "
-                                 f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes)) or 'none'})")
+                                 f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes)) or 'none'})",
+                                 value=missing[0])  # fmt: skip
         if self.report.vocab_size is not None and sizes and self.report.vocab_size not in sizes:
             raise table_rule(f"report.vocab_size = {self.report.vocab_size} is not a vocabulary size of any "
-                             f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes))})")  # fmt: skip
+                             f"[[tokenizers]] entry (they have: {', '.join(map(str, sizes))})",
+                             value=self.report.vocab_size)  # fmt: skip
         return self
 
     @property
@@ -346,7 +370,8 @@ class ExperimentConfig(Table):
             if candidate.is_file():
                 return candidate
         looked = ", then ".join(f"{where} ({candidate})" for where, candidate in places)
-        raise BenchmarkError(f"{self._source}: corpora: spec file {entry!r} not found; looked in {looked}")
+        raise BenchmarkError(f"{self._source}: corpora: spec file {entry!r} not found; looked in {looked}",
+                             code="missing_file", value=entry, field="corpora")  # fmt: skip
 
     @property
     def pretrained_rows(self) -> tuple[PretrainedSpec, ...]:
@@ -419,12 +444,13 @@ def resolve_config_path(name_or_path: str | None) -> Path:
     path = Path(target)
     if path.suffix == ".toml" or path.exists():
         if not path.is_file():
-            raise BenchmarkError(f"{path}: no such config file")
+            raise BenchmarkError(f"{path}: no such config file", code="missing_file", value=path)
         return path
     shipped = CONFIG_DIR / f"{target}.toml"
     if not shipped.is_file():
         names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.toml")))
-        raise BenchmarkError(f"unknown config {target!r}: give a path to a TOML file or one of: {names}")
+        raise BenchmarkError(f"unknown config {target!r}: give a path to a TOML file or one of: {names}",
+                             code="unknown_config", value=target)  # fmt: skip
     return shipped
 
 
@@ -435,9 +461,9 @@ def load_config(name_or_path: str | None = None, tokenizers: Sequence[str] = ())
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise BenchmarkError(f"{path}: cannot read config ({exc})") from None
+        raise BenchmarkError(f"{path}: cannot read config ({exc})", code="unreadable_file", value=path) from None
     except tomllib.TOMLDecodeError as exc:
-        raise BenchmarkError(f"{path}: not valid TOML ({exc})") from None
+        raise BenchmarkError(f"{path}: not valid TOML ({exc})", code="not_toml", value=path) from None
     if tokenizers:
         given = raw.get("pretrained", [])
         raw["pretrained"] = [*(given if isinstance(given, list) else [given]), *map(tokenizer_option, tokenizers)]
@@ -454,7 +480,8 @@ def tokenizer_option(value: str) -> dict[str, str]:
         key, equals, given = setting.partition("=")
         if not equals or key not in ("label", "format", "pattern", "normalizer"):
             raise BenchmarkError(f"--tokenizer {value}: expected NAME or PATH, then ,key=value settings with key "
-                                 f"label, format, pattern or normalizer; got {setting!r}")  # fmt: skip
+                                 f"label, format, pattern or normalizer; got {setting!r}", code="bad_tokenizer_option",
+                                 value=setting)  # fmt: skip
         table[key] = given
     return table
 
@@ -463,9 +490,8 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> ExperimentCon
     """Validate a parsed TOML document; ``source`` names it in messages."""
 
     def fail(problem: Problem) -> BenchmarkError:
-        return BenchmarkError(
-            f"{source}: {problem.path}: {problem.message}" if problem.path else f"{source}: {problem.message}"
-        )
+        message = f"{source}: {problem.path}: {problem.message}" if problem.path else f"{source}: {problem.message}"
+        return BenchmarkError(message, code=problem.kind, value=problem.value, field=problem.path)
 
     config = validate(ExperimentConfig, raw, fail)
     config._source = source

@@ -59,7 +59,7 @@ def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
                 for size in entry.vocab_sizes:
                     options = tuple(sorted(entry.options.items()))
                     units.append(Unit(corpus_id, language, entry.label, entry.kind, entry.row_type, size, options,
-                                      train_chars))  # fmt: skip
+                                      train_chars, entry.settings))  # fmt: skip
         for label, row in pretrained.items():
             units.append(Unit(corpus_id, language, label, row.kind, "production", None))
     return units
@@ -88,7 +88,7 @@ def plan_sweeps(units: list[Unit]) -> list[Sweep]:
             continue
         # rows that differ only in encode-time options (``Unit.training_options``) share one vocabulary
         training = tuple(sorted(unit.training_options.items()))
-        derivable = bpe.family_class(unit.kind).derivable
+        derivable = bpe.family_class(unit.kind).facts.derivable
         key = (unit.corpus, unit.kind, training, unit.train_chars) if derivable else (position,)
         groups.setdefault(key, []).append(unit)
     return [Sweep(tuple(sorted(group, key=lambda unit: -(unit.vocab_size or 0)))) for group in groups.values()]
@@ -137,7 +137,7 @@ def _check_training_references(config: ExperimentConfig, corpora: dict[str, Corp
     """A morpheme-supervised row needs gold morphemes that no metric of the run scores on each corpus
     it runs on: refused, before any training, where the corpus has none."""
     for position, entry in enumerate(config.tokenizers):
-        if not bpe.family_class(entry.kind).trains_on_references:
+        if not bpe.family_class(entry.kind).facts.trains_on_references:
             continue
         for corpus in corpora.values():
             if entry.corpora is not None and corpus.spec.id not in entry.corpora:
@@ -148,7 +148,10 @@ def _check_training_references(config: ExperimentConfig, corpora: dict[str, Corp
                     f"and corpus {corpus.spec.id!r} has none that its metrics do not score (a [[references]] entry "
                     f"with role = \"training\" in the corpus spec, read from the data root; its words minus those "
                     f"of the evaluated references). Without one the row would be trained on the words it is scored "
-                    f"on: restrict the entry with corpora = [...] to corpora that have one"
+                    f"on: restrict the entry with corpora = [...] to corpora that have one",
+                    code="no_training_references",
+                    value=corpus.spec.id,
+                    field=f"tokenizers[{position}]",
                 )
 
 
@@ -164,25 +167,29 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
     for entry, corpus in corpora.items():
         if corpus.spec.id in by_id:
             raise BenchmarkError(f"{where}: corpora: {by_id[corpus.spec.id]!r} and {entry!r} are the same corpus "
-                                 f"({corpus.spec.id!r}); list it once")  # fmt: skip
+                                 f"({corpus.spec.id!r}); list it once", code="duplicate_corpus", value=corpus.spec.id,
+                                 field="corpora")  # fmt: skip
         by_id[corpus.spec.id] = entry
     for position, tokenizer in enumerate(config.tokenizers):
         unknown = [corpus_id for corpus_id in tokenizer.corpora or () if corpus_id not in by_id]
         if unknown:
             raise BenchmarkError(f"{where}: tokenizers[{position}] ({tokenizer.label}): corpora: {unknown[0]!r} is not "
-                                 f"a corpus of this config (its corpus ids: {', '.join(by_id)})")  # fmt: skip
+                                 f"a corpus of this config (its corpus ids: {', '.join(by_id)})", code="unknown_corpus",
+                                 value=unknown[0], field=f"tokenizers[{position}].corpora")  # fmt: skip
     metrics = select_metrics(config.metrics, config.extra_metrics)
     for entry, corpus in corpora.items():
         name = f"corpus {corpus.spec.id!r}" + (f" ({entry})" if entry != corpus.spec.id else "")
         if config.tokenizers and not corpus.documents(TRAIN_ROLE):
             raise BenchmarkError(f"{where}: {name} has no training documents: give a source role = \"train\" or "
-                                 f"\"all\"")  # fmt: skip
+                                 f"\"all\"", code="no_training_documents", value=corpus.spec.id)  # fmt: skip
         _check_train_chars(config, name, corpus)
         if any(metric.needs in _EVALUATION_TEXT for metric in metrics) and not _evaluated(corpus):
             raise BenchmarkError(
                 f"{where}: {name} has no test or eval documents to compute the metrics on: give a source "
                 f"role = \"test\" or \"eval\", or more text to a role = \"all\" source (it keeps test_fraction "
-                f"= {corpus.spec.test_fraction} of the documents for test)"
+                f"= {corpus.spec.test_fraction} of the documents for test)",
+                code="no_evaluation_documents",
+                value=corpus.spec.id,
             )
     # every metric a config selects (optional metrics only by name), the ones it names first
     named = set(config.metrics or ()) | set(config.extra_metrics)
@@ -191,7 +198,8 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
         missing = _missing_for(metric, config, corpora, pretrained, parallel)
         if missing:
             key = "extra_metrics" if metric.name in config.extra_metrics else "metrics"
-            raise BenchmarkError(f"{where}: {key}: {metric.name!r} cannot be computed by this run: {missing}")
+            raise BenchmarkError(f"{where}: {key}: {metric.name!r} cannot be computed by this run: {missing}",
+                                 code="metric_not_computable", value=metric.name, field=key)  # fmt: skip
     _check_training_references(config, corpora)
     _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
 
@@ -255,7 +263,10 @@ def _check_vocab_floors(config: ExperimentConfig, corpora: dict[str, Corpus],
             text = f"corpus {corpus_id!r}" + (f" (train_chars = {train_chars})" if train_chars is not None else "")
             raise BenchmarkError(
                 f"{config.source}: tokenizers[{position}] ({label}): vocab_size {unit.vocab_size} is below the "
-                f"minimum {floor.minimum} for {entry.kind} on {text} ({floor.parts}){floor.hint}"
+                f"minimum {floor.minimum} for {entry.kind} on {text} ({floor.parts}){floor.hint}",
+                code="vocab_below_floor",
+                value=unit.vocab_size,
+                field=f"tokenizers[{position}]",
             )
 
 
@@ -271,6 +282,9 @@ def _check_train_chars(config: ExperimentConfig, name: str, corpus: Corpus) -> N
             raise BenchmarkError(
                 f"{config.source}: train_chars = {documents[count]} and {train_chars} give {name} the same training "
                 f"text (its first {count} training documents, {sum(map(len, texts)):,} characters): drop one, or "
-                "choose values further apart"
+                "choose values further apart",
+                code="same_training_text",
+                value=train_chars,
+                field="train_chars",
             )
         documents[count] = train_chars

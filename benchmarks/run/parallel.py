@@ -14,8 +14,8 @@ of its English partner by that key, never by position:
   splits, are an error, raised before any tokenizer is trained.
 
 ``plan_parallel`` makes the plan once per run from the loaded corpora; the evaluator reads it to
-pair unit results (``benchmarks.measure.evaluate``) and to build each unit's joined text (Petrov et al.'s
-single string per language, ``benchmarks.reproductions.petrov2023.petrov_join``).
+pair unit results (``benchmarks.run.evaluate``) and to build each unit's joined text (Petrov et al.'s
+single string per language, ``corpora.flores.petrov_join``).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks.errors import BenchmarkError, BenchmarkWarning
-from benchmarks.reproductions.petrov2023 import petrov_join
 from corpora import Corpus
+from corpora.flores import REFERENCE_LANGUAGE, petrov_join
 
 PARALLEL_ROLE = "eval"  # the role a parallel source feeds (corpus specs allow [sources.parallel] there only)
-ENGLISH = "eng_Latn"
+ENGLISH = REFERENCE_LANGUAGE  # the English partner of every parallel corpus
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,8 @@ def plan_parallel(corpora: Mapping[str, Corpus]) -> ParallelPlan:
         misaligned = _misalignment(pair, corpus, corpora[partner])
         if misaligned is not None:
             if parallel.on_misaligned == "fail":
-                raise BenchmarkError(f"{misaligned}; refused (on_misaligned = \"fail\" in its [sources.parallel])")
+                raise BenchmarkError(f"{misaligned}; refused (on_misaligned = \"fail\" in its [sources.parallel])",
+                                     code="misaligned_parallel_set", value=corpus_id)  # fmt: skip
             warnings.warn(misaligned, BenchmarkWarning, stacklevel=2)
             notes.append(misaligned)
         pairs[corpus_id] = pair
@@ -198,12 +199,16 @@ def _pair(corpus_id: str, corpus: Corpus, partner_id: str, partner: Corpus) -> P
         raise BenchmarkError(
             f"parity of {corpus_id} against {partner_id}: both declare parallel set {parallel.name!r}, but no "
             f"sentence key is in both ({corpus_id}: {_sample(mine)}; {partner_id}: {_sample(theirs)}); check the "
-            "'key' of [sources.parallel] in the two corpus specs"
+            "'key' of [sources.parallel] in the two corpus specs",
+            code="no_common_keys",
+            value=parallel.name,
         )
     if parallel.dev is not None and partner_parallel.dev is not None and parallel.dev != partner_parallel.dev:
         raise BenchmarkError(
             f"parity of {corpus_id} against {partner_id}: parallel set {parallel.name!r} has dev split "
-            f"{list(parallel.dev)} in one spec and {list(partner_parallel.dev)} in the other"
+            f"{list(parallel.dev)} in one spec and {list(partner_parallel.dev)} in the other",
+            code="dev_split_mismatch",
+            value=parallel.name,
         )
     declared = parallel if parallel.dev is not None else partner_parallel
     dev = tuple(declared.in_dev(key) for key in keys) if declared.dev is not None else None

@@ -61,7 +61,8 @@ class PretrainedRow:
         digest = _digest(file) if file.exists() else None
         if digest != entry["sha256"]:
             raise BenchmarkError(f"pretrained tokenizer {label!r}: {file} is {'changed' if digest else 'missing'} "
-                                 "since the run")  # fmt: skip
+                                 "since the run", code="file_changed" if digest else "missing_file",
+                                 value=file)  # fmt: skip
         spec = PretrainedSpec(label, entry["path"], entry["format"], entry.get("pattern"), entry.get("normalizer"))
         return cls(spec, entry["format"], file, digest)
 
@@ -100,12 +101,13 @@ def resolve_pretrained(rows: tuple[PretrainedSpec, ...], config_source: str,
             file = None if is_name(spec) else find_file(spec.source, search).resolve()
         except bpe.TokenizerError as exc:
             hint = "" if root is not None else " (no data root was given: --data-dir DIR or TOKBENCH_DATA)"
-            raise BenchmarkError(f"{config_source}: pretrained tokenizer {spec.label!r}: {exc}{hint}") from None
+            raise BenchmarkError(f"{config_source}: pretrained tokenizer {spec.label!r}: {exc}{hint}", code=exc.code,
+                                 value=exc.value, field=exc.field) from None  # fmt: skip
         row = PretrainedRow(spec, spec.source, file)
         try:
             row.load()  # every error names the row's label
         except bpe.TokenizerError as exc:
-            raise BenchmarkError(f"{config_source}: {exc}") from None
+            raise BenchmarkError(f"{config_source}: {exc}", code=exc.code, value=exc.value, field=exc.field) from None
         if file is not None:
             row = PretrainedRow(spec, detect_format(file), file, _digest(file))
         resolved[spec.label] = row

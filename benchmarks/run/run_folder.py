@@ -59,7 +59,8 @@ def _read_marker(out_dir: Path) -> dict[str, Any] | None:
     try:
         return json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BenchmarkError(f"{marker}: unreadable run marker ({exc}); choose another --out") from None
+        raise BenchmarkError(f"{marker}: unreadable run marker ({exc}); choose another --out", code="bad_run_folder",
+                             value=marker) from None  # fmt: skip
 
 
 def _run_files(out_dir: Path) -> list[Path]:
@@ -76,11 +77,14 @@ def check_out_dir(out_dir: Path, config: ExperimentConfig, overwrite: bool) -> N
         return
     previous = _read_marker(out_dir)
     if previous is None:
-        raise BenchmarkError(f"{out_dir}: directory is not empty and holds no tokbench run; choose another --out")
+        raise BenchmarkError(f"{out_dir}: directory is not empty and holds no tokbench run; choose another --out",
+                             code="not_a_run_folder", value=out_dir)  # fmt: skip
     if previous.get("config_fingerprint") != config.fingerprint() and not overwrite:
         raise BenchmarkError(
             f"{out_dir}: holds a run of another config ({previous.get('config_name')!r}); "
-            "use another --out, or --overwrite to replace it"
+            "use another --out, or --overwrite to replace it",
+            code="other_run",
+            value=out_dir,
         )
 
 
@@ -94,14 +98,17 @@ def run_folder_lock(out_dir: Path) -> Iterator[None]:
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise BenchmarkError(f"{out_dir}: cannot create the run directory ({exc.strerror or exc})") from None
+        raise BenchmarkError(f"{out_dir}: cannot create the run directory ({exc.strerror or exc})",
+                             code="unwritable_folder", value=out_dir) from None  # fmt: skip
     lock = FileLock(str(out_dir / LOCK_FILE), timeout=0)
     try:
         lock.acquire()
     except Timeout:
         raise BenchmarkError(
             f"{out_dir}: {_lock_holder(out_dir)} is writing this run folder; wait for it to finish, or choose "
-            "another --out"
+            "another --out",
+            code="folder_locked",
+            value=out_dir,
         ) from None
     try:
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.strftime("%Y-%m-%d %H:%M:%S")}
@@ -129,7 +136,9 @@ def prepare_out_dir(out_dir: Path, config: ExperimentConfig, identity: str, over
         if not overwrite:
             raise BenchmarkError(
                 f"{out_dir}: holds a run of the same config on other corpus contents or code; "
-                "use another --out, or --overwrite to replace it"
+                "use another --out, or --overwrite to replace it",
+                code="other_run",
+                value=out_dir,
             )
         for path in _run_files(out_dir):
             shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()

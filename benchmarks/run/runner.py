@@ -59,16 +59,16 @@ from benchmarks.files import (
     trained_tokenizer_path,
     write_results,
 )
-from benchmarks.measure.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UnitAuditFacts, audit_tables
-from benchmarks.measure.evaluate import (
+from benchmarks.measure.audit import AUDIT_ENTRIES_FILE, AUDIT_FILE, UnitAuditFacts
+from benchmarks.measure.metrics import METRICS, select_metrics
+from benchmarks.run.config import ExperimentConfig
+from benchmarks.run.evaluate import (
     cross_unit_rows,
     evaluate_over_seeds,
     evaluate_tokenizer,
     paired_rows,
     vocab_overlap_rows,
 )
-from benchmarks.measure.metrics import METRICS, select_metrics
-from benchmarks.run.config import ExperimentConfig
 from benchmarks.run.examples import write_examples
 from benchmarks.run.executors import ENGINES, GC_THRESHOLD, DaskEngine, LocalPool, RunContext, TaskPool, Workers
 from benchmarks.run.executors import Forked as _Forked  # the name the performance notes cite
@@ -95,7 +95,7 @@ from benchmarks.run.run_folder import prepare_out_dir as prepare_out_dir
 from benchmarks.run.run_folder import run_folder_lock as run_folder_lock
 from benchmarks.run.run_folder import run_identity as run_identity
 from benchmarks.run.run_folder import write_manifest as write_manifest
-from benchmarks.run.sidetables import SideFacts, SideTask, side_facts, side_tasks, task_facts
+from benchmarks.run.sidetables import SideFacts, SideTask, audit_tables, side_facts, side_tasks, task_facts
 from benchmarks.run.training import is_cached as is_cached
 from benchmarks.run.training import obtain_tokenizer as obtain_tokenizer
 from benchmarks.run.training import tokenizer_cache_paths as tokenizer_cache_paths
@@ -318,7 +318,7 @@ def _reference_coverage(corpora: dict[str, Corpus], jobs: int) -> _Forked:
 
 def write_audit(out_dir: Path, results: list[UnitResult], facts: dict[Unit, UnitAuditFacts],
                 context: RunContext) -> None:  # fmt: skip
-    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.measure.audit.audit_tables``), each written atomically."""
+    """``audit.csv`` and ``audit-entries.csv`` (``benchmarks.run.sidetables.audit_tables``), each written atomically."""
     counts, entries = audit_tables(results, facts, context.test_texts, context.config)
     atomic_write_text(out_dir / AUDIT_FILE, counts.to_csv(index=False))
     atomic_write_text(out_dir / AUDIT_ENTRIES_FILE, frame_csv(entries))
@@ -335,7 +335,7 @@ def _silver_requests(corpora: Iterable[Corpus]) -> dict[str, list[str]]:
 
 def _trained_on_references(config: ExperimentConfig, corpora: Iterable[Corpus]) -> list[Corpus]:
     """The corpora a family that trains on gold morphemes (bpe-knockout) runs on in ``config``."""
-    entries = [entry for entry in config.tokenizers if bpe.family_class(entry.kind).trains_on_references]
+    entries = [entry for entry in config.tokenizers if bpe.family_class(entry.kind).facts.trains_on_references]
     return [corpus for corpus in corpora
             if any(entry.corpora is None or corpus.spec.id in entry.corpora for entry in entries)]  # fmt: skip
 

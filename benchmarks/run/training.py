@@ -47,7 +47,7 @@ def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) 
     identity = {"corpus": corpus.fingerprint, "max_chars": max_chars_of(unit, config), "kind": unit.kind,
                 "vocab_size": unit.vocab_size, "options": training, "bpe": bpe.__version__,
                 "code": code_fingerprint("bpe")}  # fmt: skip
-    if bpe.family_class(unit.kind).trains_on_references:
+    if bpe.family_class(unit.kind).facts.trains_on_references:
         identity["references"] = training_references_fingerprint(corpus)
     key = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:24]
     cache = tokenizer_cache_dir()
@@ -104,7 +104,7 @@ def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[b
     if cached is not None:
         return cached
     training = unit.training_options
-    if bpe.family_class(unit.kind).trains_on_references:
+    if bpe.family_class(unit.kind).facts.trains_on_references:
         training["references"] = training_references(corpus)
     texts = _training_texts_of(unit, corpus, config)
     start = time.perf_counter()

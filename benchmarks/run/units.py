@@ -11,10 +11,9 @@ that writes and reads that file.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +34,16 @@ class Unit:
     kind: str  # family or production name
     row_type: str  # family | reference | production
     vocab_size: int | None  # None for production rows
-    options: tuple[tuple[str, Any], ...] = ()  # the entry's options, sorted by name
+    options: tuple[tuple[str, Any], ...] = ()  # the entry's options as written, sorted by name
     train_chars: int | None = None  # its value of the config's train_chars axis (None: no axis)
+    #: the options parsed by the family's options model (``bpe.options``), handed on from the config
+    #: (``TokenizerEntry.settings``); None for a pretrained row, which takes none
+    settings: FamilyOptions | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.settings is None and self.row_type != "production":  # a unit made from written options
+            parsed = bpe.family_class(self.kind).options_model.parse(self.kind, dict(self.options))
+            object.__setattr__(self, "settings", parsed)
 
     @property
     def key(self) -> str:
@@ -44,14 +51,6 @@ class Unit:
         size = self.vocab_size if self.vocab_size is not None else "na"
         options = "".join(f",{k}={v}" for k, v in self.identity_options)
         return f"{self.corpus}__{self.tokenizer}__{size}{options}".replace("/", "_")
-
-    @functools.cached_property
-    def settings(self) -> FamilyOptions | None:
-        """The unit's options validated by its family's options model (``bpe.options``), parsed once
-        per unit; None for a pretrained row, which takes none."""
-        if self.row_type == "production":
-            return None
-        return bpe.family_class(self.kind).options_model.parse(self.kind, dict(self.options))
 
     @property
     def training_options(self) -> dict[str, Any]:
@@ -131,7 +130,7 @@ def tidy_rows(unit: Unit, rows: Iterable[ResultRow]) -> list[dict[str, Any]]:
 
 def write_unit_result(path: Path, result: UnitResult) -> None:
     document = {
-        "unit": dict(asdict(result.unit), options=dict(result.unit.options)),
+        "unit": {**{name: getattr(result.unit, name) for name in _UNIT_FIELDS}, "options": dict(result.unit.options)},
         "rows": [asdict(row) for row in result.rows],
         "costs": result.costs,
         "counts": {role: asdict(counts) for role, counts in result.counts.items()},
@@ -145,6 +144,8 @@ class UnitFileError(BenchmarkError):
 
 
 _UNIT = TypeAdapter(Unit)
+#: what a unit file records of its unit (the parsed options are parsed again from the written ones)
+_UNIT_FIELDS = tuple(unit_field.name for unit_field in fields(Unit) if unit_field.name != "settings")
 _ROWS = TypeAdapter(list[ResultRow])
 _COSTS = TypeAdapter(dict[str, float])
 _COUNTS = TypeAdapter(dict[str, DocumentCounts])

@@ -63,7 +63,9 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     else:
         detail = f" with end_of_word {tokenizer.end_of_word!r}" if isinstance(tokenizer, CharBPETokenizer) else ""
         raise TokenizerError(
-            f"cannot export {tokenizer.family}{detail} to Hugging Face format; exportable: {EXPORTABLE}"
+            f"cannot export {tokenizer.family}{detail} to Hugging Face format; exportable: {EXPORTABLE}",
+            code="not_exportable",
+            value=tokenizer.family,
         )
     settings = {
         "encode_mode": (tokenizer.encode_mode, tokenizer.encode_mode == "merges"),
@@ -74,7 +76,8 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
     }
     for name, (value, exportable) in settings.items():
         if not exportable:
-            raise TokenizerError(f"cannot export {name} {value!r} to Hugging Face format; exportable: {EXPORTABLE}")
+            raise TokenizerError(f"cannot export {name} {value!r} to Hugging Face format; exportable: {EXPORTABLE}",
+                                 code="not_exportable", value=value, field=name)  # fmt: skip
     pieces = tokenizer.vocab
     return {
         "version": "1.0",
@@ -107,7 +110,9 @@ def _unique_vocab(pieces: list[str], family: str) -> dict[str, int]:
         if piece in vocab:
             raise TokenizerError(
                 f"cannot export this {family} tokenizer to Hugging Face format: ids {vocab[piece]} and {token_id} "
-                f"are both spelled {piece!r}, and a HF vocabulary maps each piece to one id"
+                f"are both spelled {piece!r}, and a HF vocabulary maps each piece to one id",
+                code="not_exportable",
+                value=piece,
             )
         vocab[piece] = token_id
     return vocab

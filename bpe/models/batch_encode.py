@@ -29,7 +29,9 @@ class BatchEncoder:
         if not self.supports(tokenizer):
             raise TokenizerError(
                 f"batch encoding needs a char-bpe or byte-bpe tokenizer encoding by merge rank, without dropout "
-                f"or normalizer, with a compiled pre-tokenizer, not this {tokenizer.family}"
+                f"or normalizer, with a compiled pre-tokenizer, not this {tokenizer.family}",
+                code="not_supported",
+                value=tokenizer.family,
             )
         from bpe.kernels import encode_kernel
 

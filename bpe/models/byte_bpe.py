@@ -17,32 +17,49 @@ from typing import Any
 
 import numpy as np
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, FamilyFacts, TokenizerError
 from bpe.models.merge_tokenizer import MergeTokenizer
 from bpe.models.trained import TrainingRequest
-from bpe.options import ByteBPEOptions, read_common_body, special_tokens_with
+from bpe.options import (
+    Dropout,
+    MergesEncodeMode,
+    MinFrequency,
+    NormalizerName,
+    PreTokenizerName,
+    SamplingOptions,
+    SamplingSeed,
+    TieBreak,
+    read_common_body,
+    special_tokens_with,
+)
 from bpe.pipeline.bytes_unicode import BYTE_TO_CHAR
-from bpe.training.counts import PretokenCounts, training_counts
-from bpe.training.trainer import progress_callback
+from bpe.training.counts import PretokenCounts
 
 _BYTES = [bytes([value]) for value in range(256)]
+
+
+class ByteBPEOptions(SamplingOptions):
+    native_mode = "merges"
+
+    pretokenizer: PreTokenizerName = "gpt2"
+    normalizer: NormalizerName = "none"
+    min_frequency: MinFrequency = 2
+    encode_mode: MergesEncodeMode = "merges"
+    tie_break: TieBreak = "longest-first"
+    dropout: Dropout = 0.0
+    seed: SamplingSeed = 0
 
 
 class ByteBPETokenizer(MergeTokenizer):
     family = "byte-bpe"
     options_model = ByteBPEOptions
-    capabilities = frozenset()
-    derivable = True
-    boundary_baseline = None
-    row_type = 'family'
-    native_method = 'merges'
-    trains_on_references = False
+    facts = FamilyFacts(derivable=True, floor=(256, "bytes"))
 
     def __init__(
         self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any
     ) -> None:
         """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``;
-        ``options``: see ``bpe.options.ByteBPEOptions``."""
+        ``options``: see ``ByteBPEOptions``."""
         super().__init__(
             special_tokens=special_tokens_with(special_tokens),
             base_pieces=BYTE_TO_CHAR,
@@ -52,26 +69,13 @@ class ByteBPETokenizer(MergeTokenizer):
         )
 
     @classmethod
-    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> ByteBPETokenizer:
-        """Learn merges until the vocabulary (specials + 256 bytes + merges) has ``vocab_size``
-        entries or no pair occurs ``min_frequency`` times.  The options' ``normalizer`` rewrites
-        the text before training and encoding (``bpe.pipeline.normalizers``); the encode-time options
-        (``encode_mode``, ``dropout``, ``seed``) only change encoding (``bpe.models.merge_tokenizer``)."""
-        settings = request.options
-        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
-        arguments = {"special_tokens": request.extra_special_tokens, **settings.model_dump()}
-        with progress_callback(request.progress, "byte-bpe merges") as callback:
-            merges = cls(**arguments)._learn_merges(counts, request.vocab_size, callback)
-        return cls(merges, **arguments)
+    def untrained(cls, counts: PretokenCounts, request: TrainingRequest) -> ByteBPETokenizer:
+        """The 256 byte symbols, whatever the text."""
+        return cls(special_tokens=request.extra_special_tokens, **request.options.model_dump())
 
-    @classmethod
-    def vocab_floor(
-        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
-    ) -> VocabFloor:
-        """The specials and the 256 byte symbols, whatever the text."""
-        ByteBPEOptions.parse(cls.family, options)
-        specials = len(special_tokens_with(special_tokens))
-        return VocabFloor(specials + 256, f"{specials} special tokens + 256 bytes")
+    def with_merges(self, merges: Iterable[tuple[int, int]]) -> ByteBPETokenizer:
+        extra_specials = self.special_tokens[len(DEFAULT_SPECIAL_TOKENS) :]
+        return type(self)(merges, special_tokens=extra_specials, **self.options.model_dump())
 
     def _merge_keys(self) -> list[bytes]:
         return list(self._bytes)
@@ -104,7 +108,9 @@ class ByteBPETokenizer(MergeTokenizer):
         if vocab[len(specials) : len(specials) + 256] != list(BYTE_TO_CHAR):
             raise TokenizerError(
                 'tokenizer file: field "vocab" must list the 256 byte symbols (GPT-2 aliases, byte order) '
-                "right after the specials"
+                "right after the specials",
+                code="bad_tokenizer_file",
+                field="vocab",
             )
         options = ByteBPEOptions.read_saved(config)
         tokenizer = cls(

@@ -13,37 +13,48 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, FamilyFacts, TokenizerError
 from bpe.models.trained import TrainedTokenizer, TrainingRequest
-from bpe.options import CharOptions, read_common_body, special_tokens_with
+from bpe.options import (
+    FamilyOptions,
+    MinFrequency,
+    NormalizerName,
+    read_common_body,
+    special_tokens_with,
+)
 from bpe.pipeline.normalizers import normalized_texts
 from bpe.training.counts import PretokenCounts, check_counts_normalizer
-from bpe.training.trainer import ProgressCallback, checked_texts
+from bpe.training.trainer import checked_texts
 
 #: a character is encoded on its own whatever the pre-tokens are; pre-tokens only
 #: let repeated words reuse the encoding cache
 _CACHE_PRETOKENIZER = "unicode"
 
 
+class CharOptions(FamilyOptions):
+    normalizer: NormalizerName = "none"
+    min_frequency: MinFrequency = 1
+
+
 class CharTokenizer(TrainedTokenizer):
     family = "char"
     options_model = CharOptions
-    capabilities = frozenset({Capability.CHARACTER_TOKENS})
-    derivable = False  # its saved form keeps no frequency ranks to cut by (bpe.train_sweep ranks once)
-    boundary_baseline = 'splits at every character'
-    row_type = 'family'
-    native_method = 'characters'
-    trains_on_references = False
+    facts = FamilyFacts(
+        capabilities=frozenset({Capability.CHARACTER_TOKENS}),
+        boundary_baseline="splits at every character",
+        native_method="characters",
+    )  # not derivable: its saved form keeps no frequency ranks to cut by (``train_sweep`` ranks once)
 
     def __init__(self, alphabet: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
-        """``options``: see ``bpe.options.CharOptions``."""
+        """``options``: see ``CharOptions``."""
         self.options = CharOptions.parse(self.family, options)
         specials = special_tokens_with(special_tokens)
         for index, char in enumerate(alphabet):
             if not isinstance(char, str) or len(char) != 1:
-                raise TokenizerError(f"char vocabulary entry #{index} must be one character, got {char!r}")
+                raise TokenizerError(f"char vocabulary entry #{index} must be one character, got {char!r}",
+                                     code="bad_vocabulary", value=char)  # fmt: skip
         if len(set(alphabet)) != len(alphabet):
-            raise TokenizerError("char vocabulary entries must be distinct")
+            raise TokenizerError("char vocabulary entries must be distinct", code="bad_vocabulary")
         pieces = [*specials, *alphabet]
         super().__init__(
             pieces, [piece.encode("utf-8") for piece in pieces], specials, _CACHE_PRETOKENIZER, self.options.normalizer
@@ -58,32 +69,20 @@ class CharTokenizer(TrainedTokenizer):
         return cls._from_ranked(ranked_characters(texts, request.options.normalizer), request)
 
     @classmethod
-    def from_ranked_characters(
-        cls,
-        ranked: Sequence[tuple[str, int]],
-        vocab_size: int,
-        *,
-        special_tokens: Iterable[str] = (),
-        progress: bool | ProgressCallback = False,
-        **options: Any,
-    ) -> CharTokenizer:
-        """What ``train`` gives on a text whose ``ranked_characters`` are ``ranked``."""
-        return cls._from_ranked(ranked, cls.training_request(vocab_size, special_tokens, options))
+    def train_sweep(
+        cls, texts: Iterable[str], vocab_sizes: Sequence[int], *, special_tokens: Iterable[str] = (), **options: Any
+    ) -> dict[int, CharTokenizer]:
+        """Every size from one ranking of the text's characters: a smaller alphabet keeps the most frequent
+        characters, ranks a saved char tokenizer does not keep (so it is not ``derivable``)."""
+        requests = [cls.training_request(size, special_tokens, options) for size in vocab_sizes]
+        ranked = ranked_characters(texts, requests[0].options.normalizer)
+        return {request.vocab_size: cls._from_ranked(ranked, request) for request in requests}
 
     @classmethod
     def _from_ranked(cls, ranked: Sequence[tuple[str, int]], request: TrainingRequest) -> CharTokenizer:
         room = request.vocab_size - len(request.special_tokens)
         alphabet = [char for char, count in ranked[:room] if count >= request.options.min_frequency]
         return cls(sorted(alphabet), special_tokens=request.extra_special_tokens, **request.options.model_dump())
-
-    @classmethod
-    def vocab_floor(
-        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
-    ) -> VocabFloor:
-        """The specials and one character, whatever the text (the most frequent characters are kept)."""
-        CharOptions.parse(cls.family, options)
-        specials = len(special_tokens_with(special_tokens))
-        return VocabFloor(specials + 1, f"{specials} special tokens + 1 character")
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         char_ids, unk = self._char_ids, self.unk_id
@@ -111,7 +110,8 @@ def ranked_characters(texts: Iterable[str] | PretokenCounts, normalizer: str = "
         from bpe.kernels.count_kernel import character_stats
 
         if not texts.has_text():
-            raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)")
+            raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)",
+                                 code="empty_training_input")  # fmt: skip
         occurrences, _ = character_stats(texts.units, texts.offsets, texts.counts)
         seen = np.flatnonzero(occurrences)
         counts.update(dict(zip(map(chr, seen.tolist()), occurrences[seen].tolist(), strict=True)))

@@ -25,31 +25,52 @@ are ordered ``</w>`` first, then by character code point (plain before
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, FamilyFacts, TokenizerError, VocabFloor
 from bpe.models.merge_tokenizer import MergeTokenizer
 from bpe.models.trained import TrainingRequest
-from bpe.options import CharBPEOptions, read_common_body, special_tokens_with
+from bpe.options import (
+    Dropout,
+    EndOfWord,
+    LimitAlphabet,
+    MergesEncodeMode,
+    MinFrequency,
+    NormalizerName,
+    PreTokenizerName,
+    SamplingOptions,
+    SamplingSeed,
+    TieBreak,
+    read_common_body,
+    special_tokens_with,
+)
 from bpe.training.counts import PretokenCounts, training_counts
-from bpe.training.trainer import progress_callback
 
 END_OF_WORD = "</w>"
 _BASE_SYMBOLS = {"separate": "characters and </w>", "attached": "characters, plain or with </w>", "none": "characters"}
 
 
+class CharBPEOptions(SamplingOptions):
+    native_mode = "merges"
+
+    pretokenizer: PreTokenizerName = "unicode"
+    normalizer: NormalizerName = "none"
+    end_of_word: EndOfWord = "separate"
+    min_frequency: MinFrequency = 2  # subword-nmt's default: a pair seen once is not merged
+    limit_alphabet: LimitAlphabet = None
+    encode_mode: MergesEncodeMode = "merges"
+    tie_break: TieBreak = "longest-first"
+    dropout: Dropout = 0.0
+    seed: SamplingSeed = 0
+
+
 class CharBPETokenizer(MergeTokenizer):
     family = "char-bpe"
     options_model = CharBPEOptions
-    capabilities = frozenset()
-    derivable = True
-    boundary_baseline = None
-    row_type = 'family'
-    native_method = 'merges'
-    trains_on_references = False
+    facts = FamilyFacts(derivable=True)
     floor_needs_text = True  # the alphabet of the text is part of the floor
 
     options: CharBPEOptions
@@ -64,7 +85,7 @@ class CharBPETokenizer(MergeTokenizer):
     ) -> None:
         """``base_pieces``: the base symbols (characters, ``</w>`` or ``c</w>`` per
         ``end_of_word``); ``merges``: id pairs; ``special_tokens``: extra specials
-        after ``<pad> <unk> <s> </s>``; ``options``: see ``bpe.options.CharBPEOptions``."""
+        after ``<pad> <unk> <s> </s>``; ``options``: see ``CharBPEOptions``."""
         settings = CharBPEOptions.parse(self.family, options)
         _check_base_pieces(base_pieces, settings.end_of_word)
         super().__init__(
@@ -102,21 +123,27 @@ class CharBPETokenizer(MergeTokenizer):
 
     # -- training ---------------------------------------------------------
     @classmethod
-    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> CharBPETokenizer:
-        """Learn merges until the vocabulary (specials + base symbols + merges) has ``vocab_size``
-        entries or no pair occurs ``min_frequency`` times.  The options' ``normalizer`` rewrites the
-        text before training and encoding (``bpe.pipeline.normalizers``); the encode-time options
-        (``encode_mode``, ``dropout``, ``seed``) only change encoding (``bpe.models.merge_tokenizer``)."""
-        settings, vocab_size = request.options, request.vocab_size
-        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
+    def untrained(cls, counts: PretokenCounts, request: TrainingRequest) -> CharBPETokenizer:
+        """The characters of the counted text (with ``</w>`` per ``end_of_word``, at most
+        ``limit_alphabet`` of them), checked against the vocabulary floor they make."""
+        settings = request.options
         base_pieces = _alphabet(counts, settings.end_of_word, settings.limit_alphabet)
-        base_floor(len(request.special_tokens), len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
-            cls.family, vocab_size
+        n_specials = len(request.special_tokens)
+        base_floor(n_specials, len(base_pieces), settings.end_of_word, settings.limit_alphabet).check(
+            cls.family, request.vocab_size
         )
-        arguments = {"special_tokens": request.extra_special_tokens, **settings.model_dump()}
-        with progress_callback(request.progress, "char-bpe merges") as callback:
-            merges = cls(base_pieces, **arguments)._learn_merges(counts, vocab_size, callback)
-        return cls(base_pieces, merges, **arguments)
+        return cls(base_pieces, special_tokens=request.extra_special_tokens, **settings.model_dump())
+
+    def with_merges(self, merges: Iterable[tuple[int, int]]) -> CharBPETokenizer:
+        base_pieces = self._pieces[len(self.special_tokens) : self.first_merge_id]
+        extra_specials = self.special_tokens[len(DEFAULT_SPECIAL_TOKENS) :]
+        return type(self)(base_pieces, merges, special_tokens=extra_specials, **self.options.model_dump())
+
+    def _derived_floor(self, body: Mapping[str, Any]) -> VocabFloor:
+        """The specials and this tokenizer's base symbols (those of its training text)."""
+        n_specials = len(body["specials"])
+        n_base = len(body["vocab"]) - n_specials - len(body["merges"])
+        return base_floor(n_specials, n_base, self.options.end_of_word, self.options.limit_alphabet)
 
     @classmethod
     def vocab_floor(
@@ -193,7 +220,8 @@ class CharBPETokenizer(MergeTokenizer):
         merges = cls._read_merges(body)
         base_count = len(vocab) - len(specials) - len(merges)
         if base_count < 0:
-            raise TokenizerError('tokenizer file: field "vocab" is shorter than the specials plus one entry per merge')
+            raise TokenizerError('tokenizer file: field "vocab" is shorter than the specials plus one entry per merge',
+                                 code="bad_tokenizer_file", value=len(vocab), field="vocab")  # fmt: skip
         options = CharBPEOptions.read_saved(config)
         tokenizer = cls(
             vocab[len(specials) : len(specials) + base_count],
@@ -245,9 +273,12 @@ def _check_base_pieces(base_pieces: Sequence[str], end_of_word: str) -> None:
             raise TokenizerError(
                 f"char-bpe base symbol #{index} {piece!r} is not valid with end_of_word={end_of_word!r} "
                 f"(expected one character{', or ' + END_OF_WORD if end_of_word == 'separate' else ''}"
-                f"{', optionally followed by ' + END_OF_WORD if end_of_word == 'attached' else ''})"
+                f"{', optionally followed by ' + END_OF_WORD if end_of_word == 'attached' else ''})",
+                code="bad_vocabulary",
+                value=piece,
             )
     if len(set(base_pieces)) != len(base_pieces):
-        raise TokenizerError("char-bpe base symbols must not repeat")
+        raise TokenizerError("char-bpe base symbols must not repeat", code="bad_vocabulary")
     if end_of_word == "separate" and END_OF_WORD not in base_pieces:
-        raise TokenizerError(f"char-bpe with end_of_word='separate' needs the base symbol {END_OF_WORD!r}")
+        raise TokenizerError(f"char-bpe with end_of_word='separate' needs the base symbol {END_OF_WORD!r}",
+                             code="bad_vocabulary", value=END_OF_WORD)  # fmt: skip

@@ -36,38 +36,79 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from itertools import accumulate
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from bpe.base import TokenizerError, VocabFloor
+from pydantic import Field, model_validator
+from typing_extensions import Self
+
+from bpe.base import FamilyFacts, TokenizerError, VocabFloor
 from bpe.families import family_class
 from bpe.models.merge_tokenizer import MergeTokenizer, token_byte_lengths
 from bpe.models.trained import TrainedTokenizer
-from bpe.options import KnockoutOptions, body_field
+from bpe.options import (
+    EndOfWord,
+    FamilyOptions,
+    LimitAlphabet,
+    MinFrequency,
+    PreTokenizerName,
+    body_field,
+)
 from bpe.training.counts import PretokenCounts
 from bpe.training.trainer import ProgressCallback
+from bpe.validation import in_interval, table_rule
 
 BASES = ("char-bpe", "byte-bpe")
+
+
+class KnockoutOptions(FamilyOptions):
+    """bpe-knockout's own options, then the training options of its base BPE family (unset: the
+    base's default).  The gold references are training data, passed to ``train`` beside the text."""
+
+    base: Annotated[Literal["char-bpe", "byte-bpe"], Field(description="bpe-knockout: the BPE family to prune")] = (
+        "char-bpe"
+    )
+    threshold: Annotated[
+        in_interval(0, 1, closed_high=True),
+        Field(description="bpe-knockout: a merge is removed when this share of its applications cross a boundary"),
+    ] = 0.5
+    pretokenizer: Annotated[
+        PreTokenizerName | None, Field(description="the base's pre-tokenizer (unset: the base's default)")
+    ] = None
+    end_of_word: Annotated[
+        EndOfWord | None, Field(description="the end-of-word marker of a char-bpe base (unset: char-bpe's default)")
+    ] = None
+    min_frequency: MinFrequency = 2
+    limit_alphabet: LimitAlphabet = None
+
+    @model_validator(mode="after")
+    def _char_bpe_options_need_char_bpe(self) -> Self:
+        given = [name for name in ("end_of_word", "limit_alphabet") if getattr(self, name) is not None]
+        if given and self.base != "char-bpe":
+            raise table_rule(f"{given[0]} applies to base 'char-bpe' only, not {self.base!r}", value=given[0])
+        return self
+
+    def base_options(self) -> dict[str, Any]:
+        """The training options of the base family that are set."""
+        own = {"base", "threshold"}
+        return {name: value for name, value in self.model_dump(exclude=own).items() if value is not None}
 
 
 class KnockoutTokenizer(TrainedTokenizer):
     family = "bpe-knockout"
     options_model = KnockoutOptions
-    capabilities = frozenset()
-    derivable = False
-    boundary_baseline = None
-    row_type = 'family'
-    native_method = 'merges'
-    trains_on_references = True
+    facts = FamilyFacts(trains_on_references=True)
 
     options: KnockoutOptions
 
     def __init__(self, base: MergeTokenizer, knocked_out: Iterable[int], threshold: float | None = None) -> None:
         """``base``: the BPE tokenizer before knockout; ``knocked_out``: ids of its merged tokens to remove;
-        ``threshold``: the blame ratio they were removed at (``bpe.options.KnockoutOptions``)."""
+        ``threshold``: the blame ratio they were removed at (``KnockoutOptions``)."""
         if not isinstance(base, MergeTokenizer) or base.family not in BASES:
-            raise TokenizerError(f"bpe-knockout needs a base tokenizer of family {' or '.join(BASES)}")
+            raise TokenizerError(f"bpe-knockout needs a base tokenizer of family {' or '.join(BASES)}",
+                                 code="bad_base", value=getattr(base, "family", None))  # fmt: skip
         if base.encode_mode != "merges" or base.samples or base.normalizer.name != "none":
-            raise TokenizerError("bpe-knockout needs a base encoding by merges, without dropout or normalizer")
+            raise TokenizerError("bpe-knockout needs a base encoding by merges, without dropout or normalizer",
+                                 code="bad_base")  # fmt: skip
         # the base's training options, as declared for bpe-knockout
         inherited = {name: value for name, value in base.options.training_options().items()
                      if name in KnockoutOptions.model_fields}  # fmt: skip
@@ -76,7 +117,8 @@ class KnockoutTokenizer(TrainedTokenizer):
         merged = range(base.first_merge_id, base.vocab_size)
         for token in knocked_out:
             if isinstance(token, bool) or not isinstance(token, int) or token not in merged:
-                raise TokenizerError(f"bpe-knockout can only remove merged tokens of the base, not id {token!r}")
+                raise TokenizerError(f"bpe-knockout can only remove merged tokens of the base, not id {token!r}",
+                                     code="token_id_out_of_range", value=token)  # fmt: skip
         removed = sorted(set(knocked_out))
         self.base = base
         self.knocked_out = removed
@@ -124,7 +166,7 @@ class KnockoutTokenizer(TrainedTokenizer):
     ) -> KnockoutTokenizer:
         """Train the base BPE (``vocab_size`` is its own), then knock out the merges that
         ``references`` (word -> inner character boundaries) blame.  ``options``: see
-        ``bpe.options.KnockoutOptions``; ``workers``: threads counting pre-tokens."""
+        ``KnockoutOptions``; ``workers``: threads counting pre-tokens."""
         settings = KnockoutOptions.parse(cls.family, options)
         words = _checked_references(references)
         trained = family_class(settings.base).train(texts, vocab_size, progress=progress, workers=workers,
@@ -166,18 +208,22 @@ class KnockoutTokenizer(TrainedTokenizer):
     def from_dict(cls, body: dict[str, Any]) -> KnockoutTokenizer:
         base_body = body.get("base")
         if not isinstance(base_body, dict) or base_body.get("family") not in BASES:
-            raise TokenizerError(f'tokenizer file: field "base" must hold a {" or ".join(BASES)} tokenizer')
+            raise TokenizerError(f'tokenizer file: field "base" must hold a {" or ".join(BASES)} tokenizer',
+                                 code="bad_tokenizer_file", field="base")  # fmt: skip
         base = family_class(base_body["family"]).from_dict(base_body)
         knocked_out = body.get("knocked_out")
         if not isinstance(knocked_out, list):
-            raise TokenizerError('tokenizer file: field "knocked_out" must be a list of ids')
+            raise TokenizerError('tokenizer file: field "knocked_out" must be a list of ids', code="wrong_type",
+                                 value=knocked_out, field="knocked_out")  # fmt: skip
         config = body_field(body, "config", dict)
         options = KnockoutOptions.read_saved(config)
         tokenizer = cls(base, knocked_out, options.threshold)
         if tokenizer.options != options:
-            raise TokenizerError('tokenizer file: field "config" does not match the options of field "base"')
+            raise TokenizerError('tokenizer file: field "config" does not match the options of field "base"',
+                                 code="bad_tokenizer_file", field="config")  # fmt: skip
         if body.get("vocab") != tokenizer.vocab:
-            raise TokenizerError('tokenizer file: field "vocab" does not match the base without the knocked-out ids')
+            raise TokenizerError('tokenizer file: field "vocab" does not match the base without the knocked-out ids',
+                                 code="bad_tokenizer_file", field="vocab")  # fmt: skip
         return tokenizer
 
 
@@ -203,16 +249,20 @@ def blamed_merges(tokenizer: MergeTokenizer, references: Mapping[str, frozenset[
 
 def _checked_references(references: Any) -> dict[str, frozenset[int]]:
     if not isinstance(references, Mapping) or not references:
-        raise TokenizerError("bpe-knockout needs references: a non-empty mapping word -> inner boundary offsets")
+        raise TokenizerError("bpe-knockout needs references: a non-empty mapping word -> inner boundary offsets",
+                             code="bad_references")  # fmt: skip
     checked: dict[str, frozenset[int]] = {}
     for word, boundaries in references.items():
         if not isinstance(word, str) or not word or isinstance(boundaries, (str, bytes)):
-            raise TokenizerError(f"bpe-knockout reference {word!r}: expected a word mapped to boundary offsets")
+            raise TokenizerError(f"bpe-knockout reference {word!r}: expected a word mapped to boundary offsets",
+                                 code="bad_references", value=word)  # fmt: skip
         offsets = frozenset(boundaries)
         if not all(isinstance(b, int) and not isinstance(b, bool) and 0 < b < len(word) for b in offsets):
             raise TokenizerError(
                 f"bpe-knockout reference {word!r}: boundaries must be character offsets inside the word "
-                f"(1..{len(word) - 1}), got {sorted(offsets, key=str)}"
+                f"(1..{len(word) - 1}), got {sorted(offsets, key=str)}",
+                code="bad_references",
+                value=word,
             )
         checked[word] = offsets
     return checked

@@ -41,12 +41,13 @@ from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from typing_extensions import Self
 
 from bpe.base import UNK, TokenizerError
 from bpe.models.inference import VocabularyTrie
-from bpe.models.trained import EncodedPretoken, TrainedTokenizer
-from bpe.options import ByteBPEOptions, CharBPEOptions, body_field
-from bpe.training.trainer import ProgressCallback, train_merges
+from bpe.models.trained import EncodedPretoken, TrainedTokenizer, TrainingRequest
+from bpe.options import SamplingOptions, body_field
+from bpe.training.trainer import ProgressCallback, progress_callback, train_merges
 
 if TYPE_CHECKING:
     from bpe.training.counts import PretokenCounts
@@ -74,7 +75,7 @@ def token_byte_lengths(tokens: list[int], byte_lengths: list[int], symbol_counts
 
 
 class MergeTokenizer(TrainedTokenizer):
-    options: CharBPEOptions | ByteBPEOptions
+    options: SamplingOptions
 
     def __init__(
         self,
@@ -83,7 +84,7 @@ class MergeTokenizer(TrainedTokenizer):
         base_pieces: Sequence[str],
         base_bytes: Sequence[bytes],
         merges: Iterable[tuple[int, int]],
-        options: CharBPEOptions | ByteBPEOptions,
+        options: SamplingOptions,
     ) -> None:
         self.options = options
         pieces = [*special_tokens, *base_pieces]
@@ -118,10 +119,14 @@ class MergeTokenizer(TrainedTokenizer):
             if isinstance(part, bool) or not isinstance(part, int) or not first_base <= part < new_id:
                 raise TokenizerError(
                     f'tokenizer file: field "merges[{index}]" must join two earlier non-special ids '
-                    f"(between {first_base} and {new_id - 1}), got {[left, right]!r}"
+                    f"(between {first_base} and {new_id - 1}), got {[left, right]!r}",
+                    code="bad_tokenizer_file",
+                    value=[left, right],
+                    field=f"merges[{index}]",
                 )
         if (left, right) in self._ranks:
-            raise TokenizerError(f'tokenizer file: field "merges[{index}]" repeats the merge {[left, right]!r}')
+            raise TokenizerError(f'tokenizer file: field "merges[{index}]" repeats the merge {[left, right]!r}',
+                                 code="bad_tokenizer_file", value=[left, right], field=f"merges[{index}]")  # fmt: skip
 
     @property
     def merges(self) -> list[tuple[int, int]]:
@@ -133,6 +138,31 @@ class MergeTokenizer(TrainedTokenizer):
         return self.options.encode_mode
 
     # -- training ---------------------------------------------------------
+    @classmethod
+    def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> Self:
+        """Learn merges until the vocabulary (specials + base symbols + merges) has ``vocab_size``
+        entries or no pair occurs ``min_frequency`` times.  The options' ``normalizer`` rewrites the
+        text before training and encoding (``bpe.pipeline.normalizers``); the encode-time options
+        (``encode_mode``, ``dropout``, ``seed``) only change encoding."""
+        from bpe.training.counts import training_counts
+
+        settings = request.options
+        counts = training_counts(texts, settings.pretokenizer, workers=request.workers, normalizer=settings.normalizer)
+        untrained = cls.untrained(counts, request)
+        with progress_callback(request.progress, f"{cls.family} merges") as callback:
+            merges = untrained._learn_merges(counts, request.vocab_size, callback)
+        return untrained.with_merges(merges)
+
+    @classmethod
+    @abstractmethod
+    def untrained(cls, counts: PretokenCounts, request: TrainingRequest) -> Self:
+        """The family's tokenizer with the base symbols training on ``counts`` starts from and no merges
+        (a family whose base symbols come from the text checks its vocabulary floor here)."""
+
+    @abstractmethod
+    def with_merges(self, merges: Iterable[tuple[int, int]]) -> Self:
+        """This tokenizer's specials, base symbols and options, with ``merges``."""
+
     def _learn_merges(
         self, pretoken_counts: PretokenCounts, vocab_size: int, progress: ProgressCallback | None
     ) -> list[tuple[int, int]]:
@@ -361,7 +391,8 @@ class MergeTokenizer(TrainedTokenizer):
         merges = body_field(body, "merges", list)
         for index, pair in enumerate(merges):
             if not isinstance(pair, list) or len(pair) != 2:
-                raise TokenizerError(f'tokenizer file: field "merges[{index}]" must be a pair of ids, got {pair!r}')
+                raise TokenizerError(f'tokenizer file: field "merges[{index}]" must be a pair of ids, got {pair!r}',
+                                     code="bad_tokenizer_file", value=pair, field=f"merges[{index}]")  # fmt: skip
         return [tuple(pair) for pair in merges]
 
     def _check_saved_vocab(self, vocab: Sequence[str]) -> None:
@@ -369,10 +400,16 @@ class MergeTokenizer(TrainedTokenizer):
         for token_id, (saved, rebuilt) in enumerate(zip(vocab, self._pieces, strict=False)):
             if saved != rebuilt:
                 raise TokenizerError(
-                    f'tokenizer file: field "vocab[{token_id}]" is {saved!r} but its merge spells {rebuilt!r}'
+                    f'tokenizer file: field "vocab[{token_id}]" is {saved!r} but its merge spells {rebuilt!r}',
+                    code="bad_tokenizer_file",
+                    value=saved,
+                    field=f"vocab[{token_id}]",
                 )
         if len(vocab) != len(self._pieces):
             raise TokenizerError(
                 f'tokenizer file: field "vocab" has {len(vocab)} entries, the specials, base symbols and merges '
-                f"make {len(self._pieces)}"
+                f"make {len(self._pieces)}",
+                code="bad_tokenizer_file",
+                value=len(vocab),
+                field="vocab",
             )

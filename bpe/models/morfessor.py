@@ -42,12 +42,23 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, TokenizerError, VocabFloor
+from pydantic import Field
+
+from bpe.base import DEFAULT_SPECIAL_TOKENS, FamilyFacts, TokenizerError, VocabFloor
 from bpe.models.trained import TrainedTokenizer, TrainingRequest
-from bpe.options import MorfessorOptions, body_field, read_common_body, special_tokens_with
+from bpe.options import (
+    FamilyOptions,
+    MinFrequency,
+    NormalizerName,
+    PreTokenizerName,
+    body_field,
+    read_common_body,
+    special_tokens_with,
+)
 from bpe.training.counts import PretokenCounts, training_counts
+from bpe.validation import NonNegativeInt, PositiveInt, PositiveNumber
 
 #: Morfessor's count modifiers, by the name of ``MorfessorOptions.dampening``
 DAMPENINGS = {"ones": lambda count: 1, "log": lambda count: round(math.log(count + 1, 2)), "none": None}
@@ -96,15 +107,27 @@ class MorphLexicon:
         return morphs[::-1]
 
 
+class MorfessorOptions(FamilyOptions):
+    pretokenizer: PreTokenizerName = "unicode"
+    normalizer: NormalizerName = "none"
+    dampening: Annotated[
+        Literal["ones", "log", "none"],
+        Field(description="Morfessor's word counts: each distinct word once, log-dampened, or as counted"),
+    ] = "ones"
+    corpus_weight: Annotated[
+        PositiveNumber | None, Field(description="Morfessor's corpus weight alpha (unset: Morfessor's 1.0)")
+    ] = None
+    max_epochs: Annotated[
+        PositiveInt | None, Field(description="Morfessor's training epochs at most (unset: until converged)")
+    ] = None
+    min_frequency: MinFrequency = 1
+    seed: Annotated[NonNegativeInt, Field(description="seed of Morfessor's word shuffling while training")] = 0
+
+
 class MorfessorTokenizer(TrainedTokenizer):
     family = "morfessor"
     options_model = MorfessorOptions
-    capabilities = frozenset()
-    derivable = False
-    boundary_baseline = None
-    row_type = 'family'
-    native_method = 'viterbi'
-    trains_on_references = False
+    facts = FamilyFacts(native_method="viterbi")
     floor_needs_text = True  # the alphabet of the text is part of the floor
 
     options: MorfessorOptions
@@ -119,19 +142,21 @@ class MorfessorTokenizer(TrainedTokenizer):
         **options: Any,
     ) -> None:
         """``alphabet``: single characters; ``morph_pieces``: longer pieces (a morph, or a space plus a morph);
-        ``lexicon``: the morph counts the Viterbi search uses; ``options``: see ``bpe.options.MorfessorOptions``
+        ``lexicon``: the morph counts the Viterbi search uses; ``options``: see ``MorfessorOptions``
         (only the pre-tokenizer and normalizer matter to encoding; the others record the training)."""
         self.options = MorfessorOptions.parse(self.family, options)
         specials = special_tokens_with(special_tokens)
         for index, char in enumerate(alphabet):
             if not isinstance(char, str) or len(char) != 1:
-                raise TokenizerError(f"morfessor alphabet entry #{index} must be one character, got {char!r}")
+                raise TokenizerError(f"morfessor alphabet entry #{index} must be one character, got {char!r}",
+                                     code="bad_vocabulary", value=char)  # fmt: skip
         for index, piece in enumerate(morph_pieces):
             if not isinstance(piece, str) or len(piece) < 2:
-                raise TokenizerError(f"morfessor piece #{index} must be a string of 2+ characters, got {piece!r}")
+                raise TokenizerError(f"morfessor piece #{index} must be a string of 2+ characters, got {piece!r}",
+                                     code="bad_vocabulary", value=piece)  # fmt: skip
         pieces = [*specials, *alphabet, *morph_pieces]
         if len(set(pieces)) != len(pieces):
-            raise TokenizerError("morfessor vocabulary entries must be distinct")
+            raise TokenizerError("morfessor vocabulary entries must be distinct", code="bad_vocabulary")
         token_bytes = [piece.encode("utf-8") for piece in pieces]
         super().__init__(pieces, token_bytes, specials, self.options.pretokenizer, self.options.normalizer)
         self._piece_ids = {piece: index for index, piece in enumerate(pieces) if index >= len(specials)}
@@ -233,7 +258,9 @@ class MorfessorTokenizer(TrainedTokenizer):
         counts = body_field(body, "morph_counts", dict)
         for morph, count in counts.items():
             if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-                raise TokenizerError(f'tokenizer file: field "morph_counts[{morph!r}]" must be a positive integer')
+                field = f"morph_counts[{morph!r}]"
+                raise TokenizerError(f'tokenizer file: field "{field}" must be a positive integer',
+                                     code="bad_tokenizer_file", value=count, field=field)  # fmt: skip
         options = MorfessorOptions.read_saved(config)
         pieces = vocab[len(specials) :]
         return cls(
@@ -250,12 +277,14 @@ def _train_lexicon(word_counts: Mapping[str, int], options: MorfessorOptions) ->
     try:
         import morfessor
     except ImportError:
-        raise TokenizerError("the morfessor family needs the morfessor package (pip install morfessor)") from None
+        raise TokenizerError("the morfessor family needs the morfessor package (pip install morfessor)",
+                             code="missing_package", value="morfessor") from None  # fmt: skip
     modifier = DAMPENINGS[options.dampening]
     minimum = options.min_frequency
     data = [(count, word) for word, count in sorted(word_counts.items()) if count >= minimum]
     if not data:
-        raise TokenizerError(f"no word occurs at least min_frequency={minimum} times: nothing to train on")
+        raise TokenizerError(f"no word occurs at least min_frequency={minimum} times: nothing to train on",
+                             code="empty_training_input", value=minimum)  # fmt: skip
     model = morfessor.BaselineModel(corpusweight=options.corpus_weight)
     with _quiet_seeded_morfessor(morfessor, options.seed):
         model.load_data(data, count_modifier=modifier)

@@ -47,275 +47,110 @@ Encode-time options (``bpe.options``; saved in ``config``; training is unchanged
     give the same tokens in any order (the seed is process-wide sentencepiece
     state: do not sample from several threads at once).
 
-A literal ``▁`` (U+2581) in the text is sentencepiece's own whitespace symbol: it is encoded
-exactly like a space, so ``"a▁b"`` and ``"a b"`` give the same ids and both decode to ``"a b"``
-(decoding is lossy for that one character).  Spans stay exact: they index the text as given (a
-literal ``▁`` covers its own three bytes) and tile it; only ``id_to_bytes`` of such a token shows a
-space where the text has ``▁``.
-
-``SentencePieceBacked`` is shared with ``SentencePieceModelTokenizer``: a published sentencepiece
-``.model`` file (Llama 2, the mistral-common models), used as is.
+Encoding and decoding go through sentencepiece's processor (``bpe.models.spm_encoding``, which also
+says how a literal ``▁`` in the text is treated); the trainer's arguments and the training record are
+``bpe.models.spm_training``'s.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import functools
-import io
 import random
-import re
 from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from itertools import chain
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import sentencepiece
+from pydantic import AfterValidator, Field, Strict, model_validator
 from sentencepiece import sentencepiece_model_pb2
+from typing_extensions import Self
 
-from bpe.base import (
-    DEFAULT_SPECIAL_TOKENS,
-    Encoding,
-    Tokenizer,
-    TokenizerError,
-    TrainableTokenizer,
-    VocabFloor,
-    WordEncodings,
-    ids_in_range,
-    utf8,
-)
+from bpe.base import Encoding, FamilyFacts, TokenizerError, TrainableTokenizer, VocabFloor, WordEncodings, utf8
 from bpe.models.inference import UNMATCHED, VocabularyTrie
-from bpe.options import DeclaredOptions, SentencePieceBPEOptions, SentencePieceUnigramOptions, checked_vocab_size
-from bpe.pretrained.base import PretrainedTokenizer, check_token_id
-from bpe.training.trainer import checked_texts
+from bpe.models.spm_encoding import WHITESPACE_MARK, SentencePieceBacked, load_processor
+from bpe.models.spm_training import (
+    TRAINING_RECORD,
+    sentencepiece_floor,
+    train_model,
+    training_config,
+    training_sentences,
+)
+from bpe.options import (
+    ENCODE_TIME,
+    DeclaredOptions,
+    Dropout,
+    SamplingOptions,
+    SamplingSeed,
+    TieBreak,
+    checked_vocab_size,
+    encode_mode_option,
+)
+from bpe.validation import NonNegativeNumber, expecting, in_interval, table_rule
 
-#: sentencepiece's whitespace meta symbol; text containing it literally decodes it as a space.
-WHITESPACE_MARK = "▁"
-_BYTE_PIECES = 256
 _MODEL_TYPE_IDS = {"unigram": 1, "bpe": 2}  # sentencepiece_model.proto TrainerSpec.ModelType
 
-#: the facts of training a saved ``config`` records besides the options (``bpe.options``)
-TRAINING_RECORD = (
-    "model_type",
-    "vocab_size",
-    "byte_fallback",
-    "normalization",
-    "special_tokens",
-    "sentencepiece_version",
-)
 
-_TOO_SMALL = re.compile(r"Vocabulary size is smaller than required_chars\. (\d+) vs (\d+)")
+#: sentencepiece's own default: characters covering 99.95% of the text get a piece; the rarest
+#: 0.05% are spelled with byte-fallback pieces.
+DEFAULT_CHARACTER_COVERAGE = 0.9995
 
 
-def load_processor(model_proto: bytes, source: str) -> sentencepiece.SentencePieceProcessor:
-    """A processor for a serialized model; ``source`` names it in the error."""
-    try:
-        return sentencepiece.SentencePieceProcessor(model_proto=model_proto)
-    except RuntimeError:
-        raise TokenizerError(f"{source}: not a valid sentencepiece model") from None
+CharacterCoverage = Annotated[
+    in_interval(0, 1, closed_high=True),
+    Field(description="share of the text whose characters get a piece; the rest use byte-fallback pieces"),
+]
 
 
-def looks_like_model(data: bytes) -> bool:
-    """True when ``data`` parses as a sentencepiece ``ModelProto`` with pieces."""
-    try:
-        return len(sentencepiece_model_pb2.ModelProto.FromString(data).pieces) > 0
-    except Exception:  # protobuf's DecodeError, or worse on random bytes
-        return False
+def _check_nbest(nbest: int) -> int:
+    if nbest != -1 and nbest < 2:
+        raise ValueError("nbest must be -1 or >= 2")  # rephrased by `expecting`
+    return nbest
 
 
-def _check_encodable(text: str) -> None:
-    """A TokenizerError unless ``text`` is a string with a UTF-8 form (a lone surrogate has none), as in every
-    family; ASCII text, the common case, is passed without encoding it."""
-    if not isinstance(text, str) or not text.isascii():
-        utf8(text)
+NBest = Annotated[
+    Annotated[int, Strict(), AfterValidator(_check_nbest), expecting("-1 (every segmentation) or an integer >= 2")]
+    | None,
+    Field(description="spm-unigram sampling: sample among the N best segmentations (-1: all; unset: -1)"),
+    ENCODE_TIME,
+]
+
+Alpha = Annotated[
+    NonNegativeNumber | None,
+    Field(description="spm-unigram sampling: sample segmentations with probability ∝ P^alpha (unset: off)"),
+    ENCODE_TIME,
+]
 
 
-class SentencePieceBacked(Tokenizer):
-    """Encoding and decoding through a ``SentencePieceProcessor`` held in ``self._processor``."""
+class SentencePieceBPEOptions(SamplingOptions):
+    native_mode = "merges"
 
-    _processor: sentencepiece.SentencePieceProcessor
+    character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
+    encode_mode: encode_mode_option("merges") = "merges"  # type: ignore[valid-type]
+    tie_break: TieBreak = "longest-first"
+    dropout: Dropout = 0.0
+    seed: SamplingSeed = 0
 
-    def encode_with_spans(self, text: str) -> Encoding:
-        """Byte spans into ``text`` from sentencepiece's begin/end offsets, with two fixes:
-        the dummy-prefix ``▁`` covers nothing (empty span), and byte-fallback pieces,
-        which sentencepiece reports as empty spans plus one span for the whole
-        character on the last byte, each get their own single byte."""
-        _check_encodable(text)
-        return self._encoding(self._encode_proto(text))
 
-    def encode(self, text: str) -> list[int]:
-        """Ids only: sentencepiece's ids without building spans (integers unless the encoding samples)."""
-        _check_encodable(text)
-        if self.samples:
-            return [piece.id for piece in self._encode_proto(text).pieces]
-        return self._processor.encode(text)
+class SentencePieceUnigramOptions(SamplingOptions):
+    native_mode = "likelihood"
 
-    def _encoding(self, proto: Any) -> Encoding:
-        """The ids and spans of a SentencePieceText proto (``encode_with_spans``' fixes applied)."""
-        byte_ids = self._byte_ids
-        ids: list[int] = []
-        spans: list[tuple[int, int]] = []
-        cursor = 0  # end of the text covered so far
-        for piece in proto.pieces:
-            span = (cursor, cursor + 1) if piece.id in byte_ids else (piece.begin, piece.end)
-            ids.append(piece.id)
-            spans.append(span)
-            cursor = span[1]
-        return Encoding(ids=ids, spans=spans)
+    character_coverage: CharacterCoverage = DEFAULT_CHARACTER_COVERAGE
+    encode_mode: encode_mode_option("likelihood") = "likelihood"  # type: ignore[valid-type]
+    tie_break: TieBreak = "longest-first"
+    alpha: Alpha = None
+    nbest: NBest = None
+    seed: SamplingSeed = 0
 
-    def encode_texts(self, texts: Sequence[str]) -> list[Encoding]:
-        """``encode_with_spans`` of every text, in one call of sentencepiece's batch encoder (on one thread:
-        the same segmentation as one call per text, without the per-call cost of its Python wrapper).  A model
-        that leaves the text as it is (``_surface_lengths``) is asked for ids only, each piece's span read
-        from the bytes its piece spells; a text where that cannot be the answer (a literal ``▁``, an unknown
-        or control piece, lengths that do not add up to the text's) is encoded again with spans."""
-        for text in texts:
-            _check_encodable(text)
-        lengths = self._surface_lengths
-        if lengths is None:
-            return [self._encoding(proto) for proto in self._processor.encode(list(texts), out_type="proto",
-                                                                              num_threads=1)]  # fmt: skip
-        dummy = 1 if self.adds_dummy_prefix else 0
-        encodings = []
-        for text, ids in zip(texts, self._processor.encode(list(texts), num_threads=1), strict=True):
-            spans = []
-            position = -dummy if ids else 0  # the dummy prefix's ▁ spells no byte of the text
-            for token in ids:
-                length = lengths[token]
-                if length < 0:
-                    break
-                end = position + length
-                spans.append((max(position, 0), end))
-                position = end
-            if len(spans) != len(ids) or position != len(text.encode("utf-8")) or WHITESPACE_MARK in text:
-                encodings.append(self.encode_with_spans(text))
-            else:
-                encodings.append(Encoding(ids=ids, spans=spans))
-        return encodings
-
-    @functools.cached_property
-    def _surface_lengths(self) -> list[int] | None:
-        """Per id, the UTF-8 length of the text its piece stands for (``▁`` a space; a byte-fallback piece one
-        byte; -1 for unknown, control and unused pieces), when the model leaves the text as it is (identity
-        normalization, whitespace kept and escaped as ``▁`` before the word); None otherwise."""
-        normalizer = self._model_spec.normalizer_spec
-        if (normalizer.name != "identity" or normalizer.precompiled_charsmap or normalizer.remove_extra_whitespaces
-                or not normalizer.escape_whitespaces or self._model_spec.trainer_spec.treat_whitespace_as_suffix):
-            return None  # fmt: skip
-        processor = self._processor
-        lengths = []
-        for token in range(processor.get_piece_size()):
-            if processor.is_byte(token):
-                lengths.append(1)
-            elif processor.is_unknown(token) or processor.is_control(token) or processor.is_unused(token):
-                lengths.append(-1)
-            else:
-                lengths.append(len(processor.id_to_piece(token).replace(WHITESPACE_MARK, " ").encode("utf-8")))
-        return lengths
-
-    def encode_words(self, words: Sequence[str]) -> list[Encoding]:
-        return self.encode_texts(words)  # a word's encoding is its encode_with_spans (``encode_word``)
-
-    def encode_word_arrays(self, words: Sequence[str]) -> WordEncodings:
-        """``encode_words`` as flat arrays: for a model that leaves the text as it is, the ids of all words in one
-        batch call and each piece's span read from the bytes it spells, in one pass over all words (as
-        ``encode_texts``); a batch where that cannot be every word's answer goes through ``encode_texts``."""
-        import numpy as np
-
-        lengths = self._surface_lengths
-        if lengths is None or self.samples or any(WHITESPACE_MARK in word for word in words):
-            return WordEncodings.of(self.encode_texts(words))
-        for word in words:
-            _check_encodable(word)
-        encoded = self._processor.encode(list(words), num_threads=1)
-        counts = np.fromiter((len(word_ids) for word_ids in encoded), dtype=np.int64, count=len(encoded))
-        ids = np.fromiter(chain.from_iterable(encoded), dtype=np.int64, count=int(counts.sum()))
-        token_lengths = np.asarray(lengths, dtype=np.int64)[ids]
-        word_of = np.repeat(np.arange(len(words)), counts)
-        dummy = 1 if self.adds_dummy_prefix else 0
-        spelled = np.bincount(word_of, weights=token_lengths, minlength=len(words)) - dummy * (counts > 0)
-        expected = np.fromiter((len(word.encode("utf-8")) for word in words), dtype=np.int64, count=len(words))
-        if (token_lengths < 0).any() or (spelled != expected).any():
-            return WordEncodings.of(self.encode_texts(words))
-        ends = np.cumsum(token_lengths)
-        starts = ends - token_lengths
-        starts = starts - starts[(np.cumsum(counts) - counts)[word_of]] - dummy  # the dummy ▁ spells no byte
-        spans = np.stack([np.maximum(starts, 0), starts + token_lengths], axis=1)
-        return WordEncodings(ids, spans, counts)
-
-    @functools.cached_property
-    def _byte_ids(self) -> frozenset[int]:
-        """The ids of byte-fallback pieces (``<0xAB>``), looked up once: ``is_byte`` per piece is slow."""
-        processor = self._processor
-        return frozenset(i for i in range(processor.get_piece_size()) if processor.is_byte(i))
-
-    def _encode_proto(self, text: str) -> Any:
-        """sentencepiece's own encoding of ``text`` (a SentencePieceText proto)."""
-        return self._processor.encode(text, out_type="proto")
-
-    def encode_word(self, word: str) -> Encoding:
-        """The dummy prefix already gives a word its mid-sentence form (``▁word``)."""
-        return self.encode_with_spans(word)
-
-    @functools.cached_property
-    def _model_spec(self) -> Any:
-        return sentencepiece_model_pb2.ModelProto.FromString(self._processor.serialized_model_proto())
-
-    @property
-    def adds_dummy_prefix(self) -> bool:
-        """True when the model puts a ``▁`` before every text (its normalizer's ``add_dummy_prefix``)."""
-        return bool(self._model_spec.normalizer_spec.add_dummy_prefix)
-
-    @functools.cached_property
-    def _processor_without_dummy_prefix(self) -> sentencepiece.SentencePieceProcessor:
-        spec = sentencepiece_model_pb2.ModelProto.FromString(self._processor.serialized_model_proto())
-        spec.normalizer_spec.add_dummy_prefix = False
-        return load_processor(spec.SerializeToString(), self.name)
-
-    def sentencepiece_ids(self, text: str, *, dummy_prefix: bool = True) -> list[int]:
-        """sentencepiece's own segmentation of ``text`` (whatever inference method or sampling the tokenizer is
-        set to); with ``dummy_prefix=False`` the model's dummy prefix turned off, every other setting as the
-        model has it: how a piece without ``▁`` (one that stands inside a word) can be the whole of an
-        encoding (``benchmarks.measure.audit``)."""
-        processor = self._processor if dummy_prefix else self._processor_without_dummy_prefix
-        return list(processor.encode(text))
-
-    def _check_id(self, token_id: int) -> None:
-        check_token_id(token_id, self.vocab_size, self.name)
-
-    def id_to_bytes(self, token_id: int) -> bytes:
-        """``▁`` stands for a space, ``<0xAB>`` for its byte; control and unknown ids for no text."""
-        self._check_id(token_id)
-        processor = self._processor
-        if processor.is_byte(token_id):
-            return bytes([int(processor.id_to_piece(token_id)[3:5], 16)])
-        if processor.is_control(token_id) or processor.is_unknown(token_id):
-            return b""
-        return processor.id_to_piece(token_id).replace(WHITESPACE_MARK, " ").encode("utf-8")
-
-    def decode(self, ids: Sequence[int]) -> str:
-        """sentencepiece's own decoding: drops the dummy-prefix space and control ids,
-        shows ``<unk>`` as `` ⁇ ``, turns cut byte sequences into U+FFFD."""
-        if not ids_in_range(ids, self.vocab_size):
-            for token_id in ids:
-                self._check_id(token_id)
-        return self._processor.decode(list(ids))
-
-    def id_to_piece(self, token_id: int) -> str:
-        self._check_id(token_id)
-        return self._processor.id_to_piece(token_id)
-
-    @property
-    def vocab_size(self) -> int:
-        return self._processor.get_piece_size()
-
-    @property
-    def unk_id(self) -> int | None:
-        return self._processor.unk_id()
+    @model_validator(mode="after")
+    def _nbest_with_alpha(self) -> Self:
+        if self.nbest is not None and self.alpha is None:
+            raise table_rule("nbest only applies to sampling: give alpha too", value="nbest")
+        return self
 
 
 class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableTokenizer):
-    """A trained sentencepiece model; subclasses fix the model type and its options (``bpe.options``)."""
+    """A trained sentencepiece model; subclasses fix the model type and its options (above)."""
 
     model_type: ClassVar[str]
     options_model: ClassVar[type[SentencePieceBPEOptions | SentencePieceUnigramOptions]]
@@ -421,70 +256,17 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableToke
         settings = cls.options_model.parse(cls.family, options)
         character_coverage = settings.character_coverage
         vocab_size = checked_vocab_size(vocab_size, cls.options_model)
-        sentences = _sentences(texts)
-        config = {
-            "model_type": cls.model_type,
-            "vocab_size": vocab_size,
-            "character_coverage": character_coverage,
-            "byte_fallback": True,
-            "normalization": "identity",
-            "special_tokens": list(DEFAULT_SPECIAL_TOKENS),
-            "sentencepiece_version": sentencepiece.__version__,
-        }
-        model = io.BytesIO()
-        try:
-            cls._run_trainer(sentences, model, vocab_size, character_coverage)
-        except RuntimeError as exc:
-            if floor := _floor_in(str(exc), character_coverage):
-                floor.check(cls.family, vocab_size)
-            raise TokenizerError(f"{cls.family}: sentencepiece training failed: {exc}") from None
-        return cls(model.getvalue(), config, options=settings)
+        sentences = training_sentences(texts)
+        config = training_config(cls.model_type, vocab_size, character_coverage)
+        model = train_model(cls.family, cls.model_type, sentences, vocab_size, character_coverage)
+        return cls(model, config, options=settings)
 
     @classmethod
     def vocab_floor(cls, texts: Iterable[str] | None = None, **options: Any) -> VocabFloor:
         """The specials, the 256 byte-fallback pieces and the characters covering ``character_coverage``
-        of ``texts``, as sentencepiece counts them (asked of sentencepiece itself: a trainer run with no
-        room for any character stops, before training, at the check that reports this number); on any
-        text, at least one character."""
+        of ``texts``, as sentencepiece counts them (``spm_training.sentencepiece_floor``)."""
         character_coverage = cls.options_model.parse(cls.family, options).character_coverage
-        if texts is None:
-            return _floor(len(DEFAULT_SPECIAL_TOKENS) + _BYTE_PIECES + 1, character_coverage, least=True)
-        no_room = len(DEFAULT_SPECIAL_TOKENS) + _BYTE_PIECES
-        try:
-            cls._run_trainer(_sentences(texts), io.BytesIO(), no_room, character_coverage)
-        except RuntimeError as exc:
-            if floor := _floor_in(str(exc), character_coverage):
-                return floor
-            raise TokenizerError(f"{cls.family}: sentencepiece training failed: {exc}") from None
-        return _floor(no_room, character_coverage)  # a text with no character at all
-
-    @classmethod
-    def _run_trainer(cls, sentences: list[str], model: io.BytesIO, vocab_size: int, character_coverage: float) -> None:
-        sentencepiece.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
-            model_writer=model,
-            model_type=cls.model_type,
-            vocab_size=vocab_size,
-            character_coverage=character_coverage,
-            byte_fallback=True,
-            pad_id=0,
-            unk_id=1,
-            bos_id=2,
-            eos_id=3,
-            pad_piece=DEFAULT_SPECIAL_TOKENS[0],
-            unk_piece=DEFAULT_SPECIAL_TOKENS[1],
-            bos_piece=DEFAULT_SPECIAL_TOKENS[2],
-            eos_piece=DEFAULT_SPECIAL_TOKENS[3],
-            normalization_rule_name="identity",
-            remove_extra_whitespaces=False,
-            input_sentence_size=0,
-            # like the other families, stop below vocab_size when the text has no more to learn
-            hard_vocab_limit=False,
-            num_threads=1,
-            # never skip a long sentence silently (sentencepiece's default skips > 4192 bytes)
-            max_sentence_length=max(4192, *(len(s.encode("utf-8")) + 1 for s in sentences)),
-            minloglevel=2,
-        )
+        return sentencepiece_floor(cls.family, cls.model_type, texts, character_coverage)
 
     # -- persistence ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -499,57 +281,36 @@ class SentencePieceTokenizer(DeclaredOptions, SentencePieceBacked, TrainableToke
     def from_dict(cls, body: dict[str, Any]) -> SentencePieceTokenizer:
         config, vocab, encoded = body.get("config"), body.get("vocab"), body.get("model")
         if not isinstance(config, dict) or not isinstance(vocab, list) or not isinstance(encoded, str):
-            raise TokenizerError(f'{cls.family}: fields "config" (object), "vocab" (list), "model" (string) required')
+            raise TokenizerError(f'{cls.family}: fields "config" (object), "vocab" (list), "model" (string) required',
+                                 code="bad_tokenizer_file")  # fmt: skip
         try:
             model_proto = base64.b64decode(encoded, validate=True)
         except binascii.Error:
-            raise TokenizerError(f'{cls.family}: field "model" is not base64') from None
+            raise TokenizerError(f'{cls.family}: field "model" is not base64', code="not_base64",
+                                 field="model") from None  # fmt: skip
         encode_time = cls.options_model.encode_option_names()
         record = {name: value for name, value in config.items() if name not in encode_time}
         tokenizer = cls(model_proto, record, source=f'{cls.family} field "model"')
         proto = sentencepiece_model_pb2.ModelProto.FromString(model_proto)
         if proto.trainer_spec.model_type != _MODEL_TYPE_IDS[cls.model_type]:
-            raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type')
+            raise TokenizerError(f'{cls.family}: field "model" holds a sentencepiece model of another type',
+                                 code="bad_tokenizer_file", field="model")  # fmt: skip
         # the options are the config without the training record (a file saved before the
         # encode-time options existed has none: their defaults)
         tokenizer.options = cls.options_model.read_saved(
             {name: value for name, value in config.items() if name not in TRAINING_RECORD}
         )
         if tokenizer.to_dict()["vocab"] != vocab:
-            raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"')
+            raise TokenizerError(f'{cls.family}: field "vocab" does not match the pieces of field "model"',
+                                 code="bad_tokenizer_file", field="vocab")  # fmt: skip
         return tokenizer
-
-
-def _sentences(texts: Iterable[str]) -> list[str]:
-    """The training sentences sentencepiece is given: every text with a non-blank character."""
-    return [text for text in checked_texts(texts) if text.strip()]
-
-
-def _floor(required: int, character_coverage: float, least: bool = False) -> VocabFloor:
-    base = f"{len(DEFAULT_SPECIAL_TOKENS)} specials + {_BYTE_PIECES} byte-fallback pieces"
-    if least:
-        return VocabFloor(required, f"{base} + at least 1 character")
-    characters = required - len(DEFAULT_SPECIAL_TOKENS) - _BYTE_PIECES
-    return VocabFloor(required, f"{base} + {characters} characters covering {character_coverage:.2%} of this text",
-                      "; or use a lower character_coverage")  # fmt: skip
-
-
-def _floor_in(message: str, character_coverage: float) -> VocabFloor | None:
-    """The floor a sentencepiece "vocabulary size is smaller than required_chars" failure reports."""
-    match = _TOO_SMALL.search(message)
-    return _floor(int(match.group(2)), character_coverage) if match else None
 
 
 class SentencePieceBPETokenizer(SentencePieceTokenizer):
     family = "spm-bpe"
     model_type = "bpe"
     options_model = SentencePieceBPEOptions
-    capabilities = frozenset()
-    derivable = False
-    boundary_baseline = None
-    row_type = 'reference'
-    native_method = 'merges'
-    trains_on_references = False
+    facts = FamilyFacts(row_type="reference")
     options: SentencePieceBPEOptions
 
     def _sampling_arguments(self) -> dict[str, Any]:
@@ -560,25 +321,9 @@ class SentencePieceUnigramTokenizer(SentencePieceTokenizer):
     family = "spm-unigram"
     model_type = "unigram"
     options_model = SentencePieceUnigramOptions
-    capabilities = frozenset()
-    derivable = False
-    boundary_baseline = None
-    row_type = 'reference'
-    native_method = 'likelihood'
-    trains_on_references = False
+    facts = FamilyFacts(row_type="reference", native_method="likelihood")
     options: SentencePieceUnigramOptions
 
     def _sampling_arguments(self) -> dict[str, Any]:
         nbest = self.options.nbest
         return {"alpha": self.options.alpha, "nbest_size": -1 if nbest is None else nbest}
-
-
-class SentencePieceModelTokenizer(SentencePieceBacked, PretrainedTokenizer):
-    """A published sentencepiece model, used as is: sentencepiece's own encoding (no BOS/EOS, no
-    sampling) and decoding."""
-
-    family = "sentencepiece"
-
-    def __init__(self, model_proto: bytes, name: str) -> None:
-        PretrainedTokenizer.__init__(self, name)
-        self._processor = load_processor(model_proto, name)

@@ -42,6 +42,7 @@ from bpe.base import (
     Encoding,
     TokenizerError,
     TrainableTokenizer,
+    VocabFloor,
     WordEncodings,
     ids_in_range,
     utf8,
@@ -100,8 +101,9 @@ class TrainingRequest:
 
 
 class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
-    """Base of the from-scratch families; subclasses implement ``_train``, ``_encode_pretoken``,
-    ``vocab_floor`` and ``from_dict``, and set ``options`` (their family's options, ``bpe.options``)."""
+    """Base of the from-scratch families; subclasses implement ``_train``, ``_encode_pretoken`` and
+    ``from_dict``, set ``options`` (their ``options_model``), and override ``vocab_floor`` when their
+    floor depends on the text."""
 
     options: FamilyOptions
 
@@ -135,20 +137,53 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         cls,
         vocab_size: Any,
         special_tokens: Iterable[str] = (),
-        options: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | FamilyOptions | None = None,
         progress: bool | ProgressCallback = False,
         workers: int | None = None,
     ) -> TrainingRequest:
         """The arguments of ``train`` checked before any text is read: the options parsed by the
         family's ``options_model``, the vocabulary size, all the special tokens (the defaults first)
         and, unless ``floor_needs_text``, the family's vocabulary floor on any text."""
-        settings = cls.options_model.parse(cls.family, dict(options or {}))
+        settings = cls.options_model.parse(cls.family, {} if options is None else options)
         vocab_size = checked_vocab_size(vocab_size, cls.options_model)
         specials = special_tokens_with(special_tokens)
         request = TrainingRequest(settings, vocab_size, specials, progress, workers)
         if not cls.floor_needs_text:
             cls.vocab_floor(special_tokens=request.extra_special_tokens).check(cls.family, vocab_size)
         return request
+
+    @classmethod
+    def vocab_floor(
+        cls,
+        texts: Iterable[str] | PretokenCounts | None = None,
+        *,
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        **options: Any,
+    ) -> VocabFloor:
+        """The specials and the family's ``facts.floor``, whatever the text."""
+        cls.options_model.parse(cls.family, options)
+        specials = len(special_tokens_with(special_tokens))
+        symbols, what = cls.facts.floor
+        return VocabFloor(specials + symbols, f"{specials} special tokens + {symbols} {what}")
+
+    def derived(self, vocab_size: int) -> Self:
+        """Of a derivable family: its first ids, and the merges among them, are what a smaller training
+        learns, in the same order."""
+        if vocab_size == self.vocab_size:
+            return self
+        body = self.to_dict()
+        self._derived_floor(body).check(self.family, vocab_size)
+        removed = self.vocab_size - vocab_size
+        body["vocab"] = body["vocab"][:vocab_size]
+        if "merges" in body:
+            body["merges"] = body["merges"][: len(body["merges"]) - removed]
+        return type(self).from_dict(body)
+
+    def _derived_floor(self, body: Mapping[str, Any]) -> VocabFloor:
+        """The floor a derived size must reach (a family whose floor depends on the text knows it from
+        its own vocabulary)."""
+        return type(self).vocab_floor(special_tokens=body["specials"][len(DEFAULT_SPECIAL_TOKENS) :])
 
     @classmethod
     def _train(cls, texts: Iterable[str] | PretokenCounts, request: TrainingRequest) -> Self:
@@ -372,10 +407,13 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
     # -- decoding ---------------------------------------------------------
     def _check_id(self, token_id: int) -> None:
         if isinstance(token_id, bool) or not isinstance(token_id, int):
-            raise TokenizerError(f"token id {token_id!r} is not an integer")
+            raise TokenizerError(f"token id {token_id!r} is not an integer", code="token_id_not_integer",
+                                 value=token_id)  # fmt: skip
         if not 0 <= token_id < len(self._pieces):
             raise TokenizerError(
-                f"token id {token_id} is out of range (the vocabulary has ids 0..{self.vocab_size - 1})"
+                f"token id {token_id} is out of range (the vocabulary has ids 0..{self.vocab_size - 1})",
+                code="token_id_out_of_range",
+                value=token_id,
             )
 
     def id_to_bytes(self, token_id: int) -> bytes:

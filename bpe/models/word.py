@@ -15,31 +15,47 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, TokenizerError, VocabFloor
+from bpe.base import DEFAULT_SPECIAL_TOKENS, Capability, FamilyFacts, TokenizerError
 from bpe.models.trained import TrainedTokenizer, TrainingRequest
-from bpe.options import WordOptions, read_common_body, special_tokens_with
+from bpe.options import (
+    FamilyOptions,
+    MinFrequency,
+    NormalizerName,
+    PreTokenizerName,
+    read_common_body,
+    special_tokens_with,
+)
 from bpe.training.counts import PretokenCounts, training_counts
+
+
+class WordOptions(FamilyOptions):
+    pretokenizer: PreTokenizerName = "unicode"
+    normalizer: NormalizerName = "none"
+    min_frequency: MinFrequency = 1
 
 
 class WordTokenizer(TrainedTokenizer):
     family = "word"
     options_model = WordOptions
-    capabilities = frozenset({Capability.WHOLE_PRETOKENS})
-    derivable = True
-    boundary_baseline = 'never splits inside a word'
-    row_type = 'family'
-    native_method = 'lookup'
-    trains_on_references = False
+    facts = FamilyFacts(
+        capabilities=frozenset({Capability.WHOLE_PRETOKENS}),
+        derivable=True,
+        boundary_baseline="never splits inside a word",
+        native_method="lookup",
+        floor=(1, "word"),
+    )
 
     def __init__(self, words: Sequence[str], *, special_tokens: Iterable[str] = (), **options: Any) -> None:
-        """``options``: see ``bpe.options.WordOptions``."""
+        """``options``: see ``WordOptions``."""
         self.options = WordOptions.parse(self.family, options)
         specials = special_tokens_with(special_tokens)
         for index, word in enumerate(words):
             if not isinstance(word, str) or not word:
-                raise TokenizerError(f"word vocabulary entry #{index} must be a non-empty string, got {word!r}")
+                raise TokenizerError(f"word vocabulary entry #{index} must be a non-empty string, got {word!r}",
+                                     code="bad_vocabulary", value=word)  # fmt: skip
         if len(set(words)) != len(words) or set(words) & set(specials):
-            raise TokenizerError("word vocabulary entries must be distinct and differ from the special tokens")
+            raise TokenizerError("word vocabulary entries must be distinct and differ from the special tokens",
+                                 code="bad_vocabulary")  # fmt: skip
         pieces = [*specials, *words]
         token_bytes = [piece.encode("utf-8") for piece in pieces]
         super().__init__(pieces, token_bytes, specials, self.options.pretokenizer, self.options.normalizer)
@@ -55,15 +71,6 @@ class WordTokenizer(TrainedTokenizer):
         words = [word for word, count in ranked if count >= settings.min_frequency and word not in specials]
         words = words[: request.vocab_size - len(specials)]
         return cls(words, special_tokens=request.extra_special_tokens, **settings.model_dump())
-
-    @classmethod
-    def vocab_floor(
-        cls, texts: Iterable[str] | None = None, *, special_tokens: Iterable[str] = (), **options: Any
-    ) -> VocabFloor:
-        """The specials and one word, whatever the text."""
-        WordOptions.parse(cls.family, options)
-        specials = len(special_tokens_with(special_tokens))
-        return VocabFloor(specials + 1, f"{specials} special tokens + 1 word")
 
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         return [self._word_ids.get(pretoken, self.unk_id)], [len(pretoken.encode("utf-8"))]

@@ -179,7 +179,8 @@ NORMALIZERS: dict[str, Normalizer] = {
 def get_normalizer(name: str) -> Normalizer:
     """The registered normalizer called ``name``, or a TokenizerError naming the choices."""
     if not isinstance(name, str) or name not in NORMALIZERS:
-        raise TokenizerError(f"unknown normalizer {name!r}; choose one of: {', '.join(NORMALIZERS)}")
+        raise TokenizerError(f"unknown normalizer {name!r}; choose one of: {', '.join(NORMALIZERS)}",
+                             code="unknown_normalizer", value=name)  # fmt: skip
     return NORMALIZERS[name]
 
 

@@ -213,5 +213,6 @@ PRETOKENIZERS: dict[str, PreTokenizer] = {
 def get_pretokenizer(name: str) -> PreTokenizer:
     """The registered pre-tokenizer called ``name``, or a TokenizerError naming the choices."""
     if not isinstance(name, str) or name not in PRETOKENIZERS:
-        raise TokenizerError(f"unknown pre-tokenizer {name!r}; choose one of: {', '.join(PRETOKENIZERS)}")
+        raise TokenizerError(f"unknown pre-tokenizer {name!r}; choose one of: {', '.join(PRETOKENIZERS)}",
+                             code="unknown_pretokenizer", value=name)  # fmt: skip
     return PRETOKENIZERS[name]

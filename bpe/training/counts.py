@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import regex
 
-from bpe.base import TokenizerError, atomic_write_bytes
+from bpe.atomic import atomic_write_bytes
+from bpe.base import TokenizerError
 from bpe.pipeline.normalizers import normalized_texts
 from bpe.pipeline.pretokenizers import get_pretokenizer
 from bpe.training.trainer import checked_texts
@@ -93,9 +94,11 @@ class PretokenCounts(Mapping[str, int]):
         values = list(counts.values())
         for index, (pretoken, value) in enumerate(zip(pretokens, values, strict=True)):
             if not isinstance(pretoken, str) or not pretoken:
-                raise TokenizerError(f"pre-token #{index} must be a non-empty string, got {pretoken!r}")
+                raise TokenizerError(f"pre-token #{index} must be a non-empty string, got {pretoken!r}",
+                                     code="bad_counts", value=pretoken)  # fmt: skip
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise TokenizerError(f"count of pre-token {pretoken!r} must be a positive integer, got {value!r}")
+                raise TokenizerError(f"count of pre-token {pretoken!r} must be a positive integer, got {value!r}",
+                                     code="bad_counts", value=value)  # fmt: skip
         return _whole_pretokens(pretokens, np.asarray(values, dtype=np.int64), pretokenizer)
 
     # -- the mapping interface ----------------------------------------------------------------
@@ -131,8 +134,7 @@ class PretokenCounts(Mapping[str, int]):
             if other.pretokenizer != self.pretokenizer:
                 raise TokenizerError(
                     f"cannot add counts made with pre-tokenizer {other.pretokenizer!r} to counts made with "
-                    f"{self.pretokenizer!r}"
-                )
+                    f"{self.pretokenizer!r}", code="pretokenizer_mismatch", value=other.pretokenizer)  # fmt: skip
         parts = [self, *others]
         table = _kernel().empty_table(max(sum(len(part) for part in parts), 1))
         for part in parts:
@@ -180,7 +182,7 @@ def _check_total(counts: np.ndarray, lengths: np.ndarray) -> None:
     if total > MAX_COUNTED_CHARACTERS:
         raise TokenizerError(f"the counts stand for {total:.3g} characters of text, more than the "
                              f"{MAX_COUNTED_CHARACTERS:.3g} whose counts fit in 64-bit integers; a count is "
-                             "likely wrong")  # fmt: skip
+                             "likely wrong", code="bad_counts", value=total)  # fmt: skip
 
 
 def _whole_pretokens(pretokens: list[str], counts: np.ndarray, pretokenizer: str) -> PretokenCounts:
@@ -257,8 +259,8 @@ def utf32_chunk(texts: list[str], first_index: int, what: str = "training text")
         start = int(ends[index - 1]) if index else 0
         raise TokenizerError(
             f"{what} #{first_index + index} is not valid Unicode: lone surrogate "
-            f"{joined[exc.start]!r} at index {exc.start - start}"
-        ) from None
+            f"{joined[exc.start]!r} at index {exc.start - start}", code="lone_surrogate",
+            value=joined[exc.start]) from None  # fmt: skip
     text = np.frombuffer(data, dtype=np.uint32)
     with _CLASSES_LOCK:
         unknown = _kernel().unknown_code_points(text, CLASSES)
@@ -412,9 +414,9 @@ def read_counts(path: str | os.PathLike[str]) -> PretokenCounts:
     try:
         table = pq.read_table(path)
     except FileNotFoundError:
-        raise TokenizerError(f"{path}: no such counts file") from None
+        raise TokenizerError(f"{path}: no such counts file", code="missing_file", value=path) from None
     except (OSError, pa.ArrowException) as exc:
-        raise TokenizerError(f"{path}: not a readable Parquet file ({exc})") from None
+        raise TokenizerError(f"{path}: not a readable Parquet file ({exc})", code="bad_counts", value=path) from None
     raw = table.schema.metadata or {}
     metadata = {
         key.decode("utf-8").removeprefix(_META_PREFIX): value.decode("utf-8")
@@ -424,44 +426,46 @@ def read_counts(path: str | os.PathLike[str]) -> PretokenCounts:
     if "pretokenizer" not in metadata:
         raise TokenizerError(
             f'{path}: Parquet key-value metadata "{_META_PREFIX}pretokenizer" is missing (the pre-tokenizer that '
-            "cut the text; see docs/formats.md)"
-        )
+            "cut the text; see docs/formats.md)", code="bad_counts", field=f"{_META_PREFIX}pretokenizer")  # fmt: skip
     if metadata.get("format_version", FORMAT_VERSION) != FORMAT_VERSION:
         raise TokenizerError(
             f'{path}: "{_META_PREFIX}format_version" {metadata["format_version"]!r} is not supported '
-            f"(expected {FORMAT_VERSION})"
-        )
+            f"(expected {FORMAT_VERSION})", code="unsupported_version", value=metadata["format_version"],
+            field=f"{_META_PREFIX}format_version")  # fmt: skip
     name = metadata["pretokenizer"]
     try:
         pattern = get_pretokenizer(name).pattern
     except TokenizerError as exc:
-        raise TokenizerError(f"{path}: {exc}") from None
+        raise TokenizerError(f"{path}: {exc}", code=exc.code, value=exc.value, field=exc.field) from None
     if "pretokenizer_pattern" in metadata and metadata["pretokenizer_pattern"] != (pattern or ""):
         raise TokenizerError(
             f'{path}: "{_META_PREFIX}pretokenizer_pattern" differs from the pattern of pre-tokenizer {name!r} '
-            "in this version of tokbench; recount the text"
-        )
+            "in this version of tokbench; recount the text", code="pretokenizer_mismatch", value=name,
+            field=f"{_META_PREFIX}pretokenizer_pattern")  # fmt: skip
     for column, types in (("pretoken", (pa.string(), pa.large_string())), ("count", (pa.int64(), pa.int32()))):
         if column not in table.column_names:
-            raise TokenizerError(f'{path}: column "{column}" is missing (columns: {", ".join(table.column_names)})')
+            raise TokenizerError(f'{path}: column "{column}" is missing (columns: {", ".join(table.column_names)})',
+                                 code="bad_counts", value=column, field=column)  # fmt: skip
         if table.schema.field(column).type not in types:
             raise TokenizerError(
                 f'{path}: column "{column}" has type {table.schema.field(column).type}, expected '
-                + " or ".join(str(t) for t in types)
-            )
+                + " or ".join(str(t) for t in types), code="bad_counts",
+                value=str(table.schema.field(column).type), field=column)  # fmt: skip
         if table.column(column).null_count:
-            raise TokenizerError(f'{path}: column "{column}" has null values')
+            raise TokenizerError(f'{path}: column "{column}" has null values', code="bad_counts", field=column)
     pretokens = table.column("pretoken").to_pylist()
     counts = table.column("count").to_numpy().astype(np.int64)
     if counts.size and counts.min() < 1:
         row = int(np.argmin(counts))
-        raise TokenizerError(f'{path}: row {row}: "count" must be a positive integer, got {int(counts[row])}')
+        raise TokenizerError(f'{path}: row {row}: "count" must be a positive integer, got {int(counts[row])}',
+                             code="bad_counts", value=int(counts[row]), field="count")  # fmt: skip
     if not all(pretokens):
-        raise TokenizerError(f'{path}: row {pretokens.index("")}: "pretoken" is empty')
+        raise TokenizerError(f'{path}: row {pretokens.index("")}: "pretoken" is empty', code="bad_counts",
+                             value=pretokens.index(""), field="pretoken")  # fmt: skip
     try:
         counted = _whole_pretokens(pretokens, counts, name)
     except TokenizerError as exc:
-        raise TokenizerError(f"{path}: {exc}") from None
+        raise TokenizerError(f"{path}: {exc}", code=exc.code, value=exc.value, field=exc.field) from None
     recorded = ("format", "format_version", "pretokenizer", "pretokenizer_pattern")  # checked above
     counted.settings = {key: value for key, value in metadata.items() if key not in recorded}
     return counted
@@ -479,10 +483,11 @@ def training_counts(
     if texts.pretokenizer != pretokenizer:
         raise TokenizerError(
             f"the pre-token counts were made with pre-tokenizer {texts.pretokenizer!r}, not {pretokenizer!r}: "
-            f"train with pretokenizer={texts.pretokenizer!r} or count the text again"
-        )
+            f"train with pretokenizer={texts.pretokenizer!r} or count the text again", code="pretokenizer_mismatch",
+            value=pretokenizer)  # fmt: skip
     if not texts.has_text():
-        raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)")
+        raise TokenizerError("training input is empty or whitespace-only (the pre-token counts hold no other text)",
+                             code="empty_training_input")  # fmt: skip
     return texts
 
 
@@ -490,5 +495,5 @@ def check_counts_normalizer(normalizer: str) -> None:
     """Refuse training from pre-token counts through a normalizer: counts hold the text as given."""
     if normalizer != "none":
         raise TokenizerError(
-            f"pre-token counts hold the text as given, not through normalizer {normalizer!r}: train from the text"
-        )
+            f"pre-token counts hold the text as given, not through normalizer {normalizer!r}: train from the text",
+            code="no_counts_training", value=normalizer)  # fmt: skip

@@ -122,7 +122,8 @@ def file_shards(paths: Sequence[str | os.PathLike[str]], shard_bytes: int = SHAR
                     shards.append(FileShard(str(path.resolve()), start, end))
                     start = end
         except OSError as exc:
-            raise TokenizerError(f"{path}: cannot read ({exc.strerror or exc})") from None
+            raise TokenizerError(f"{path}: cannot read ({exc.strerror or exc})", code="unreadable_file",
+                                 value=path) from None  # fmt: skip
     return shards
 
 
@@ -153,7 +154,9 @@ def _stream(dataset: str, name: str | None, split: str, data_files: tuple[str, .
         )
     except Exception as exc:  # datasets raises many types (connection, missing config, bad files)
         raise TokenizerError(
-            f"dataset {dataset!r} (config {name!r}, split {split!r}): cannot stream it ({exc})"
+            f"dataset {dataset!r} (config {name!r}, split {split!r}): cannot stream it ({exc})",
+            code="dataset_unavailable",
+            value=dataset,
         ) from None
 
 
@@ -169,7 +172,8 @@ def shard_texts(shard: Shard) -> Iterator[str]:
     for row in stream:
         text = row.get(shard.column)
         if not isinstance(text, str):
-            raise TokenizerError(f"dataset {shard.dataset!r}: column {shard.column!r} is missing or not text")
+            raise TokenizerError(f"dataset {shard.dataset!r}: column {shard.column!r} is missing or not text",
+                                 code="bad_dataset", value=shard.column)  # fmt: skip
         if budget is not None:
             budget -= len(text.encode("utf-8"))
             if budget < 0:
@@ -197,11 +201,13 @@ def count_shards(
     """The pre-token counts of all ``shards`` (see the module docstring for the engines)."""
     get_pretokenizer(pretokenizer)
     if engine not in ENGINES:
-        raise TokenizerError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+        raise TokenizerError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}", code="unknown_engine",
+                             value=engine)  # fmt: skip
     if address is not None and engine != "dask":
-        raise TokenizerError(f"an address is only used by the dask engine, not {engine!r}")
+        raise TokenizerError(f"an address is only used by the dask engine, not {engine!r}",
+                             code="option_not_applicable", value="address")  # fmt: skip
     if not shards:
-        raise TokenizerError("nothing to count: no shards")
+        raise TokenizerError("nothing to count: no shards", code="empty_training_input")
     if engine == "local":
         parts = [count_shard(shard, pretokenizer, workers) for shard in shards]
         return parts[0].merged(*parts[1:]) if len(parts) > 1 else parts[0]
@@ -221,7 +227,8 @@ class _dask_client:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise TokenizerError("the dask engine needs Dask distributed: pip install 'tokbench[cluster]'") from None
+            raise TokenizerError("the dask engine needs Dask distributed: pip install 'tokbench[cluster]'",
+                                 code="missing_package", value="distributed") from None  # fmt: skip
         self._cluster = None
         try:
             if address is None:
@@ -233,7 +240,8 @@ class _dask_client:
             else:
                 self.client = Client(address, timeout="30s")
         except OSError as exc:
-            raise TokenizerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+            raise TokenizerError(f"cannot reach the Dask scheduler at {address}: {exc}", code="unreachable",
+                                 value=address) from None  # fmt: skip
 
     def __enter__(self) -> Any:
         return self.client

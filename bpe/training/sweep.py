@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from bpe.base import DEFAULT_SPECIAL_TOKENS, Tokenizer, TokenizerError
+from bpe.base import Tokenizer, TokenizerError
 from bpe.families import FAMILIES, family_class
 from bpe.options import checked_vocab_size
 
@@ -51,14 +51,6 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
     """
     vocab_size = checked_vocab_size(vocab_size)
     family = tokenizer.family
-    # char: a smaller alphabet is cut by frequency ranks its saved form does not keep (only its own size)
-    ranked_only = family == "char"
-    if not ranked_only and (family not in FAMILIES or not family_class(family).derivable):
-        derivable = ", ".join(kind for kind in FAMILIES if family_class(kind).derivable)
-        raise TokenizerError(
-            f"{family} tokenizers cannot be derived from a larger one (only {derivable}): train each size, "
-            "or use bpe.train_sweep (it counts the text once)"
-        )
     reached = tokenizer.vocab_size
     if vocab_size >= reached:
         stopped_early = trained_vocab_size is not None and trained_vocab_size > reached
@@ -67,46 +59,28 @@ def derive(tokenizer: Tokenizer, vocab_size: int, *, trained_vocab_size: int | N
         raise TokenizerError(
             f"cannot derive vocab_size {vocab_size} from a {family} tokenizer of {reached} entries: training at "
             f"{vocab_size} may learn more (derive only smaller sizes, or pass the size it was trained at when "
-            "training stopped early)"
+            "training stopped early)",
+            code="cannot_derive_larger",
+            value=vocab_size,
         )
-    if ranked_only:
+    if family not in FAMILIES or not family_class(family).facts.derivable:
+        derivable = ", ".join(kind for kind in FAMILIES if family_class(kind).facts.derivable)
         raise TokenizerError(
-            f"cannot derive a char tokenizer of {vocab_size} from one of {reached}: which characters to keep "
-            "depends on their frequencies, which a char tokenizer does not keep (use bpe.train_sweep)"
+            f"{family} tokenizers cannot be derived from a larger one (only {derivable}): train each size, "
+            "or use bpe.train_sweep (it counts the text once)",
+            code="not_derivable",
+            value=family,
         )
-    body = tokenizer.to_dict()
-    n_specials = len(body["specials"])
-    if family in ("word", "byte-bpe"):
-        extra = body["specials"][len(DEFAULT_SPECIAL_TOKENS) :]
-        type(tokenizer).vocab_floor(special_tokens=extra).check(family, vocab_size)
-    else:
-        from bpe.models.char_bpe import base_floor
-
-        config = body["config"]
-        n_base = len(body["vocab"]) - n_specials - len(body["merges"])
-        base_floor(n_specials, n_base, config["end_of_word"], config["limit_alphabet"]).check(family, vocab_size)
-    body["vocab"] = body["vocab"][:vocab_size]
-    if "merges" in body:
-        body["merges"] = body["merges"][: len(body["merges"]) - (reached - vocab_size)]
-    return type(tokenizer).from_dict(body)
+    return tokenizer.derived(vocab_size)
 
 
 def train_sweep(kind: str, texts: Iterable[str], vocab_sizes: Sequence[int], **options: Any) -> dict[int, Tokenizer]:
     """Tokenizers of family ``kind`` at every size of ``vocab_sizes``, as if each were trained on
-    ``texts`` with ``options``: the text is read and counted once, the largest size trained and the
-    others derived (sentencepiece: trained per size).  Returns ``{vocab_size: tokenizer}``."""
+    ``texts`` with ``options``: the text is read and counted once where the family can (the largest size
+    trained and the others derived, or a char alphabet ranked once), each size trained otherwise
+    (sentencepiece).  Returns ``{vocab_size: tokenizer}``."""
     family = family_class(kind)
     sizes = sorted({checked_vocab_size(size) for size in vocab_sizes}, reverse=True)
     if not sizes:
-        raise TokenizerError("vocab_sizes is empty")
-    if kind == "char":  # not derivable from a saved tokenizer, but ranked once for every size
-        from bpe.models.char import ranked_characters
-        from bpe.options import CharOptions
-
-        ranked = ranked_characters(texts, CharOptions.parse(kind, options).normalizer)
-        return {size: family.from_ranked_characters(ranked, size, **options) for size in sizes}
-    if not family.derivable:
-        texts = list(texts)
-        return {size: family.train(texts, size, **options) for size in sizes}
-    largest = family.train(texts, sizes[0], **options)
-    return {size: derive(largest, size, trained_vocab_size=sizes[0]) for size in sizes}
+        raise TokenizerError("vocab_sizes is empty", code="too_short", field="vocab_sizes")
+    return family.train_sweep(texts, sizes, **options)

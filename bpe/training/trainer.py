@@ -81,23 +81,26 @@ def checked_texts(texts: Iterable[str], *, check_unicode: bool = True, require_t
     checks), or (unless ``require_text`` is False) an input with no
     non-whitespace character at all (checked once the input is exhausted)."""
     if isinstance(texts, (str, bytes)):
-        raise TokenizerError("training texts must be an iterable of strings (one text per item), not a single string")
+        raise TokenizerError("training texts must be an iterable of strings (one text per item), not a single string",
+                             code="bad_training_input")  # fmt: skip
     if isinstance(texts, Mapping):
         raise TokenizerError(
             "training texts must be an iterable of strings, not a mapping; pre-token counts train word, char, "
-            "char-bpe and byte-bpe only (sentencepiece reads sentences)"
+            "char-bpe and byte-bpe only (sentencepiece reads sentences)",
+            code="bad_training_input",
         )
     blank = True
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise TokenizerError(f"training text #{index} is {type(text).__name__}, expected str")
+            raise TokenizerError(f"training text #{index} is {type(text).__name__}, expected str",
+                                 code="bad_training_input", value=index)  # fmt: skip
         if check_unicode and not text.isascii():
             utf8(text, f"training text #{index}")
         if blank and text and not text.isspace():
             blank = False
         yield text
     if blank and require_text:
-        raise TokenizerError("training input is empty or whitespace-only")
+        raise TokenizerError("training input is empty or whitespace-only", code="empty_training_input")
 
 
 # -- learning merges ----------------------------------------------------------

@@ -1,5 +1,6 @@
-"""Bad input, one row per case: what is given, the exit status, the words the one-line message must
-hold, and the output that must not exist afterwards (a refused command leaves no partial output).
+"""Bad input, one row per case: what is given, the exit status, the names and values the one-line message
+must hold (the file, key or value at fault, the flag or setting that helps: never its wording), and the
+output that must not exist afterwards (a refused command leaves no partial output).
 
 Every row runs ``tokbench`` in process (``benchmarks.cli.main``) on tiny real text: the first 100
 FLORES-200 English lines of the sample data root (``tests/fixtures/data``), 60 for training and 40
@@ -33,6 +34,7 @@ from benchmarks.files import result_columns
 from benchmarks.run.config import load_config
 from corpora.loader import split_role
 from tests.conftest import REPO_ROOT, SAMPLE_DATA_ROOT
+from tests.errors import raises_code
 
 FLORES = (SAMPLE_DATA_ROOT / "flores" / "eng_Latn.txt").read_text(encoding="utf-8").splitlines()
 TRAIN, TEST = "\n".join(FLORES[:60]) + "\n", "\n".join(FLORES[60:]) + "\n"
@@ -129,19 +131,19 @@ def kit(**changes: str | bytes) -> dict[str, str | bytes]:
 
 CASES = [
     # -- 1: a corpus without test documents, found before training
-    Case("1-train-only-corpus", RUN, 2, ("corpus 'kit'", "no test or eval documents", 'role = "test"'),
+    Case("1-train-only-corpus", RUN, 2, ("'kit'", 'role = "test"'),
          kit(**{"kit.toml": spec(source("train", "train.txt"))}), absent=("out",)),
     Case("1-validate-says-so", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 0,
          ("tokbench: warning: kit: no test or eval documents", "needs them to compute metrics on"),
          kit(**{"kit.toml": spec(source("train", "train.txt"))})),
-    Case("1-three-line-corpus", RUN, 2, ("no test or eval documents", "test_fraction = 0.1"),
+    Case("1-three-line-corpus", RUN, 2, ("'kit'", "test_fraction = 0.1"),
          kit(**{"tiny.txt": "\n".join(FLORES[:3]) + "\n", "kit.toml": spec(source("all", "tiny.txt"))}),
          absent=("out",)),
     # -- 2: output and cache folders that cannot be written
-    Case("2-out-under-a-file", [*RUN[:3], "{d}/afile/sub", *RUN[4:]], 2, ("afile", "not a directory"),
+    Case("2-out-under-a-file", [*RUN[:3], "{d}/afile/sub", *RUN[4:]], 2, ("afile",),
          kit(afile="x"), absent=("afile/sub",)),
-    Case("2-out-in-proc", [*RUN[:3], "/proc/tokbench-x", *RUN[4:]], 2, ("/proc/tokbench-x", "run directory"), kit()),
-    Case("2-cache-is-a-file", RUN, 2, ("cache folder", "TOKBENCH_CACHE", "not a directory"), kit(cachefile="x"),
+    Case("2-out-in-proc", [*RUN[:3], "/proc/tokbench-x", *RUN[4:]], 2, ("/proc/tokbench-x",), kit()),
+    Case("2-cache-is-a-file", RUN, 2, ("cachefile", "TOKBENCH_CACHE"), kit(cachefile="x"),
          absent=("out",), env={"TOKBENCH_CACHE": "{d}/cachefile"}),
     Case("2-disk-full", RUN, 2, ("out/results.parquet", "No space left on device"), kit(),
          absent=("out/results.csv",), fail=("benchmarks.run.runner.write_results", errno.ENOSPC,
@@ -150,57 +152,57 @@ CASES = [
          fail=("benchmarks.run.runner.write_manifest", errno.EROFS, "out/manifest.json")),
     # -- 3: a truncated results.parquet (truncated unit files and cache entries: tests below)
     Case("3-truncated-results", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("results.parquet", "cannot read results"), {"run/results.parquet": b"PAR1\x15\x04", "base.json": baseline()}),
+         ("results.parquet",), {"run/results.parquet": b"PAR1\x15\x04", "base.json": baseline()}),
     # -- 6: zero is a value, and an option a family ignores is an error (fixed by the option models)
     *[Case(f"6-{flag}", ["train", "--kind", kind, "--vocab-size", size, f"--{flag}", value, "--input", "{d}/train.txt",
                          "--out", "{d}/tok.json"], 2, words, kit(), absent=("tok.json",))
       for flag, kind, size, value, words in [
-          ("min-frequency", "char-bpe", "300", "0", ("min_frequency must be an integer >= 1", "got 0")),
-          ("limit-alphabet", "char-bpe", "300", "0", ("limit_alphabet", "got 0")),
-          ("character-coverage", "spm-bpe", "400", "0", ("character_coverage must be a number in (0, 1]",)),
-          ("limit-alphabet", "spm-bpe", "400", "50", ("spm-bpe does not take option(s): limit_alphabet",)),
+          ("min-frequency", "char-bpe", "300", "0", ("min_frequency", "0")),
+          ("limit-alphabet", "char-bpe", "300", "0", ("limit_alphabet", "0")),
+          ("character-coverage", "spm-bpe", "400", "0", ("character_coverage", "0")),
+          ("limit-alphabet", "spm-bpe", "400", "50", ("spm-bpe", "limit_alphabet")),
       ]],
     # -- 7: `check` refuses ambiguous results and bad baselines
     Case("7-duplicate-result-rows", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("results.csv", "2 rows share one key", "metric='bytes_per_token'"),
+         ("results.csv", "2", "metric='bytes_per_token'"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.0) + RESULT_ROW.format(value=1.5),
           "base.json": baseline()}),
     Case("7-baseline-without-rows", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("base.json", "rows: must hold at least 1 entry"),
+         ("base.json", "rows", "[]"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5), "base.json": baseline(rows=[])}),
     Case("7-duplicate-baseline-rows", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("base.json", "rows[0] and rows[1] have the same key"),
+         ("base.json", "rows[0]", "rows[1]"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
           "base.json": baseline(rows=[BASELINE_ROW, dict(BASELINE_ROW, value=9.0)])}),
     Case("7-baseline-of-format-version-1", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("base.json", "format_version 1 (options as one text)", "--update"),
+         ("base.json", "format_version 1", "--update"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
           "base.json": baseline(format_version=1, rows=[dict(BASELINE_ROW, options="")])}),
     Case("7-negative-tolerance", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("base.json", "tolerance.relative", ">= 0", "-0.1"),
+         ("base.json", "tolerance.relative", "-0.1"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
           "base.json": baseline(tolerance={"relative": -0.1, "absolute": 0})}),
     Case("7-infinite-tolerance", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("base.json", "tolerance.relative", "finite number", "inf"),
+         ("base.json", "tolerance.relative", "inf"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
           "base.json": baseline(tolerance={"relative": float("inf"), "absolute": 0})}),
     Case("7-baseline-of-a-later-format-version", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("base.json", "format_version", "must be 2", "got 3"),
+         ("base.json", "format_version", "3"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5), "base.json": baseline(format_version=3)}),
     Case("7-regression-exits-1", ["check", "{d}/run", "--baseline", "{d}/base.json"], 1,
          ("check FAILED", "1 regression"),
          {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.0), "base.json": baseline()}),
     # -- 8: test or eval text inside the training text, found by content (across sources and paths)
     Case("8-flores-eval-inside-all", ["corpora", "validate", "{d}/leak.toml", "--data-dir", str(SAMPLE_DATA_ROOT)], 2,
-         ("leak: ", "eval document(s) also occur in the training text", "flores/eng_Latn.txt", 'on_leak = "drop"'),
+         ("leak: ", "flores/eng_Latn.txt", 'on_leak = "drop"'),
          {"mixed.txt": "\n".join(FLORES[::-1]) + "\n",
           "leak.toml": spec(source("all", "{d}/mixed.txt"), source("eval", "flores/eng_Latn.txt")).replace(
               'id = "kit"', 'id = "leak"')}),
     Case("8-same-text-two-paths", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("40 test document(s) also occur in the training text", "test.txt:1 in copy.txt:1"),
+         ("40", "test.txt:1", "copy.txt:1"),
          kit(**{"copy.txt": TEST, "kit.toml": spec(source("train", "train.txt"), source("train", "copy.txt"),
                                                    source("test", "test.txt"))})),
-    Case("8-leak-stops-a-run", RUN, 2, ("also occur in the training text",),
+    Case("8-leak-stops-a-run", RUN, 2, ("copy.txt", "on_leak"),
          kit(**{"kit.toml": spec(source("train", "train.txt"), source("train", "copy.txt"), source("test", "test.txt")),
                 "copy.txt": FLORES[70] + "\n"}), absent=("out",)),
     Case("8-drop-and-report", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 0,
@@ -209,157 +211,156 @@ CASES = [
                                  extra='on_leak = "drop"\n'),
                 "copy.txt": FLORES[70] + "\n"})),
     # -- 9: config problems found before any training, before the output folder is touched
-    Case("9-repeated-vocab-size", RUN, 2, ("tokenizers[0].vocab_sizes", "must not repeat", "300 is given twice"),
+    Case("9-repeated-vocab-size", RUN, 2, ("tokenizers[0].vocab_sizes", "300"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char"\nvocab_sizes = [300, 300]\n')}),
          absent=("out",)),
-    Case("9-no-metrics", RUN, 2, ("metrics: must hold at least 1 entry",), kit(**{"cfg.toml": config("metrics = []")}),
+    Case("9-no-metrics", RUN, 2, ("metrics", "[]"), kit(**{"cfg.toml": config("metrics = []")}),
          absent=("out",)),
-    Case("9-only-wall-clock-metrics", RUN, 2, ("metrics: select at least one metric of results.*", "costs.csv"),
+    Case("9-only-wall-clock-metrics", RUN, 2, ("metrics", "train_seconds", "costs.csv"),
          kit(**{"cfg.toml": config('metrics = ["train_seconds"]')}), absent=("out",)),
-    Case("9-metric-without-partner", RUN, 2, ("'parity_vs_eng' cannot be computed", "English"),
+    Case("9-metric-without-partner", RUN, 2, ("'parity_vs_eng'", "English"),
          kit(**{"cfg.toml": config('metrics = ["parity_vs_eng"]')}), absent=("out",)),
-    Case("9-metric-without-reference", RUN, 2, ("'boundary_f1' cannot be computed", "reference"),
+    Case("9-metric-without-reference", RUN, 2, ("'boundary_f1'", "reference"),
          kit(**{"cfg.toml": config('metrics = ["boundary_f1"]')}), absent=("out",)),
     Case("9-optional-metric-without-reference", RUN, 2,
-         ("extra_metrics: 'morphscore_upstream' cannot be computed", "MorphScore reference"),
+         ("extra_metrics", "'morphscore_upstream'", "MorphScore"),
          kit(**{"cfg.toml": config('extra_metrics = ["morphscore_upstream"]')}), absent=("out",)),
-    Case("9-byte-bpe-below-256", RUN, 2, ("vocab_sizes[0] = 100 is below the minimum 260 for byte-bpe",),
+    Case("9-byte-bpe-below-256", RUN, 2, ("vocab_sizes[0]", "100", "260", "byte-bpe"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "byte-bpe"\nvocab_sizes = [100]\n')}),
          absent=("out",)),
     Case("9-char-bpe-below-its-alphabet", RUN, 2,
-         ("tokenizers[0] (char-bpe): vocab_size 20 is below the minimum", "base symbols", "corpus 'kit'"),
+         ("tokenizers[0] (char-bpe)", "vocab_size 20", "corpus 'kit'"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char-bpe"\nvocab_sizes = [20, 300]\n')}),
          absent=("out",)),
-    Case("9-spm-below-its-characters", RUN, 2, ("vocab_size 270 is below the minimum", "spm-unigram", "characters"),
+    Case("9-spm-below-its-characters", RUN, 2, ("vocab_size 270", "spm-unigram"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "spm-unigram"\nvocab_sizes = [270]\n')}),
          absent=("out",)),
-    Case("9-report-size-not-in-grid", RUN, 2, ("report.vocab_size = 500 is not a vocabulary size",),
+    Case("9-report-size-not-in-grid", RUN, 2, ("report.vocab_size", "500"),
          kit(**{"cfg.toml": config("[report]\nvocab_size = 500\n")}), absent=("out",)),
-    Case("9-same-corpus-twice", RUN, 2, ("'kit.toml' and", "are the same corpus"),
+    Case("9-same-corpus-twice", RUN, 2, ("corpora", "'kit.toml'", "'kit'"),
          kit(**{"cfg.toml": config(corpora='["kit.toml", "{d}/kit.toml"]')}), absent=("out",)),
     # -- 10: names, paths and files
-    Case("10-name-escapes-runs", RUN[:2], 2, ("name: must be a plain name", "'../../x'"),
+    Case("10-name-escapes-runs", RUN[:2], 2, ("name", "'../../x'"),
          kit(**{"cfg.toml": config().replace('name = "kit"', 'name = "../../x"')})),
-    Case("10-unknown-production-name", RUN, 2, ("production[0]", "'cl100k'", "'mistral-v1'", "got 'gpt5'"),
+    Case("10-unknown-production-name", RUN, 2, ("production[0]", "'cl100k'", "'mistral-v1'", "'gpt5'"),
          kit(**{"cfg.toml": config('production = ["gpt5"]')}), absent=("out",)),
-    Case("10-unknown-tokenizer-name", ["encode", "--tokenizer", "gpt5"], 2, ("'gpt5'", "known names", "cl100k")),
+    Case("10-unknown-tokenizer-name", ["encode", "--tokenizer", "gpt5"], 2, ("'gpt5'", "cl100k")),
     Case("10-published-name-without-a-data-root", ["encode", "--tokenizer", "o200k", "--input", "{d}/test.txt"], 2,
-         ("o200k is the data root's tokenizers/o200k_base.tiktoken", "no data root", "TOKBENCH_DATA",
+         ("o200k", "tokenizers/o200k_base.tiktoken", "TOKBENCH_DATA",
           "tokbench data fetch --only tokenizers"), kit()),
     Case("10-directory-in-files", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("sub", "is a directory, not a file", "sub/*.txt"),
+         ("sub", "sub/*.txt"),
          kit(**{"sub/a.txt": TRAIN, "kit.toml": spec(source("train", "sub"), source("test", "test.txt"))})),
     Case("10-jsonl-parse-error", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("bad.jsonl", "cannot read rows", "JSON parse error"),
+         ("bad.jsonl", "JSON parse error"),
          kit(**{"bad.jsonl": '{"text": "a"}\n{bad json\n', "kit.toml": spec(source("all", "bad.jsonl", "jsonl"))}),
          forbidden=("Failed to load JSON",)),
     Case("10-train-on-a-binary-file", ["train", "--kind", "char", "--vocab-size", "300", "--input", "{d}/prog",
-                                       "--out", "{d}/tok.json"], 2, ("prog", "NUL bytes", "not a UTF-8 text file"),
+                                       "--out", "{d}/tok.json"], 2, ("prog", "NUL"),
          {"prog": b"\x7fELF\x02\x01\x01\x00\x00\x00binary"}, absent=("tok.json",)),
     Case("10-corpus-loader-refuses-the-same", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("prog", "NUL bytes", "not a UTF-8 text file"),
+         ("prog", "NUL"),
          {"prog": b"\x7fELF\x02\x01\x01\x00\x00\x00binary", "kit.toml": spec(source("all", "prog"))}),
     Case("10-spec-path-not-found", RUN, 2,
-         ("spec file 'nowhere.toml' not found", "looked in the config folder", "then the current directory"),
+         ("'nowhere.toml'", "{d}/nowhere.toml"),
          kit(**{"cfg.toml": config(corpora='["nowhere.toml"]')}), absent=("out",)),
     # -- 11: adversarial files and values
     Case("11-deeply-nested-json", ["encode", "--tokenizer", "{d}/deep.json", "--input", "{d}/test.txt"], 2,
-         ("deep.json", "nested too deeply"), kit(**{"deep.json": '{"a":' * 200_000 + "1" + "}" * 200_000})),
+         ("deep.json",), kit(**{"deep.json": '{"a":' * 200_000 + "1" + "}" * 200_000})),
     Case("11-tokenizer-is-a-device", ["encode", "--tokenizer", "/dev/zero", "--input", "{d}/test.txt"], 2,
-         ("/dev/zero", "not a regular file"), kit()),
+         ("/dev/zero",), kit()),
     Case("11-encode-input-is-a-device", ["encode", "--tokenizer", "bytes", "--input", "/dev/zero"], 2,
-         ("/dev/zero", "not a regular file"), kit()),
-    Case("11-pretrained-path-is-a-device", RUN, 2, ("pretrained tokenizer 'zero'", "/dev/zero", "not a regular file"),
+         ("/dev/zero",), kit()),
+    Case("11-pretrained-path-is-a-device", RUN, 2, ("'zero'", "/dev/zero"),
          kit(**{"cfg.toml": config('[[pretrained]]\npath = "/dev/zero"\nlabel = "zero"\n')}), absent=("out",)),
     *[Case(f"11-vocab-size-above-the-maximum-{kind}", ["train", "--kind", kind, "--vocab-size", "1000000000000",
                                                        "--input", "{d}/train.txt", "--out", "{d}/tok.json"], 2,
-           ("vocab_size must be at most 2147483647", "got 1000000000000"), kit(), absent=("tok.json",))
+           ("vocab_size", "2147483647", "1000000000000"), kit(), absent=("tok.json",))
       for kind in ("byte-bpe", "spm-unigram", "char-bpe", "morfessor")],
-    Case("11-config-vocab-size-above-the-maximum", RUN, 2, ("vocab_sizes[0] = 3000000000 is above the maximum",),
+    Case("11-config-vocab-size-above-the-maximum", RUN, 2, ("vocab_sizes[0]", "3000000000"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "byte-bpe"\nvocab_sizes = [3000000000]\n')}),
          absent=("out",)),
-    Case("11-negative-seed", RUN, 2, ("seed: must be an integer >= 0", "got -1"),
+    Case("11-negative-seed", RUN, 2, ("seed", "-1"),
          kit(**{"cfg.toml": config("seed = -1")}), absent=("out",)),
     Case("11-address-with-the-local-engine", ["train", "--kind", "byte-bpe", "--vocab-size", "300", "--engine", "local",
                                               "--address", "tcp://127.0.0.1:9", "--input", "{d}/train.txt", "--out",
                                               "{d}/tok.json"], 2,
-         ("--address tcp://127.0.0.1:9 applies to --engine dask only",), kit(), absent=("tok.json",)),
+         ("--address tcp://127.0.0.1:9", "--engine dask"), kit(), absent=("tok.json",)),
     Case("11-count-address-with-the-local-engine", ["count", "--pretokenizer", "gpt2", "--address", "tcp://127.0.0.1:9",
                                                     "--input", "{d}/train.txt", "--out", "{d}/counts.json"], 2,
-         ("--address tcp://127.0.0.1:9 applies to --engine dask only",), kit(), absent=("counts.json",)),
-    Case("11-empty-label", RUN, 2, ("tokenizers[0].label", "must be a plain name", "got ''"),
+         ("--address tcp://127.0.0.1:9", "--engine dask"), kit(), absent=("counts.json",)),
+    Case("11-empty-label", RUN, 2, ("tokenizers[0].label", "''"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char"\nlabel = ""\nvocab_sizes = [100]\n')}),
          absent=("out",)),
-    Case("11-label-escapes-out", RUN, 2, ("tokenizers[0].label", "must be a plain name", "../../../evil1"),
+    Case("11-label-escapes-out", RUN, 2, ("tokenizers[0].label", "../../../evil1"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "char"\nlabel = "../../../evil1"\n'
                                               'vocab_sizes = [100]\n')}), absent=("out", "../../evil1-100.json")),
     Case("11-rank-file-without-a-byte", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
-                                         "{d}/test.txt"], 2, ("r.tiktoken", "no token for byte b'a' (0x61)"),
+                                         "{d}/test.txt"], 2, ("r.tiktoken", "b'a'", "0x61"),
          kit(**{"r.tiktoken": rank_file([token for token in BYTES if token != b"a"])})),
     Case("11-rank-file-token-twice", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
-                                      "{d}/test.txt"], 2, ("r.tiktoken line 257", "listed twice"),
+                                      "{d}/test.txt"], 2, ("r.tiktoken line 257",),
          kit(**{"r.tiktoken": rank_file(BYTES, repeat=97)})),
     Case("11-rank-file-with-a-gap", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", "gpt2", "--input",
-                                     "{d}/test.txt"], 2, ("r.tiktoken", "ranks must be 0..257", "rank 257 is missing"),
+                                     "{d}/test.txt"], 2, ("r.tiktoken", "0..257", "rank 257"),
          kit(**{"r.tiktoken": rank_file([*BYTES, b"th", b"he"]).replace(b"aGU= 257", b"aGU= 258")})),
     Case("11-pattern-matches-empty", ["encode", "--tokenizer", "{d}/r.tiktoken", "--pattern", r"\d*", "--input",
-                                      "{d}/test.txt"], 2, ("matches the empty string",
-                                                           "does not match all of the text"),
+                                      "{d}/test.txt"], 2, ("r.tiktoken", repr(r"\d*")),
          kit(**{"r.tiktoken": rank_file(BYTES)})),
     Case("11-tekken-vocab-below-specials", ["encode", "--tokenizer", "{d}/t.json", "--input", "{d}/test.txt"], 2,
-         ("t.json", "default_vocab_size 100 must be at least", "default_num_special_tokens 1000"),
+         ("t.json", "default_vocab_size 100", "default_num_special_tokens 1000"),
          kit(**{"t.json": tekken(100, 1000)})),
     Case("11-unknown-analyzer", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("kit: [[references]] 'silver'", "unknown silver analyzer 'nope'", "zemberek"),
+         ("kit: [[references]] 'silver'", "'nope'", "zemberek"),
          kit(**{"kit.toml": GOOD_SPEC + '[[references]]\nname = "silver"\nanalyzer = "nope"\n'})),
     Case("11-counts-past-int64", ["train", "--kind", "byte-bpe", "--vocab-size", "300", "--counts", "{d}/c.parquet",
-                                  "--out", "{d}/tok.json"], 2, ("c.parquet", "fit in 64-bit integers"),
+                                  "--out", "{d}/tok.json"], 2, ("c.parquet", "64-bit"),
          kit(**{"c.parquet": counts_file(["day", " the", "day"], [2**62, 5, 2**62])}), absent=("tok.json",)),
     Case("11-reproduce-requested-language-wrong-length", ["reproduce", "petrov2023", "--data-dir", "{d}", "--languages",
                                                           "tur_Latn", "--out", "{d}/out"], 2,
-         ("tur_Latn: not reproducible", "flores/tur_Latn.txt", "lines, expected 2,009"),
+         ("tur_Latn", "flores/tur_Latn.txt", "2,009"),
          {"flores/tur_Latn.txt": "\n".join(FLORES[:5]) + "\n"}, absent=("out",)),
     Case("11-reproduce-with-an-altered-tokenizer-file", ["reproduce", "petrov2023", "--data-dir", "{d}", "--languages",
                                                         "eng_Latn", "--out", "{d}/out"], 2,
-         ("tokenizers/gpt2.tiktoken", "differs from the published file's", "tokbench data fetch"),
+         ("tokenizers/gpt2.tiktoken", "tokbench data fetch"),
          {"flores/eng_Latn.txt": "\n".join((FLORES * 21)[:2009]) + "\n", "tokenizers/gpt2.tiktoken": rank_file(BYTES)},
          absent=("out",)),
     # -- input that was already refused clearly, kept so it stays that way
-    Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "unknown key 'colour'"),
+    Case("spec-unknown-key", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "'colour'"),
          {"kit.toml": GOOD_SPEC.replace('license = "CC BY-SA 4.0"', 'license = "x"\ncolour = "red"')}),
-    Case("spec-bad-language", ["corpora", "validate", "{d}/kit.toml"], 2, ("key 'language'", "got 'english'"),
+    Case("spec-bad-language", ["corpora", "validate", "{d}/kit.toml"], 2, ("'language'", "'english'"),
          {"kit.toml": GOOD_SPEC.replace("eng_Latn", "english")}),
-    Case("spec-not-toml", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "not valid TOML"),
+    Case("spec-not-toml", ["corpora", "validate", "{d}/kit.toml"], 2, ("kit.toml", "TOML"),
          {"kit.toml": "id = \n"}),
     Case("spec-missing-file", ["corpora", "validate", "{d}/kit.toml", "--data-dir", "{d}"], 2,
-         ("test.txt", "no such file"), {"train.txt": TRAIN, "kit.toml": GOOD_SPEC}),
-    Case("unknown-corpus-id", ["corpora", "show", "nope"], 2, ("unknown corpus 'nope'", "embedded-tur")),
-    Case("config-unknown-key", RUN, 2, ("cfg.toml", "unknown key 'colour'"),
+         ("test.txt",), {"train.txt": TRAIN, "kit.toml": GOOD_SPEC}),
+    Case("unknown-corpus-id", ["corpora", "show", "nope"], 2, ("'nope'", "embedded-tur")),
+    Case("config-unknown-key", RUN, 2, ("cfg.toml", "'colour'"),
          kit(**{"cfg.toml": config('colour = "red"')}), absent=("out",)),
-    Case("config-bad-kind", RUN, 2, ("tokenizers[0].kind", "got 'bpe'"),
+    Case("config-bad-kind", RUN, 2, ("tokenizers[0].kind", "'bpe'"),
          kit(**{"cfg.toml": config(tokenizers='[[tokenizers]]\nkind = "bpe"\nvocab_sizes = [300]\n')}),
          absent=("out",)),
-    Case("config-not-found", ["run", "{d}/none.toml"], 2, ("none.toml", "no such config file")),
-    Case("config-unknown-name", ["run", "quik"], 2, ("unknown config 'quik'", "quick")),
+    Case("config-not-found", ["run", "{d}/none.toml"], 2, ("none.toml",)),
+    Case("config-unknown-name", ["run", "quik"], 2, ("'quik'", "quick")),
     Case("jobs-zero", [*RUN[:-1], "0"], 2, ("--jobs 0",), kit(), absent=("out",)),
-    Case("data-dir-missing", [*RUN[:5], "{d}/nowhere", *RUN[6:]], 2, ("nowhere", "no such directory"), kit(),
+    Case("data-dir-missing", [*RUN[:5], "{d}/nowhere", *RUN[6:]], 2, ("nowhere",), kit(),
          absent=("out",)),
-    Case("out-holds-other-files", RUN, 2, ("not empty and holds no tokbench run",), kit(**{"out/notes.txt": "mine"})),
+    Case("out-holds-other-files", RUN, 2, ("{d}/out", "--out"), kit(**{"out/notes.txt": "mine"})),
     Case("tokenizer-truncated", ["encode", "--tokenizer", "{d}/tok.json", "--input", "{d}/test.txt"], 2,
-         ("tok.json", "not a JSON file"), {"tok.json": '{"format": "tokbench-tokenizer", "fam', "test.txt": TEST}),
+         ("tok.json", "JSON"), {"tok.json": '{"format": "tokbench-tokenizer", "fam', "test.txt": TEST}),
     Case("tokenizer-foreign-json", ["encode", "--tokenizer", "{d}/tok.json"], 2,
-         ("tok.json", "no known tokenizer format"), {"tok.json": '{"hello": 1}'}),
+         ("tok.json",), {"tok.json": '{"hello": 1}'}),
     Case("tokenizer-unknown-format", ["encode", "--tokenizer", "cl100k", "--format", "bogus"], 2, ("invalid choice",)),
     Case("decode-id-out-of-range", ["decode", "--tokenizer", "bytes", "--input", "{d}/ids.txt"], 2,
-         ("ids.txt line 2", "token id 999 is out of range"), {"ids.txt": "[104, 105]\n[999]\n"}),
+         ("ids.txt line 2", "999"), {"ids.txt": "[104, 105]\n[999]\n"}),
     Case("decode-not-ids", ["decode", "--tokenizer", "bytes", "--input", "{d}/ids.txt"], 2,
-         ("ids.txt line 1", "expected a JSON array of integer ids"), {"ids.txt": '["a"]\n'}),
+         ("ids.txt line 1",), {"ids.txt": '["a"]\n'}),
     Case("check-without-run", ["check", "{d}/nowhere", "--baseline", "{d}/base.json"], 2,
-         ("nowhere", "no results.parquet or results.csv"), {"base.json": baseline()}),
+         ("nowhere", "results.parquet", "results.csv"), {"base.json": baseline()}),
     Case("check-foreign-baseline", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
-         ("not a tokbench baseline",), {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5),
-                                        "base.json": '{"rows": []}'}),
-    Case("report-without-run", ["report", "{d}/nowhere"], 2, ("nowhere", "no such run directory")),
+         ("base.json", '"format": "tokbench-baseline"'),
+         {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=1.5), "base.json": '{"rows": []}'}),
+    Case("report-without-run", ["report", "{d}/nowhere"], 2, ("nowhere",)),
     Case("check-infinite-tolerance", ["check", "{d}/run", "--baseline", "{d}/base.json"], 2,
          ("base.json", "tolerance.relative"), {"run/results.csv": RESULT_HEADER + RESULT_ROW.format(value=0.1),
                                                "base.json": baseline(tolerance={"relative": float("inf")})}),
@@ -442,9 +443,9 @@ def test_sentencepiece_refuses_a_lone_surrogate_like_every_family() -> None:
     for kind in bpe.FAMILIES:
         gold = {"references": {"before": [2]}} if kind == "bpe-knockout" else {}  # it trains on gold morphemes
         tokenizer = spm_trained() if kind.startswith("spm") else bpe.train(kind, FLORES[:60], 400, **gold)
-        with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
+        with raises_code(bpe.TokenizerError, "lone_surrogate", value="\ud800"):
             tokenizer.encode("abc \ud800 def")
-        with pytest.raises(bpe.TokenizerError, match="lone surrogate"):
+        with raises_code(bpe.TokenizerError, "lone_surrogate", value="\udfff"):
             tokenizer.encode_with_spans("\udfff")
 
 
@@ -457,12 +458,13 @@ def test_a_panic_of_a_compiled_library_is_a_tokenizer_error() -> None:
 
     ranks = {token: rank for rank, token in enumerate(token for token in BYTES if token != b"a")}
     encoding = tiktoken.Encoding("no-a", pat_str=r"\S+|\s+", mergeable_ranks=ranks, special_tokens={})
-    with pytest.raises(bpe.TokenizerError, match="no-a: tiktoken failed on this input"):
+    with raises_code(bpe.TokenizerError, "library_failed", value="tiktoken") as caught:
         TiktokenTokenizer(encoding, "no-a").encode("banana")
+    assert str(caught.value).startswith("no-a: ")  # names the tokenizer
 
 
 def test_sentencepiece_literal_whitespace_mark_is_documented_behaviour() -> None:
-    """Case 11 (bpe/models/spm.py): a literal U+2581 is encoded exactly like a space and decodes to one; its
+    """Case 11 (bpe/models/spm_encoding.py): a literal U+2581 is encoded exactly like a space and decodes to one; its
     spans still index the text as given and tile it."""
     tokenizer = spm_trained()
     for text in ["a▁b", "▁The day", "day ▁ night", "▁", "▁▁x", "x▁", "The▁▁day▁"]:
@@ -706,10 +708,10 @@ def test_reproduce_refuses_a_damaged_rank_file_like_encode(tmp_path: Path, capfd
     encode = ["encode", "--tokenizer", str(tmp_path / "tokenizers" / "gpt2.tiktoken"), "--pattern", "gpt2",
               "--input", str(tmp_path / "flores" / "xxx_Latn.txt")]  # fmt: skip
     status, _, err = tokbench(encode, capfd)
-    assert status == 2 and "line 257: token b'a' is listed twice" in err
+    assert status == 2 and "line 257" in err and "b'a'" in err
     status, _, err = tokbench(["reproduce", "petrov2023", "--data-dir", str(tmp_path), "--out",
                                str(tmp_path / "out")], capfd)  # fmt: skip
-    assert status == 2 and "gpt2.tiktoken: sha256" in err and "differs from the published file's" in err
+    assert status == 2 and "gpt2.tiktoken: sha256" in err
     assert not (tmp_path / "out").exists()
 
 
@@ -730,13 +732,13 @@ def test_a_regression_fails_even_when_the_reader_stops_early(tmp_path: Path, out
 
 
 @pytest.mark.parametrize(("argv", "words"), [
-    (["bench", "--train-mb", "nan"], "--train-mb nan: expected a number above 0"),
-    (["bench", "--encode-mb", "inf"], "--encode-mb inf: expected a number above 0"),
-    (["bench", "--timeout", "-5"], "--timeout -5: expected a number above 0"),
-    (["bench", "--timeout", "nan"], "--timeout nan: expected a number above 0"),
-    (["bench", "--vocab-sizes", "0"], "--vocab-sizes 0: below the minimum"),
-    (["encode", "--tokenizer", "bytes", "--jobs", "1000000000"], "--jobs 1000000000: expected a number of threads"),
-    (["run", "quick", "--jobs", "0"], "--jobs 0: expected a number of processes from 1 to"),
+    (["bench", "--train-mb", "nan"], "--train-mb nan"),
+    (["bench", "--encode-mb", "inf"], "--encode-mb inf"),
+    (["bench", "--timeout", "-5"], "--timeout -5"),
+    (["bench", "--timeout", "nan"], "--timeout nan"),
+    (["bench", "--vocab-sizes", "0"], "--vocab-sizes 0"),
+    (["encode", "--tokenizer", "bytes", "--jobs", "1000000000"], "--jobs 1000000000"),
+    (["run", "quick", "--jobs", "0"], "--jobs 0"),
 ])  # fmt: skip
 def test_numeric_options_are_bounded(argv: list[str], words: str, capfd: pytest.CaptureFixture[str]) -> None:
     status, _, err = tokbench(argv, capfd)

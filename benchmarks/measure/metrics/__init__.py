@@ -12,7 +12,7 @@ and their encodings), ``IsolatedWords`` (its words, each encoded alone),
 ``PairedCounts`` (per-item token counts of two tokenizer rows), ``JoinedCounts``
 (token counts of one joined string per row) or ``TokenizerFacts``.  Encodings
 are ``bpe.Encoding``: ids + UTF-8 *byte* spans into the text that was encoded.
-Nothing here trains, loads or encodes: the evaluator (``benchmarks.measure.evaluate``)
+Nothing here trains, loads or encodes: the evaluator (``benchmarks.run.evaluate``)
 does that, builds each input once and passes it to every metric that needs it.
 
 Conventions shared by all metrics (``docs/metrics.md`` is the user-facing

@@ -19,12 +19,14 @@ def _id_counts(name: str, text: RunningText) -> tuple[np.ndarray, int]:
     """How often each id occurs in ``text`` (index = id), and the vocabulary size."""
     vocab_size = text.vocab_size
     if vocab_size is None or vocab_size < 2:
-        raise BenchmarkError(f"metric {name}: vocab_size must be at least 2, got {vocab_size}")
+        raise BenchmarkError(f"metric {name}: vocab_size must be at least 2, got {vocab_size}", code="out_of_range",
+                             value=vocab_size, field="vocab_size")  # fmt: skip
     ids = text.ids
     if len(ids) == 0:
-        raise BenchmarkError(f"metric {name}: nothing to aggregate (no tokens)")
+        raise BenchmarkError(f"metric {name}: nothing to aggregate (no tokens)", code="no_items", value=name)
     if ids.min() < 0 or ids.max() >= vocab_size:
-        raise BenchmarkError(f"metric {name}: token id {ids.max()} outside the vocabulary (size {vocab_size})")
+        raise BenchmarkError(f"metric {name}: token id {ids.max()} outside the vocabulary (size {vocab_size})",
+                             code="token_id_out_of_range", value=int(ids.max()))  # fmt: skip
     return np.bincount(ids, minlength=vocab_size), vocab_size
 
 
@@ -43,7 +45,8 @@ def renyi_efficiency(text: RunningText, alpha: float = RENYI_ALPHA) -> MetricRes
     unless given ``vocab``; we always use the full vocabulary size.
     """
     if alpha < 0:
-        raise BenchmarkError(f"metric renyi_efficiency: alpha must be >= 0, got {alpha}")
+        raise BenchmarkError(f"metric renyi_efficiency: alpha must be >= 0, got {alpha}", code="out_of_range",
+                             value=alpha, field="alpha")  # fmt: skip
     counts, vocab_size = _id_counts("renyi_efficiency", text)
     p = counts[counts > 0] / counts.sum()
     if math.isclose(alpha, 1.0):
@@ -112,12 +115,14 @@ def bigram_entropy(text: RunningText) -> MetricResult:
         firsts.append(ids[:-1])
         seconds.append(ids[1:])
     if not text.encodings:
-        raise BenchmarkError("metric bigram_entropy: nothing to aggregate (no texts)")
+        raise BenchmarkError("metric bigram_entropy: nothing to aggregate (no texts)", code="no_items",
+                             value="bigram_entropy")  # fmt: skip
     first, second = np.concatenate(firsts), np.concatenate(seconds)
     if len(first) == 0:
         return MetricResult("bigram_entropy", math.nan, 0)
     if min(first.min(), second.min()) < 0:
-        raise BenchmarkError(f"metric bigram_entropy: negative token id {min(first.min(), second.min())}")
+        raise BenchmarkError(f"metric bigram_entropy: negative token id {min(first.min(), second.min())}",
+                             code="token_id_out_of_range", value=int(min(first.min(), second.min())))  # fmt: skip
     _, counts = np.unique(first * (int(second.max()) + 1) + second, return_counts=True)  # one key per pair
     q = counts / counts.sum()
     return MetricResult("bigram_entropy", float(-np.sum(q * np.log2(q))), len(first))

@@ -52,7 +52,8 @@ def ratio_of_sums(name: str, numerators: Sequence[float], denominators: Sequence
     num = np.asarray(numerators, dtype=np.float64)
     den = np.asarray(denominators, dtype=np.float64)
     if len(den) == 0:
-        raise BenchmarkError(f"metric {name}: no items to aggregate (empty evaluation set?)")
+        raise BenchmarkError(f"metric {name}: no items to aggregate (empty evaluation set?)", code="no_items",
+                             value=name)  # fmt: skip
     total = den.sum()
     # a zero denominator sum is a legitimate "undefined" (e.g. precision of a tokenizer that never splits)
     value = float(num.sum() / total) if total > 0 else math.nan
@@ -61,7 +62,8 @@ def ratio_of_sums(name: str, numerators: Sequence[float], denominators: Sequence
 
 def _check_aligned(what: str, first: Sequence[object], second: Sequence[object]) -> None:
     if len(first) != len(second):
-        raise BenchmarkError(f"{what} differ in length ({len(first)} vs {len(second)})")
+        raise BenchmarkError(f"{what} differ in length ({len(first)} vs {len(second)})", code="length_mismatch",
+                             value=(len(first), len(second)))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ class RunningText:
     def decoded(self) -> list[str]:
         """Per text, ``decode(encode(text))``."""
         if self.decode is None:
-            raise BenchmarkError("running text: no decoder given (round-trip metrics need the tokenizer's decode)")
+            raise BenchmarkError("running text: no decoder given (round-trip metrics need the tokenizer's decode)",
+                                 code="missing_input", value="decode")  # fmt: skip
         return [self.decode(encoding.ids) for encoding in self.encodings]
 
     @functools.cached_property
@@ -149,7 +152,8 @@ class EncodedWords(Mapping[str, Encoding]):
     def add(self, words: Sequence[str], encodings: WordEncodings) -> None:
         """Keep ``encodings`` (one per word of ``words``, in order) for words not kept yet."""
         if len(words) != len(encodings):
-            raise BenchmarkError(f"encoded words: {len(words)} words but {len(encodings)} encodings")
+            raise BenchmarkError(f"encoded words: {len(words)} words but {len(encodings)} encodings",
+                                 code="length_mismatch", value=(len(words), len(encodings)))  # fmt: skip
         start = sum(len(part) for part in self._parts)
         for position, word in enumerate(words):
             self._index.setdefault(word, start + position)
@@ -282,7 +286,7 @@ class PairedCounts:
 @dataclass(frozen=True)
 class JoinedCounts:
     """``Needs.ENGLISH_PARTNER_JOINED``: the token count of one string joining a corpus's parallel
-    sentences as Petrov et al. 2023 join FLORES (``benchmarks.reproductions.petrov2023.petrov_join``), the count of
+    sentences as Petrov et al. 2023 join FLORES (``corpora.flores.petrov_join``), the count of
     the English partner's string of the same sentences by the same tokenizer row, and how many
     sentences each string joins."""
 
@@ -409,19 +413,21 @@ def _check_words(reference: ReferenceWords) -> None:
     scored, checked word by word in reference order."""
     name = "morphology metrics"
     if not reference.analyses:
-        raise BenchmarkError(f"{name}: the morpheme reference has no words")
+        raise BenchmarkError(f"{name}: the morpheme reference has no words", code="no_items")
     for word, (n_bytes, gold, fault) in zip(reference.analyses, gold_table(reference.analyses).words, strict=True):
         encoding = reference.encodings.get(word)
         if encoding is None:
-            raise BenchmarkError(f"{name}: no isolated encoding given for reference word {word!r}")
+            raise BenchmarkError(f"{name}: no isolated encoding given for reference word {word!r}",
+                                 code="missing_encoding", value=word)  # fmt: skip
         if not gold and fault is None:
-            raise BenchmarkError(f"{name}: reference word {word!r} has no analysis")
+            raise BenchmarkError(f"{name}: reference word {word!r} has no analysis", code="bad_reference", value=word)
         spans = content_spans(encoding)
         if any(not 0 <= offset <= n_bytes for offset in itertools.chain.from_iterable(spans)):
-            raise BenchmarkError(f"{name}: a token span lies outside word {word!r} ({n_bytes} bytes): {spans}")
+            raise BenchmarkError(f"{name}: a token span lies outside word {word!r} ({n_bytes} bytes): {spans}",
+                                 code="bad_span", value=word)  # fmt: skip
         if fault is not None:
-            raise BenchmarkError(f"{name}: {fault}")
-    raise BenchmarkError(f"internal error: {name} found no fault to report")
+            raise BenchmarkError(f"{name}: {fault}", code="bad_reference", value=word)
+    raise BenchmarkError(f"internal error: {name} found no fault to report", code="internal_error")
 
 
 #: per word of a reference: its UTF-8 length, its gold alternatives in byte offsets (empty: it has no analysis)

@@ -70,7 +70,8 @@ def morphscore(reference: ReferenceWords) -> dict[str, MetricResult]:
     once and scores 1 if any of them is matched.
     """
     if any(len(alternative) != 1 for alternatives in reference.analyses.values() for alternative in alternatives):
-        raise BenchmarkError("metric morphscore: needs a MorphScore reference (exactly one boundary per analysis)")
+        raise BenchmarkError("metric morphscore: needs a MorphScore reference (exactly one boundary per analysis)",
+                             code="bad_reference")  # fmt: skip
     counts = reference.counts
     scored = counts.content_tokens > 1
     excluded = MetricResult("morphscore_excluded", float(len(scored) - np.count_nonzero(scored)), len(scored))
@@ -138,7 +139,8 @@ def morphscore_upstream(rows: MorphScoreRows) -> MetricResult:
     for word, split in rows.rows:
         encoding = rows.encodings.get(word)
         if encoding is None:
-            raise BenchmarkError(f"metric morphscore_upstream: no bare encoding given for MorphScore word {word!r}")
+            raise BenchmarkError(f"metric morphscore_upstream: no bare encoding given for MorphScore word {word!r}",
+                                 code="missing_encoding", value=word)  # fmt: skip
         if len(encoding) == 1:
             continue
         if split is None:

@@ -64,7 +64,8 @@ def oov_type_rate(text: RunningText) -> MetricResult:
                 if token == text.unk_id:
                     unknown.add(surface)
     if not types:
-        raise BenchmarkError("metric oov_type_rate: nothing to aggregate (no word types in the texts)")
+        raise BenchmarkError("metric oov_type_rate: nothing to aggregate (no word types in the texts)", code="no_items",
+                             value="oov_type_rate")  # fmt: skip
     return MetricResult("oov_type_rate", len(unknown) / len(types), len(types))
 
 

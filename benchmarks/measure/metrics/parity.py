@@ -33,14 +33,14 @@ def parity_joined_vs_eng(joined: JoinedCounts) -> MetricResult:
     parallel sentences both corpora hold like their ``compute_tokenizations.py``
     joins FLORES-200: ``" ".join(dev.split("\\n") + devtest.split("\\n"))``,
     the dev split then the other sentences, each file's trailing newline kept as
-    an empty string (``benchmarks.reproductions.petrov2023.petrov_join``); no special tokens.
+    an empty string (``corpora.flores.petrov_join``); no special tokens.
     Aggregation: one ratio of two counts (``n`` = sentences joined); no CI.
     Source: Petrov et al. 2023 ("Language Model Tokenizers Introduce
     Unfairness Between Languages"); ``tokbench reproduce petrov2023`` checks
     the counts against their published table.
     """
     if joined.partner_tokens <= 0:
-        raise BenchmarkError("metric parity_joined_vs_eng: the English text has no tokens")
+        raise BenchmarkError("metric parity_joined_vs_eng: the English text has no tokens", code="no_english_tokens")
     return MetricResult("parity_joined_vs_eng", joined.tokens / joined.partner_tokens, joined.sentences)
 
 
@@ -58,5 +58,6 @@ def parity_mean_ratio_vs_eng(pair: PairedCounts) -> MetricResult:
     tokens = np.asarray(pair.tokens, dtype=np.float64)
     english = np.asarray(pair.partner_tokens, dtype=np.float64)
     if np.any(english <= 0):
-        raise BenchmarkError("metric parity_mean_ratio_vs_eng: an English sentence has no tokens")
+        raise BenchmarkError("metric parity_mean_ratio_vs_eng: an English sentence has no tokens",
+                             code="no_english_tokens")  # fmt: skip
     return ratio_of_sums("parity_mean_ratio_vs_eng", tokens / english, np.ones(len(tokens)))

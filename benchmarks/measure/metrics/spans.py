@@ -119,7 +119,8 @@ def joined_spans(joined: JoinedText, encodings: Sequence[Encoding]) -> JoinedSpa
         token = outside[0]
         raise BenchmarkError(f"running text: token {token - int(per_text[: text[token]].sum())} of text "
                              f"{text[token]} spans bytes {tuple(flat[token].tolist())} outside the text "
-                             f"({lengths[token]} bytes)")  # fmt: skip
+                             f"({lengths[token]} bytes)", code="bad_span",
+                             value=tuple(flat[token].tolist()))  # fmt: skip
     base = joined.byte_starts[text]
     return JoinedSpans(flat[:, 0] + base, flat[:, 1] + base, text)
 

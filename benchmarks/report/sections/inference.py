@@ -24,7 +24,7 @@ from bpe.options import options_by_name
 
 def _native_method(kind: str) -> str:
     """A family's own encoding when ``encode_mode`` is not set (declared on its class)."""
-    return bpe.family_class(kind).native_method if kind in bpe.FAMILIES else "merges"
+    return bpe.family_class(kind).facts.native_method if kind in bpe.FAMILIES else "merges"
 
 
 def inference_method(kind: str, options: Mapping[str, Any]) -> str:

@@ -73,7 +73,9 @@ def _unknown(file: TokenizerFile) -> NoReturn:
     known = list(format_descriptions().values())
     raise TokenizerError(
         f"{file.path}: {kind} in no known tokenizer format; expected {', '.join(known[:-1])} or {known[-1]} "
-        f"(or a directory holding a {HF_FILE})"
+        f"(or a directory holding a {HF_FILE})",
+        code="unrecognized_file",
+        value=file.path,
     )
 
 
@@ -88,19 +90,23 @@ def load_file(
     either.
     """
     if format is not None and format not in FORMATS:
-        raise TokenizerError(f"unknown tokenizer format {format!r}; known: {', '.join(FORMATS)}")
+        raise TokenizerError(f"unknown tokenizer format {format!r}; known: {', '.join(FORMATS)}", code="unknown_format",
+                             value=format)  # fmt: skip
     file = TokenizerFile.read(path)
     detected = _format_of(file) or _unknown(file)
     module = FORMATS[detected]
     if format is not None and format != detected:
         raise TokenizerError(
             f"{file.path}: expected {FORMATS[format].DESCRIPTION}, but this is {module.DESCRIPTION} "
-            f"(format {detected!r})"
+            f"(format {detected!r})",
+            code="format_mismatch",
+            value=detected,
         )
     given = {"pattern": pattern, "normalizer": normalizer}
     options = {name: value for name, value in given.items() if value is not None}
     for option in options:
         if option not in module.OPTIONS:
             takers = " or ".join(FORMATS[name].DESCRIPTION for name in formats_taking(option))
-            raise TokenizerError(f"{file.path}: a {option} applies to {takers} only, not to {module.DESCRIPTION}")
+            raise TokenizerError(f"{file.path}: a {option} applies to {takers} only, not to {module.DESCRIPTION}",
+                                 code="option_not_applicable", value=option)  # fmt: skip
     return module.load(file, **options)

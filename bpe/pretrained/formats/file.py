@@ -37,25 +37,30 @@ class TokenizerFile:
             if not (path / HF_FILE).is_file():
                 raise TokenizerError(
                     f"{path}: a directory without {HF_FILE} (a Hugging Face tokenizer directory holds one; "
-                    "other formats are single files)"
+                    "other formats are single files)",
+                    code="missing_file",
+                    value=path / HF_FILE,
                 )
             path = path / HF_FILE
         try:
             data = read_regular_file(path)
         except FileNotFoundError:
-            raise TokenizerError(f"{path}: no such tokenizer file") from None
+            raise TokenizerError(f"{path}: no such tokenizer file", code="missing_file", value=path) from None
         except OSError as exc:
-            raise TokenizerError(f"{path}: cannot read tokenizer file ({exc.strerror or exc})") from None
+            raise TokenizerError(f"{path}: cannot read tokenizer file ({exc.strerror or exc})", code="unreadable_file",
+                                 value=path) from None  # fmt: skip
         if data.lstrip()[:1] != b"{":
             return cls(str(source), path, data)
         try:
             document = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise TokenizerError(f"{path}: not a JSON file ({exc})") from None
+            raise TokenizerError(f"{path}: not a JSON file ({exc})", code="not_json", value=path) from None
         except RecursionError:  # Python's parser recurses once per level of nesting
             raise TokenizerError(
                 f"{path}: not a tokenizer file: its JSON is nested too deeply to read (no tokenizer format nests "
-                "more than a few levels)"
+                "more than a few levels)",
+                code="unrecognized_file",
+                value=path,
             ) from None
         return cls(str(source), path, data, document)
 
@@ -74,5 +79,6 @@ def read_regular_file(path: Path) -> bytes:
     pipe) may never end, and nothing is read from it before the refusal."""
     with open(path, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise TokenizerError(f"{path}: not a regular file (a device, pipe or socket); give a tokenizer file")
+            raise TokenizerError(f"{path}: not a regular file (a device, pipe or socket); give a tokenizer file",
+                                 code="not_regular_file", value=path)  # fmt: skip
         return handle.read()

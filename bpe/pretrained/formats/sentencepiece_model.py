@@ -1,5 +1,5 @@
 """A sentencepiece ``.model`` file: a serialized ``ModelProto`` (Llama 2, the mistral-common models,
-``spm_train`` output), encoded by sentencepiece itself (``bpe.models.spm``)."""
+``spm_train`` output), encoded by sentencepiece itself (``bpe.models.spm_encoding``)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ OPTIONS: tuple[str, ...] = ()
 
 
 def sniff(file: TokenizerFile) -> bool:
-    from bpe.models.spm import looks_like_model  # imports sentencepiece
+    from bpe.models.spm_encoding import looks_like_model  # imports sentencepiece
 
     return looks_like_model(file.data)
 
 
 def load(file: TokenizerFile, **options: Any) -> Tokenizer:
-    from bpe.models.spm import SentencePieceModelTokenizer
+    from bpe.models.spm_encoding import SentencePieceModelTokenizer
 
     return SentencePieceModelTokenizer(file.data, file.name)

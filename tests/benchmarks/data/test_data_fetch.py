@@ -21,6 +21,7 @@ import pytest
 
 from benchmarks.cli import main
 from benchmarks.data import fetch as datafetch
+from benchmarks.data import manifest as datamanifest
 from benchmarks.data.fetch import Entry
 from tests.benchmarks.data_mirror import (
     build_layout,
@@ -64,7 +65,7 @@ def mirror(tmp_path, monkeypatch):
     build_layout(MANIFEST, SAMPLE_DATA_ROOT, root, SPLIT_LINE)
     manifest_file = tmp_path / "manifest.tsv"
     datafetch.write_manifest(manifest_file, MANIFEST)
-    monkeypatch.setattr(datafetch, "SHIPPED_MANIFEST", manifest_file)
+    monkeypatch.setattr(datamanifest, "SHIPPED_MANIFEST", manifest_file)
     monkeypatch.setattr(datafetch, "BACKOFF", 0.01)
     monkeypatch.setattr(datafetch, "ATTEMPTS", 3)
     with serving(root) as server:
@@ -138,9 +139,9 @@ def test_a_fetch_killed_mid_file_resumes_and_ends_identical(mirror, tmp_path):
     entry = next(e for e in MANIFEST if e.path == "ud/en/en_ewt-ud-dev.conllu")
     mirror.fail(url_path(entry.urls[0]), hang_after(2000, 60.0))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
-    child = ("import sys; from pathlib import Path; from benchmarks.data import fetch as datafetch; "
+    child = ("import sys; from pathlib import Path; from benchmarks.data import manifest as datamanifest; "
              "from benchmarks.cli import main; "
-             f"datafetch.SHIPPED_MANIFEST = Path({str(datafetch.SHIPPED_MANIFEST)!r}); "
+             f"datamanifest.SHIPPED_MANIFEST = Path({str(datamanifest.SHIPPED_MANIFEST)!r}); "
              f"sys.exit(main(['data', 'fetch', {str(root)!r}, '--only', 'ud', '--quiet']))")  # the test manifest
     process = subprocess.Popen([sys.executable, "-c", child], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)  # fmt: skip
@@ -364,7 +365,7 @@ def test_the_shipped_manifest_is_well_formed():
         assert entry.sha256 and len(entry.sha256) == 64 and entry.size
         assert entry.urls or entry.note, entry.path
         assert all(url.startswith("https://") for url in entry.urls)
-    assert os.path.basename(datafetch.SHIPPED_MANIFEST) == "manifest.tsv"
+    assert os.path.basename(datamanifest.SHIPPED_MANIFEST) == "manifest.tsv"
 
 
 @pytest.mark.parametrize("command", [["run", "paper"], ["run", "inference"], ["reproduce", "petrov2023"]])

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from benchmarks.check import BaselineRow
 from benchmarks.errors import BenchmarkError
 from benchmarks.report.comparability import MARK, generated_text, morphscore_upstream_gap, replace_span
 from tests.conftest import REPO_ROOT
+from tests.errors import raises_code
 
 
 def rows(corpus: str, tokenizer: str, vocab_size: int | None, ours: float, upstream: float) -> list[BaselineRow]:
@@ -36,7 +35,7 @@ def test_the_gap_names_both_ends_ties_and_the_widest_values() -> None:
 def test_two_option_sets_of_one_tokenizer_are_refused() -> None:
     given = [*rows("a", "char-bpe", 4000, 0.1, 0.2), *rows("a", "char-bpe", 4000, 0.1, 0.3)]
     given[2] = given[2].model_copy(update={"options": {"end_of_word": "separate"}})
-    with pytest.raises(BenchmarkError, match="two morphscore rows of char-bpe"):
+    with raises_code(BenchmarkError, "duplicate_rows", value="char-bpe"):
         morphscore_upstream_gap(given, 4000, {"a": "Aaa"})
 
 

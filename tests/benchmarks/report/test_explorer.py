@@ -16,6 +16,7 @@ from benchmarks.report.explorer import ExplorerSentence, explorer_html, explorer
 from bpe.render import render_pieces
 from tests.browser import WAIT_SECONDS, console_errors
 from tests.conftest import FLORES_LANGUAGES, REPO_ROOT
+from tests.errors import raises_code
 
 LINES = (0, 5, 9)  # the FLORES lines shown, the same sentences in every language
 TRAINED = REPO_ROOT / "tests" / "fixtures" / "tokenizers"
@@ -96,19 +97,22 @@ def test_payload_is_json_and_deterministic(payload, sentences, tokenizers) -> No
 
 
 @pytest.mark.parametrize(
-    ("sentences", "tokenizers", "message"),
+    ("sentences", "tokenizers", "code", "value"),
     [
-        ([], [("chars", "chars", None)], "no sentences"),
-        ([{"language": "eng_Latn", "key": "a", "text": "x"}], [], "no tokenizers"),
-        ([{"language": "eng_Latn", "key": "a", "text": "x"}] * 2, [("c", "c", None)], "appears twice"),
-        ([{"language": "eng_Latn", "text": "x"}], [("c", "c", None)], "needs language, key, text"),
-        ([{"language": "eng_Latn", "key": 3, "text": "x"}], [("c", "c", None)], "must be strings"),
-        ([{"language": "eng_Latn", "key": "a", "text": "x"}], [("c", "c", None), ("c", "d", None)], "unique"),
+        ([], [("chars", "chars", None)], "no_items", "sentences"),
+        ([{"language": "eng_Latn", "key": "a", "text": "x"}], [], "no_items", "tokenizers"),
+        ([{"language": "eng_Latn", "key": "a", "text": "x"}] * 2, [("c", "c", None)], "duplicate_key", "a"),
+        ([{"language": "eng_Latn", "text": "x"}], [("c", "c", None)], "missing_key",
+         {"language": "eng_Latn", "text": "x"}),
+        ([{"language": "eng_Latn", "key": 3, "text": "x"}], [("c", "c", None)], "wrong_type",
+         {"language": "eng_Latn", "key": 3, "text": "x"}),
+        ([{"language": "eng_Latn", "key": "a", "text": "x"}], [("c", "c", None), ("c", "d", None)], "duplicate_label",
+         "c"),
     ],
-)
-def test_bad_payload_input(sentences, tokenizers, message: str) -> None:
+)  # fmt: skip
+def test_bad_payload_input(sentences, tokenizers, code: str, value: object) -> None:
     tokenizers = [(label, family, bpe.load("chars")) for label, family, _ in tokenizers]
-    with pytest.raises(BenchmarkError, match=message):
+    with raises_code(BenchmarkError, code, value=value):
         explorer_payload(sentences, tokenizers)
 
 

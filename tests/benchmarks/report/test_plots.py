@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import seaborn as sns
+from matplotlib.text import Text
 
 from benchmarks.measure.metrics import METRICS
 from benchmarks.report import plots
@@ -57,3 +58,192 @@ def test_the_pareto_front_keeps_the_points_no_other_beats_on_both_axes(tmp_path)
     assert list(pareto_front(points)["tokenizer"]) == ["a", "b", "c", "e"]
     pareto_panels(points, "bytes / token", "boundary F1", tokenizer_palette(list("abcde")), tmp_path / "p")
     assert all((tmp_path / f"p.{kind}").stat().st_size > 1000 for kind in ("png", "pdf", "svg"))
+
+
+# -- styles: one per label, the same in every run ------------------------------------------------------
+
+#: twelve tokenizers with long labels: nine trained, three published
+TRAINED = ["char-bpe-greedy-longest", "byte-bpe-merges-frequency", "spm-unigram-nbest-sampling",
+           "char-bpe-greedy-shortest", "byte-level-bpe-dropout", "wordpiece-greedy-longest",
+           "unigram-viterbi-with-bytes", "bpe-knockout-morphology", "char-bpe-with-pretokenizer"]  # fmt: skip
+PUBLISHED = ["cl100k-base-tiktoken", "mistral-v1-sentencepiece", "gemma-3-sentencepiece"]
+MANY = TRAINED + PUBLISHED
+ROW_TYPES = {label: "production" if label in PUBLISHED else "family" for label in MANY}
+
+
+def test_a_label_keeps_its_colour_and_marker_across_runs_with_other_tokenizers() -> None:
+    first = plots.tokenizer_palette(["char-bpe-greedy-longest", "byte-bpe-merges-frequency", "cl100k-base-tiktoken"],
+                                    {"cl100k-base-tiktoken": "production"})  # fmt: skip
+    second = plots.tokenizer_palette(["wordpiece-greedy-longest", "char-bpe-greedy-longest",
+                                      "spm-unigram-nbest-sampling", "bpe-knockout-morphology"])  # fmt: skip
+    assert first["char-bpe-greedy-longest"] == second["char-bpe-greedy-longest"]
+    # ... which is its own style, from the label alone: not from its position, nor the order given
+    alone = plots.tokenizer_palette(["char-bpe-greedy-longest"])["char-bpe-greedy-longest"]
+    assert first["char-bpe-greedy-longest"] == alone
+    assert plots.tokenizer_palette(MANY[::-1], ROW_TYPES) == plots.tokenizer_palette(MANY, ROW_TYPES)
+    assert list(plots.tokenizer_palette(MANY, ROW_TYPES)) == MANY  # in the order given (the legends')
+
+
+def test_trained_and_published_rows_take_their_own_hues_and_no_two_labels_share_a_style() -> None:
+    palette = plots.tokenizer_palette(MANY, ROW_TYPES)
+    assert {palette[t].colour for t in TRAINED} <= set(plots.TRAINED_COLOURS)
+    assert {palette[t].colour for t in PUBLISHED} <= set(plots.PRODUCTION_COLOURS)
+    assert all(style.marker in plots.MARKERS for style in palette.values())
+    assert len(set(palette.values())) == len(MANY)
+    # 40 trained labels fill every trained slot, each once
+    forty = [f"family-{index}" for index in range(40)]
+    assert len(set(plots.tokenizer_palette(forty).values())) == 40
+
+
+def test_two_labels_that_prefer_one_style_resolve_by_sorted_label() -> None:
+    # both hash to the same slot; the label sorted first keeps it, the other takes the next free slot (the next colour)
+    a, b = "spm-unigram-nbest-sampling", "unigram-viterbi-with-bytes"
+    alone = plots.tokenizer_palette([a])[a]
+    assert plots.tokenizer_palette([b])[b] == alone
+    both = plots.tokenizer_palette([b, a])
+    assert both[a] == alone and both[b] != alone
+    colours = plots.TRAINED_COLOURS
+    slot = (plots.MARKERS.index(alone.marker) * len(colours) + colours.index(alone.colour) + 1) % 40
+    assert both[b] == plots.Style(colours[slot % len(colours)], plots.MARKERS[slot // len(colours)])
+
+
+# -- every plot kind keeps its legend and labels inside the figure, with twelve long labels --------------
+
+
+def _inside(figure, artist) -> bool:
+    box = artist.get_window_extent(figure.canvas.get_renderer())
+    edge = figure.bbox
+    return edge.x0 - 0.5 <= box.x0 and box.x1 <= edge.x1 + 0.5 and edge.y0 - 0.5 <= box.y0 and box.y1 <= edge.y1 + 0.5
+
+
+def assert_everything_inside(figure) -> None:
+    """The legend, and everything drawn (tick labels, titles, values on the border), inside the figure."""
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    assert figure.legends or figure.axes[-1].get_label() == "<colorbar>"
+    for legend in figure.legends:
+        assert _inside(figure, legend), legend.get_window_extent(renderer)
+    drawn = figure.get_tightbbox(renderer)  # inches, every artist drawn (ticks outside the view are not)
+    width, height = figure.get_size_inches()
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01 and drawn.x1 <= width + 0.01 and drawn.y1 <= height + 0.01, drawn
+
+
+def _curve_cells() -> pd.DataFrame:
+    rows = []
+    for row_index, row in enumerate(["eng_Latn", "kor_Hang", "rus_Cyrl", "tur_Latn"]):
+        for index, tokenizer in enumerate(MANY):
+            published = tokenizer in PUBLISHED
+            for size in [None] if published else [2000, 4000, 8000]:
+                value = 1.5 + 0.05 * index + 0.1 * row_index - (0 if size is None else size / 20000)
+                if tokenizer == "char-bpe-greedy-shortest":  # a degenerate row far above the rest
+                    value = 7.0 + row_index
+                rows.append({"row": row, "tokenizer": tokenizer, "vocab_size": size, "reached": size, "value": value,
+                             "ci_low": value - 0.03, "ci_high": value + 0.03,
+                             "off_scale": tokenizer == "char-bpe-greedy-shortest", "not_ranked": "",
+                             "reached_mark": ""})  # fmt: skip
+    return pd.DataFrame(rows).astype({"vocab_size": "Float64", "reached": "Float64"})
+
+
+def test_curves_keep_their_legend_inside_and_degenerate_rows_off_the_axes(tmp_path: Path) -> None:
+    cells = _curve_cells()
+    palette = plots.tokenizer_palette(MANY, ROW_TYPES)
+    figure = plots.vocab_curves(cells, METRICS["fertility_running"], palette, tmp_path / "curves")
+    assert_everything_inside(figure)
+    top = figure.axes[0].get_ylim()[1]
+    normal = cells[~cells["off_scale"]]
+    assert normal["ci_high"].max() < top < 7.0  # the degenerate row (7 and up) sets no limit ...
+    arrows = [text.get_text() for text in figure.findobj(Text) if text.get_text().startswith("↑")]
+    assert "↑7.00" in arrows and "↑10.00" in arrows  # ... it is drawn on the border with its value
+    # every trained label is drawn with its own marker (the legend's handles carry them)
+    legend = figure.legends[0]
+    markers = {text.get_text(): handle.get_marker()
+               for handle, text in zip(legend.legend_handles, legend.get_texts(), strict=True)}  # fmt: skip
+    assert all(markers[t] == palette[t].marker for t in TRAINED)
+
+
+def test_parity_bars_and_premium_curves_keep_their_legend_inside(tmp_path: Path) -> None:
+    cells = _curve_cells()
+    cells = cells[(cells["vocab_size"] == 4000) | cells["vocab_size"].isna()]
+    palette = plots.tokenizer_palette(MANY, ROW_TYPES)
+    info = METRICS["parity_vs_eng"]
+    bars = plots.parity_bars(cells, info, palette, tmp_path / "bars")
+    assert_everything_inside(bars)
+    assert all(ax.get_ylim()[1] < 7.0 for ax in bars.axes)  # the degenerate row's bars are cut, with their value
+    assert any(text.get_text() == "7.000→" for text in bars.findobj(Text))  # as the tables print it (upright)
+    many = pd.concat([cells.assign(row=cells["row"] + f" ({n})") for n in range(5)])  # 20 languages
+    curves = plots.premium_curves(many[many["vocab_size"].isna()], info, palette, tmp_path / "premium")
+    assert_everything_inside(curves)
+
+
+def test_heatmaps_keep_their_labels_inside_and_degenerate_rows_off_the_colour_range(tmp_path: Path) -> None:
+    cells = _curve_cells()
+    cells = cells[(cells["vocab_size"] == 4000) | cells["vocab_size"].isna()]
+    figure = plots.heatmap(cells, METRICS["fertility_running"], MANY, tmp_path / "heatmap")
+    assert_everything_inside(figure)
+    norm = figure.axes[0].collections[0].norm
+    assert norm.vmax == cells.loc[~cells["off_scale"], "value"].max()  # the degenerate row's 7 is beyond the range
+    assert figure.axes[1].get_label() == "<colorbar>" or figure.axes[1].collections  # the colour bar, pointed above
+    overlap = pd.DataFrame([("eng_Latn (flores)", a, b, 0.3) for i, a in enumerate(MANY) for b in MANY[i + 1 :]],
+                           columns=["panel", "tokenizer_a", "tokenizer_b", "jaccard"])  # fmt: skip
+    assert_everything_inside(plots.overlap_heatmaps(overlap, MANY, tmp_path / "overlap"))
+
+
+def _scatter_points() -> pd.DataFrame:
+    rows = []
+    for language_index, language in enumerate(["eng_Latn", "kor_Hang", "tur_Latn"]):
+        for index, tokenizer in enumerate(MANY):
+            x, y = 3.0 + 0.1 * index, 0.3 + 0.02 * index + 0.05 * language_index
+            off = tokenizer == "char-bpe-greedy-shortest"
+            if off:  # a baseline: far left of the rest
+                x = 1.0
+            rows.append({"language": language, "tokenizer": tokenizer, "x": x, "x_low": x - 0.05, "x_high": x + 0.05,
+                         "y": y, "y_low": y - 0.01, "y_high": y + 0.02, "off_scale": off})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_scatter_plots_carry_both_cis_and_keep_their_legend_inside(tmp_path: Path) -> None:
+    from matplotlib.container import ErrorbarContainer
+
+    points = _scatter_points()
+    palette = plots.tokenizer_palette(MANY, ROW_TYPES)
+    figure = plots.pareto_panels(points, "bytes / token", "boundary F1", palette, tmp_path / "pareto")
+    assert_everything_inside(figure)
+    ax = figure.axes[0]
+    bars = [container for container in ax.containers if isinstance(container, ErrorbarContainer)]
+    assert len(bars) == len(MANY) - 1  # every point but the baseline beyond the axis carries its CIs ...
+    assert all(container.has_xerr and container.has_yerr for container in bars)  # ... in both directions
+    assert ax.get_xlim()[0] > 2.0  # the baseline at x = 1 sets no limit: it sits on the border
+    assert any(text.get_text() == "←1" for text in ax.texts)
+    many = pd.concat([points.assign(metric=metric, size="8k", size_order=8000.0)
+                      for metric in ("bytes_per_token", "fertility_running")])  # fmt: skip
+    scatter = plots.metric_scatter(many, {"bytes_per_token": "bytes / token", "fertility_running": "fertility"},
+                                   palette, tmp_path / "scatter")  # fmt: skip
+    assert_everything_inside(scatter)
+
+
+def test_precision_recall_panels_keep_their_legend_inside(tmp_path: Path) -> None:
+    rows = [{"panel": f"{language} · gold: a reference with a long name", "tokenizer": tokenizer, "metric": metric,
+             "value": 0.2 + 0.05 * index, "not_ranked": "baseline" if tokenizer == "char-bpe-greedy-shortest" else ""}
+            for language in ("eng_Latn", "tur_Latn") for index, tokenizer in enumerate(MANY)
+            for metric in ("boundary_precision", "boundary_recall", "boundary_f1")]  # fmt: skip
+    figure = plots.precision_recall(pd.DataFrame(rows), plots.tokenizer_palette(MANY, ROW_TYPES), tmp_path / "pr")
+    assert_everything_inside(figure)
+
+
+def test_degenerate_rows_and_baselines_are_off_scale_and_the_caption_names_them() -> None:
+    from types import SimpleNamespace
+
+    from benchmarks.report.figures import mark_off_scale, off_scale_note
+
+    cells = pd.DataFrame({"tokenizer": ["byte-bpe", "word", "word", "char", "spm-bpe", "byte-bpe"],
+                          "kind": ["byte-bpe", "word", "word", "char", "spm-bpe", "byte-bpe"],
+                          "not_ranked": ["", "unk", "", "", "", "unk"]})  # fmt: skip
+    # ‡ and § cells, and every cell of a boundary baseline (word, char) whatever the metric
+    assert mark_off_scale(cells)["off_scale"].tolist() == [False, True, True, True, False, True]
+    run = SimpleNamespace(unk_threshold=0.1)
+    note = off_scale_note(mark_off_scale(cells.iloc[[0, 3]]), run)
+    assert note == ("; char (a baseline that splits at every character) does not set the axes (beyond them: on the "
+                    "border, with an arrow and the value)")  # fmt: skip
+    note = off_scale_note(mark_off_scale(cells), run, colour=True)
+    assert "word (a baseline that never splits inside a word; ‡ where more than 10%" in note and "colour range" in note
+    assert off_scale_note(mark_off_scale(cells.iloc[[3]]), run) == ""  # alone, char sets the axes itself

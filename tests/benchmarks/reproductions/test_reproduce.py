@@ -18,17 +18,16 @@ import pytest
 
 from benchmarks.cli import main
 from benchmarks.commands.reproduce import FULL_TABLE_ROWS, SHOWN_DIFFERING, terminal_table, unpublished_summary
-from benchmarks.errors import BenchmarkError
-from benchmarks.reproductions import Reproduction, Row
-from benchmarks.reproductions.petrov2023 import (
-    DEV_LINES,
-    DEVTEST_LINES,
-    PETROV_TOKENIZERS,
-    petrov_text,
-    published_petrov2023,
-    reproduce_petrov2023,
-)
+from benchmarks.reproductions import Reproduction, Row, get_reproduction
+from benchmarks.reproductions.engine import published
+from benchmarks.reproductions.engine import reproduce as reproduce_table
+from corpora.errors import CorpusError
+from corpora.flores import DEV_LINES, DEVTEST_LINES, petrov_join, read_flores
 from tests.conftest import DATA_ROOT, FULL_DATA_ROOT, by_data
+from tests.errors import raises_code
+
+PETROV = get_reproduction("petrov2023")
+COLUMNS = [column.label for column in PETROV.tokenizers]
 
 # the data README's copy of the paper's figures (English, Turkish, Russian, Korean)
 PAPER = {
@@ -86,35 +85,37 @@ def data_root_with(tmp_path: Path, files: dict[str, str], tokenizers: Path | Non
 
 
 def test_the_shipped_figures() -> None:
-    published = published_petrov2023()
-    assert len(PETROV_TOKENIZERS) == 11
-    assert len(published.names) == 204 and len(published.counts) == 204 * len(PETROV_TOKENIZERS)
-    assert published.names["tur_Latn"] == "Turkish" and published.names["kor_Hang"] == "Korean"
-    for column, figures in PAPER.items():
-        assert tuple(published.counts[(column, code)] for code in FOUR) == figures
+    figures = published(PETROV)
+    assert len(COLUMNS) == 11 and len(PETROV.not_loadable) == 16  # 27 columns in their table
+    assert len(figures.names) == 204 and len(figures.values) == 204 * len(COLUMNS)
+    assert figures.names["tur_Latn"] == "Turkish" and figures.names["kor_Hang"] == "Korean"
+    for column, counts in PAPER.items():
+        assert tuple(figures.values[(column, code, "tokens")] for code in FOUR) == counts
 
 
 def test_the_shipped_figures_equal_the_source(data_root: Path) -> None:
     """Every kept value equals the paper's own CSV (mirrored in the data root), row by row."""
-    published = published_petrov2023()
+    figures = published(PETROV)
     with (data_root / "published" / "petrov2023_tokenization_lengths.csv").open(encoding="utf-8") as handle:
         source = list(csv.DictReader(handle))
-    assert [row["Language"] for row in source] == list(published.names.values())
-    for row, code in zip(source, published.names, strict=True):
-        for spec in PETROV_TOKENIZERS:
-            assert published.counts[(spec.label, code)] == int(row[spec.label])
+    assert [row["Language"] for row in source] == list(figures.names.values())
+    for row, code in zip(source, figures.names, strict=True):
+        for column in COLUMNS:
+            assert figures.values[(column, code, "tokens")] == int(row[column])
 
 
-def test_petrov_text_is_their_joined_string(tmp_path: Path) -> None:
+def test_the_joined_text_is_their_string(tmp_path: Path) -> None:
     lines = [f"sentence {i}" for i in range(DEV_LINES + DEVTEST_LINES)]
     path = tmp_path / "xxx_Latn.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     dev = "\n".join(lines[:DEV_LINES]) + "\n"  # their two files, each ending with a newline
     devtest = "\n".join(lines[DEV_LINES:]) + "\n"
-    assert petrov_text(path) == " ".join(dev.split("\n") + devtest.split("\n"))
+    splits = read_flores(path)
+    joined = petrov_join([splits[split] for split in PETROV.text.splits])
+    assert joined == " ".join(dev.split("\n") + devtest.split("\n"))
     path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
-    with pytest.raises(BenchmarkError, match="2,008 lines, expected 2,009"):
-        petrov_text(path)
+    with raises_code(CorpusError, "bad_data_file", value=2008):
+        read_flores(path)
 
 
 def test_all_forty_four_counts_are_identical(reproduce, data_root: Path, tmp_path: Path) -> None:
@@ -123,10 +124,10 @@ def test_all_forty_four_counts_are_identical(reproduce, data_root: Path, tmp_pat
     rows = read_rows(tmp_path)
     assert list(rows[0]) == ["tokenizer", "language", "metric", "published", "reproduced", "difference"]
     assert len(rows) == 44 and {row["language"] for row in rows} == set(FOUR)
-    assert {row["tokenizer"] for row in rows} == {spec.label for spec in PETROV_TOKENIZERS}
+    assert {row["tokenizer"] for row in rows} == set(COLUMNS)
     with (data_root / "published" / "petrov2023_tokenization_lengths.csv").open(encoding="utf-8") as handle:
         source = {row["Language"]: row for row in csv.DictReader(handle)}
-    names = published_petrov2023().names
+    names = published(PETROV).names
     for row in rows:
         assert row["published"] == row["reproduced"] and row["difference"] == "0", row
         assert row["reproduced"] == source[names[row["language"]]][row["tokenizer"]]  # the paper's own file
@@ -181,14 +182,14 @@ def test_an_added_language_is_counted_and_compared(reproduce, tmp_path: Path) ->
     root = data_root_with(tmp_path, stand_ins, FULL_DATA_ROOT)
     status, out, _ = reproduce("--data-dir", root, "--out", tmp_path)
     rows = {(row["tokenizer"], row["language"]): row for row in read_rows(tmp_path)}
-    columns = by_data(["cl100k_base", "ByT5", "CANINE", "UTF-32"], [spec.label for spec in PETROV_TOKENIZERS])
-    published = published_petrov2023().counts
+    columns = by_data(["cl100k_base", "ByT5", "CANINE", "UTF-32"], COLUMNS)
+    figures = published(PETROV).values
     assert status == 1  # Korean text is not the Japanese the paper counted
     assert {column for column, _ in rows} == set(columns)
     for column in columns:
         korean = rows[(column, "kor_Hang")]["reproduced"]
         if FULL_DATA_ROOT is not None:
-            assert korean == str(published[(column, "kor_Hang")])
+            assert korean == str(figures[(column, "kor_Hang", "tokens")])
         assert rows[(column, "xxx_Hang")] == {
             "tokenizer": column, "language": "xxx_Hang", "metric": "tokens", "published": "", "reproduced": korean,
             "difference": "",
@@ -237,8 +238,8 @@ def test_languages_all_reproduces_every_file_exactly(reproduce, data_root: Path,
     gives the same result."""
     held = sorted(path.stem for path in (data_root / "flores").glob("*.txt"))[:4]
     root = data_root_with(tmp_path, {f"{code}.txt": code for code in held} | {"xxx_Hang.txt": held[-1]}, data_root)
-    columns = [spec.label for spec in PETROV_TOKENIZERS]
-    published = published_petrov2023().counts
+    columns = COLUMNS
+    figures = published(PETROV).values
     status, out, err = reproduce("--data-dir", root, "--languages", "all", "--out", tmp_path / "all")
     assert status == 0, err
     rows = read_rows(tmp_path / "all")
@@ -248,7 +249,7 @@ def test_languages_all_reproduces_every_file_exactly(reproduce, data_root: Path,
         if row["language"] == "xxx_Hang":
             assert row["published"] == row["difference"] == "", row
         else:
-            assert int(row["reproduced"]) == published[(row["tokenizer"], row["language"])], row
+            assert int(row["reproduced"]) == figures[(row["tokenizer"], row["language"], "tokens")], row
             assert row["difference"] == "0", row
     compared, csv_path = len(held) * len(columns), tmp_path / "all" / "reproduction.csv"
     assert f"\n{compared} of {compared} published values reproduced exactly -> {csv_path}\n" in out
@@ -268,7 +269,7 @@ def test_counts_do_not_depend_on_the_workers(tmp_path: Path) -> None:
     """The languages are counted in worker processes; one process gives the same rows in the same order."""
     root = data_root_with(tmp_path, {"tur_Latn.txt": "tur_Latn", "kor_Hang.txt": "kor_Hang",
                                      "eng_Latn.txt": "eng_Latn"}, FULL_DATA_ROOT)  # fmt: skip
-    one, three = reproduce_petrov2023(root, jobs=1), reproduce_petrov2023(root, jobs=3)
+    one, three = reproduce_table(PETROV, root, jobs=1), reproduce_table(PETROV, root, jobs=3)
     assert one.rows == three.rows and one.notes == three.notes
     assert [row.language for row in one.rows[:3]] == ["eng_Latn", "kor_Hang", "tur_Latn"]
 
@@ -305,10 +306,10 @@ def test_the_terminal_stays_readable_at_two_hundred_languages() -> None:
     languages the paper lacks as a count and a few codes."""
     codes = [f"l{index:03d}_Latn" for index in range(200)]
     result = Reproduction()
-    for spec in PETROV_TOKENIZERS:
+    for column in COLUMNS:
         for index, code in enumerate(codes):
-            published = None if index >= 190 else 1000
-            result.rows.append(Row(spec.label, code, published, 1001 if index < 7 and spec.label == "LLAMA" else 1000))
+            figure = None if index >= 190 else 1000
+            result.rows.append(Row(column, code, figure, 1001 if index < 7 and column == "LLAMA" else 1000))
     text = terminal_table(result)
     lines = text.splitlines()
     assert len(lines) < 30 and max(len(line) for line in lines) < 100

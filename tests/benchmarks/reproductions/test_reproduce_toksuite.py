@@ -15,10 +15,16 @@ import pytest
 import spacy
 
 from benchmarks.cli import main
-from benchmarks.reproductions.toksuite2025 import published_toksuite2025
+from benchmarks.reproductions import get_reproduction
+from benchmarks.reproductions.engine import published
 from tests.conftest import DATA_ROOT
 
 FIVE = ("GPT-2", "Phi-3", "GPT-4o", "Tekken", "ByT5")
+
+
+def published_toksuite2025() -> dict[tuple[str, str, str], int | float]:
+    """``(row, language, metric) -> value`` for every published figure (all 14 rows)."""
+    return published(get_reproduction("toksuite2025")).values
 
 
 @pytest.fixture

@@ -29,12 +29,14 @@ from benchmarks import report
 from benchmarks.cli import main
 from benchmarks.errors import BenchmarkError
 from benchmarks.render import md_escape
-from benchmarks.reproductions.petrov2023 import published_petrov2023
+from benchmarks.reproductions import get_reproduction
+from benchmarks.reproductions.engine import published as published_figures
 from benchmarks.run.config import load_config
 from benchmarks.run.pretrained import resolve_pretrained
 from benchmarks.run.runner import run_experiment
 from benchmarks.run.units import read_unit_result
 from tests.conftest import DATA_ROOT, FLORES_LANGUAGES, read_flores
+from tests.errors import raises_code
 
 METRICS = ["tokens_per_kchar", "parity_vs_eng", "parity_joined_vs_eng", "parity_mean_ratio_vs_eng"]
 MISTRAL_V3 = "mistral_instruct_tokenizer_240323.model.v3"
@@ -149,25 +151,24 @@ def test_pretrained_rows_count_as_their_own_libraries(tmp_path, exported, monkey
     assert "| my-byte-bpe " not in section
     assert f"_Note: my-byte-bpe is not shown: pretrained tokenizer 'my-byte-bpe': {tmp_path.resolve()}" in section
     if "GPT-2" in references:  # Petrov et al.'s counts of the joined FLORES text, inside a run
-        published = published_petrov2023().counts
+        published = published_figures(get_reproduction("petrov2023")).values
         assert manifest["pretrained"]["Qwen"]["normalizer"] == "nfc"
         for label in ("GPT-2", "LLAMA", "Qwen"):
             for language in FLORES_LANGUAGES:
                 unit = read_unit_result(run_dir / "units" / f"flores-{language[:3]}__{label}__na.json")
-                assert set(unit.joined.values()) == {published[label, language]}, (label, language)
+                assert set(unit.joined.values()) == {published[label, language, "tokens"]}, (label, language)
 
 
 def test_a_missing_pretrained_file_names_every_place_looked_before_any_work(tmp_path, sample_data_root):
     config = tmp_path / "bad.toml"
     config.write_text('name = "bad"\ncorpora = ["embedded-kor"]\n[[pretrained]]\npath = "tokenizers/gpt3.tiktoken"\n'
                       'pattern = "gpt2"\n', encoding="utf-8")  # fmt: skip
-    with pytest.raises(BenchmarkError) as error:
+    with raises_code(BenchmarkError, "missing_file", value="tokenizers/gpt3.tiktoken") as error:
         run_experiment(load_config(str(config)), tmp_path / "run", data_dir=sample_data_root, progress=False)
-    assert str(error.value) == (
-        f"{config}: pretrained tokenizer 'gpt3': tokenizers/gpt3.tiktoken: not found; looked in the data root "
-        f"({sample_data_root.resolve() / 'tokenizers/gpt3.tiktoken'}), then the config folder "
-        f"({tmp_path.resolve() / 'tokenizers/gpt3.tiktoken'})"
-    )
+    message = str(error.value)  # the config, the row, and every place looked at, in order
+    looked = [str(folder.resolve() / "tokenizers/gpt3.tiktoken") for folder in (sample_data_root, tmp_path)]
+    assert message.startswith(f"{config}: ") and "'gpt3'" in message
+    assert 0 < message.index(looked[0]) < message.index(looked[1])
     assert not (tmp_path / "run").exists()
 
 

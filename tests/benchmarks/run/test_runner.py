@@ -25,6 +25,7 @@ from benchmarks.run.config import parse_config
 from benchmarks.run.runner import run_experiment
 from benchmarks.run.units import read_unit_result
 from corpora import silver
+from tests.errors import raises_code
 
 TINY = {
     "name": "tiny",
@@ -348,19 +349,20 @@ def test_a_train_chars_axis_trains_each_row_on_nested_prefixes(tmp_path: Path, m
 def test_train_chars_values_that_give_the_same_text_are_refused(tmp_path: Path) -> None:
     """The first English training document has 1,827 characters: 1000 and 1500 both keep only it."""
     config = parse_config(dict(TINY, corpora=["embedded-eng"], train_chars=[1000, 1500]), source="same.toml")
-    with pytest.raises(BenchmarkError, match=r"train_chars = 1000 and 1500 give corpus 'embedded-eng' the same"):
+    with raises_code(BenchmarkError, "same_training_text", field="train_chars", value=1500) as caught:
         run_experiment(config, tmp_path / "out", progress=False)
+    assert "1000" in str(caught.value) and "'embedded-eng'" in str(caught.value)  # the other value, the corpus
     assert not (tmp_path / "out").exists()
 
 
 def test_output_directory_guard(run_dir: Path, tmp_path: Path) -> None:
     other = parse_config(dict(TINY, name="other", production=[]), source="other.toml")
-    with pytest.raises(BenchmarkError, match="holds a run of another config"):
+    with raises_code(BenchmarkError, "other_run", value=run_dir):
         run_experiment(other, run_dir, progress=False)
     stranger = tmp_path / "stranger"
     stranger.mkdir()
     (stranger / "notes.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(BenchmarkError, match="holds no tokbench run"):
+    with raises_code(BenchmarkError, "not_a_run_folder", value=stranger):
         run_experiment(other, stranger, overwrite=True, progress=False)
     assert (stranger / "notes.txt").read_text(encoding="utf-8") == "mine"
 
@@ -369,7 +371,7 @@ def test_unknown_corpus_leaves_no_output(tmp_path: Path) -> None:
     config = parse_config(dict(TINY, corpora=["embedded-klingon"]))
     from corpora import CorpusError
 
-    with pytest.raises(CorpusError):
+    with raises_code(CorpusError, "unknown_corpus", value="embedded-klingon"):
         run_experiment(config, tmp_path / "out", progress=False)
     assert not (tmp_path / "out").exists()
 
@@ -480,13 +482,14 @@ def pipe_cells(markdown: str) -> list[list[str]]:
 
 def test_side_tables_on_worker_processes_equal_the_one_by_one_audit(run_dir: Path, config) -> None:
     """The module run computed the vocab_overlap rows and the audit files on two worker processes
-    (``benchmarks.run.sidetables``); in this process, tokenizer after tokenizer (``audit.run_audit_tables``),
+    (``benchmarks.run.sidetables``); in this process, tokenizer after tokenizer (``sidetables.run_audit_tables``),
     they are the same bytes."""
     from benchmarks.files import read_results
-    from benchmarks.measure.audit import run_audit_tables
-    from benchmarks.measure.evaluate import overlap_vocabulary, vocab_overlap_rows
+    from benchmarks.measure.evaluate import overlap_vocabulary
     from benchmarks.measure.metrics import METRICS
+    from benchmarks.run.evaluate import vocab_overlap_rows
     from benchmarks.run.grid import plan_units
+    from benchmarks.run.sidetables import run_audit_tables
     from corpora import load_corpus
 
     corpora = {corpus_id: load_corpus(corpus_id) for corpus_id in config.corpora}

@@ -15,16 +15,17 @@ import pytest
 import bpe
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import tokenizer_cache_dir, trained_tokenizer_path
-from benchmarks.measure.evaluate import seed_mean_row
 from benchmarks.measure.metrics import MetricResult
 from benchmarks.report import inference_groups, write_report
 from benchmarks.run import runner
 from benchmarks.run.config import parse_config
+from benchmarks.run.evaluate import seed_mean_row
 from benchmarks.run.grid import training_references
 from benchmarks.run.runner import run_experiment
 from benchmarks.run.units import Unit
 from corpora import load_corpus
 from tests.conftest import SAMPLE_DATA_ROOT
+from tests.errors import raises_code
 
 SEEDS = [0, 1, 2]
 MODES = {
@@ -163,10 +164,9 @@ def test_the_seeds_are_part_of_the_run_identity_only_when_a_row_samples() -> Non
 
 def test_a_sampling_row_takes_its_seeds_from_the_run() -> None:
     entry = {"kind": "byte-bpe", "vocab_sizes": [300], "options": {"dropout": 0.1, "seed": 4}}
-    with pytest.raises(BenchmarkError, match=r"tokenizers\[0\].*options.seed: a row that samples is encoded once per "
-                                             r"seed of the run's `seeds`"):  # fmt: skip
+    with raises_code(BenchmarkError, "table_rule", field="tokenizers[0]", value="seed"):
         parse_config({"name": "x", "corpora": ["embedded-kor"], "tokenizers": [entry]})
-    with pytest.raises(BenchmarkError, match="seeds"):
+    with raises_code(BenchmarkError, "invalid", field="seeds", value=[1, 1]):
         parse_config({"name": "x", "corpora": ["embedded-kor"], "seeds": [1, 1], "tokenizers": [entry]})
 
 
@@ -213,8 +213,7 @@ def test_knockout_trains_only_on_gold_no_metric_scores(tmp_path: Path, monkeypat
     spec.write_text(TURKISH_GOLD_ONLY, encoding="utf-8")
     knockout = {"kind": "bpe-knockout", "vocab_sizes": [300], "options": {"base": "byte-bpe"}}
     config = parse_config({"name": "x", "corpora": [str(spec)], "tokenizers": [knockout]}, source="x.toml")
-    with pytest.raises(BenchmarkError, match=r"x.toml: tokenizers\[0\] \(bpe-knockout\): bpe-knockout trains on "
-                                             r"gold morphemes, and corpus 'tur-gold' has none"):  # fmt: skip
+    with raises_code(BenchmarkError, "no_training_references", field="tokenizers[0]", value="tur-gold"):
         run_experiment(config, tmp_path / "refused", data_dir=SAMPLE_DATA_ROOT, progress=False)
     assert not (tmp_path / "refused").exists()
     # restricted to corpora that have such a split, the same entry is accepted
@@ -227,5 +226,5 @@ def test_knockout_trains_only_on_gold_no_metric_scores(tmp_path: Path, monkeypat
     assert [unit.corpus for unit in plan_units(config, corpora, {})] == ["ud-rus"]
     unknown = dict(knockout, corpora=["ud-kor"])
     config = parse_config({"name": "x", "corpora": ["ud-rus"], "tokenizers": [unknown]}, source="x.toml")
-    with pytest.raises(BenchmarkError, match=r"corpora: 'ud-kor' is not a corpus of this config"):
+    with raises_code(BenchmarkError, "unknown_corpus", field="tokenizers[0].corpora", value="ud-kor"):
         run_experiment(config, tmp_path / "unknown", data_dir=SAMPLE_DATA_ROOT, progress=False)

@@ -18,6 +18,7 @@ from bpe.pretrained import formats
 from bpe.pretrained.baselines import CodepointTokenizer
 from bpe.pretrained.formats import FORMATS, TokenizerFile, detect_format, load_file
 from tests.bpe.pretrained.test_pretrained import CL100K_FILE, mistral_file
+from tests.errors import raises_code
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "formats.md"
 
@@ -79,14 +80,17 @@ def test_a_format_added_to_the_registry_is_detected_loaded_and_named(
     assert detect_format(path) == "codepoints"
     assert bpe.load(path).encode("añ") == [ord("a"), ord("ñ")]
     assert load_file(path, format="codepoints").family == "chars"
-    with pytest.raises(TokenizerError, match="expected a code point list, but this is a tiktoken rank file"):
+    with raises_code(TokenizerError, "format_mismatch", value="tiktoken") as caught:
         load_file(CL100K_FILE, format="codepoints", pattern="cl100k")
-    with pytest.raises(TokenizerError, match="a pattern applies to a tiktoken rank file only, not to a code point"):
+    assert "a code point list" in str(caught.value)  # the registered format's description names what was expected
+    with raises_code(TokenizerError, "option_not_applicable", value="pattern") as caught:
         load_file(path, pattern="gpt2")
+    assert "a tiktoken rank file" in str(caught.value)  # the formats that take one
     other = tmp_path / "other.txt"
     other.write_bytes(b"plain words\n")
-    with pytest.raises(TokenizerError, match=r"a Mistral tekken JSON or a code point list \(or a directory"):
+    with raises_code(TokenizerError, "unrecognized_file", value=other) as caught:
         bpe.load(other)
+    assert "a code point list" in str(caught.value)  # the registered format is among those expected
 
 
 def test_docs_list_the_registry(sample_files: dict[str, Path]) -> None:

@@ -13,6 +13,7 @@ from bpe.pipeline.pretokenizers import get_pretokenizer
 from bpe.training.trainer import Merge, checked_texts, train_merges
 from tests.bpe.naive_bpe import apply_in_training_order, naive_train
 from tests.conftest import leading
+from tests.errors import raises_code
 
 
 def as_tuples(merges: list[Merge]) -> list[tuple[int, int, int]]:
@@ -135,14 +136,14 @@ def test_progress_callback_sees_every_merge() -> None:
 
 
 @pytest.mark.parametrize(
-    ("texts", "message"),
+    ("texts", "code", "value"),
     [
-        ("one string", "not a single string"),
-        (["fine", 3], "training text #1 is int, expected str"),
-        ([], "empty or whitespace-only"),
-        (["", "  \n", "\t"], "empty or whitespace-only"),
+        ("one string", "bad_training_input", None),
+        (["fine", 3], "bad_training_input", 1),
+        ([], "empty_training_input", None),
+        (["", "  \n", "\t"], "empty_training_input", None),
     ],
 )
-def test_bad_training_input(texts: object, message: str) -> None:
-    with pytest.raises(TokenizerError, match=message):
+def test_bad_training_input(texts: object, code: str, value: int | None) -> None:
+    with raises_code(TokenizerError, code, value=value):
         list(checked_texts(texts))  # type: ignore[arg-type]
