@@ -45,7 +45,14 @@ from pydantic import Field, Strict, model_validator
 
 from benchmarks import render
 from benchmarks.errors import BenchmarkError
-from benchmarks.files import atomic_write_text, is_missing, option_values, options_label, read_results
+from benchmarks.files import (
+    atomic_write_text,
+    is_missing,
+    option_values,
+    options_label,
+    read_results,
+    read_run_manifest,
+)
 from benchmarks.measure.metrics import METRICS
 from bpe.validation import Problem, Table, table_rule, validate
 
@@ -158,8 +165,11 @@ def _key(row: dict[str, Any]) -> Key:
 def write_baseline(run_dir: Path, baseline_path: Path, previous: Tolerances | None = None) -> int:
     """Rewrite the baseline from a run, keeping any tolerances the previous baseline set."""
     frame = read_results(run_dir)
-    manifest_path = run_dir / "manifest.json"
-    config_name = json.loads(manifest_path.read_text())["run"] if manifest_path.is_file() else ""
+    manifest = read_run_manifest(run_dir) if (run_dir / "manifest.json").is_file() else {}
+    config_name = manifest.get("run", "")
+    if not isinstance(config_name, str):
+        raise BenchmarkError(f"{run_dir / 'manifest.json'}: field run must be a string, got {config_name!r}",
+                             code="wrong_type", value=config_name, field="run")  # fmt: skip
     rows = []
     for record in frame.to_dict("records"):
         rows.append(dict(_key(record).as_row(), value=float(record["value"])))

@@ -64,8 +64,8 @@ NormalizerName = Annotated[
 MinFrequency = Annotated[
     PositiveInt,
     Field(
-        description="minimum count: of a word (word, morfessor), a character (char), a pair to merge (char-bpe, "
-        "byte-bpe, wordpiece)"
+        description="minimum count of what the family counts: a word or a character to keep, a pair to merge "
+        "(docs/tokenizers.md)"
     ),
 ]
 EndOfWord = Annotated[

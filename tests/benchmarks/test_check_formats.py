@@ -17,6 +17,8 @@ import yaml
 
 from benchmarks.check import write_baseline
 from benchmarks.cli import main
+from benchmarks.errors import BenchmarkError
+from tests.errors import raises_code
 
 REPO = Path(__file__).resolve().parents[2]
 QUICK = REPO / "reports" / "quick"
@@ -149,3 +151,13 @@ def test_action_steps_write_the_summary_and_fail_on_a_regression(tmp_path: Path)
     assert appended.count("### tokbench check") == 2  # appended, not overwritten
     failed = appended.split("### tokbench check FAILED", 1)[1]
     assert f"| {row['corpus']}" in failed and "| bytes_per_token" in failed and "| regression" in failed
+
+
+@pytest.mark.parametrize(("manifest", "code"), [("{not json", "not_json"), ('{"config": {}, "run": 3}', "wrong_type")])
+def test_a_baseline_is_not_written_from_a_damaged_manifest(quick_run: Path, tmp_path: Path, manifest: str,
+                                                           code: str) -> None:  # fmt: skip
+    (quick_run / "manifest.json").write_text(manifest, encoding="utf-8")
+    baseline = tmp_path / "baseline.json"
+    with raises_code(BenchmarkError, code):
+        write_baseline(quick_run, baseline)
+    assert not baseline.exists()
