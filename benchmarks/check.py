@@ -49,7 +49,6 @@ from benchmarks.files import (
     atomic_write_text,
     is_missing,
     option_values,
-    options_label,
     read_results,
     read_run_manifest,
 )
@@ -131,11 +130,11 @@ class Key(NamedTuple):
 
     @property
     def label(self) -> str:
-        """The tokenizer with its options (``char-bpe+end_of_word=separate``) and, for a cross-unit metric,
-        its partner (``char-bpe~byte-bpe``)."""
-        options = options_label({f"opt_{name}": value for name, value in self.options} | {
-            "train_chars": self.train_chars})  # fmt: skip
-        return self.tokenizer + (f"+{options}" if options else "") + (f"~{self.partner}" if self.partner else "")
+        """The tokenizer's label, as the reports name it (a config's labels are unique, so its options need not
+        be spelled out), with its ``train_chars`` on a run with that axis (``char-bpe+train_chars=100000``) and,
+        for a cross-unit metric, its partner (``char-bpe~byte-bpe``)."""
+        axis = f"+train_chars={self.train_chars}" if self.train_chars is not None else ""
+        return self.tokenizer + axis + (f"~{self.partner}" if self.partner else "")
 
     def as_row(self) -> dict[str, Any]:
         """The key as a baseline / check-document row: options as an object."""

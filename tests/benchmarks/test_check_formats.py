@@ -161,3 +161,19 @@ def test_a_baseline_is_not_written_from_a_damaged_manifest(quick_run: Path, tmp_
     with raises_code(BenchmarkError, code):
         write_baseline(quick_run, baseline)
     assert not baseline.exists()
+
+
+def test_check_names_a_tokenizer_by_its_report_label(quick_run: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture) -> None:  # fmt: skip
+    """A row whose config entry sets options is named by its label alone, as in the report's tables."""
+    baseline = tmp_path / "baseline.json"
+    write_baseline(quick_run, baseline)
+    document = json.loads(baseline.read_text(encoding="utf-8"))
+    row = next(r for r in document["rows"] if r["options"] and r["metric"] == "bytes_per_token")
+    row["value"] *= 1.1
+    baseline.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["check", str(quick_run), "--baseline", str(baseline)]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if "bytes_per_token" in line]
+    assert len(lines) == 1 and f" {row['tokenizer']} " in f" {lines[0]} "
+    assert not any(f"{name}=" in lines[0] for name in row["options"])
+    assert row["tokenizer"] in (quick_run / "report.md").read_text(encoding="utf-8")
