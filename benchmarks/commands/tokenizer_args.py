@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 from pydantic.fields import FieldInfo
 
 import bpe
+from benchmarks.data.hub import hub_tokenizer_file, is_hub_source
 from benchmarks.errors import BenchmarkError
 from bpe.base import Tokenizer
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions
@@ -31,8 +32,9 @@ def _file_kinds() -> str:
 
 TOKENIZER_HELP = textwrap.fill(
     f"TOKENIZER is a tokenizer name ({', '.join(bpe.PRODUCTION)}; from the data root: {', '.join(PUBLISHED_FILES)}; "
-    f"`tokbench tokenizers` lists them) or a file: {_file_kinds()}; the format is detected from the file's content "
-    "(docs/formats.md).",
+    f"`tokbench tokenizers` lists them), a Hugging Face Hub tokenizer (hf:ORG/NAME[@REVISION]: its tokenizer.json "
+    f"or tokenizer.model, downloaded into the cache) or a file: {_file_kinds()}; the format is detected from the "
+    "file's content (docs/formats.md).",
     width=100,
 )
 
@@ -59,10 +61,13 @@ def load_tokenizer(args: argparse.Namespace) -> Tokenizer:
 
 
 def load_by_name(source: str | Path, *, format: str | None = None, pattern: str | None = None) -> Tokenizer:
-    """``bpe.load``, and a published file of the data root by its name (``PUBLISHED_FILES``: ``gpt2``,
+    """``bpe.load``, a published file of the data root by its name (``PUBLISHED_FILES``: ``gpt2``,
     ``o200k``, ...; its pattern and normalizer included), found in the data root as every command finds it
-    (``TOKBENCH_DATA``, else the one ``tokbench data fetch`` filled)."""
-    if isinstance(source, str) and source in PUBLISHED_FILES and format is None and pattern is None:
+    (``TOKBENCH_DATA``, else the one ``tokbench data fetch`` filled), or a Hub tokenizer
+    (``hf:ORG/NAME[@REVISION]``: ``benchmarks.data.hub``)."""
+    if is_hub_source(source):
+        source = hub_tokenizer_file(str(source))
+    elif isinstance(source, str) and source in PUBLISHED_FILES and format is None and pattern is None:
         root = data_root(None)
         if root is None:
             raise BenchmarkError(f"{source} is the data root's {PUBLISHED_FILES[source].source}, and there is no data "

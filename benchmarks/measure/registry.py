@@ -45,6 +45,10 @@ class Needs(Enum):
         "strings (ReferenceWords with vocabulary)"
     )
     MORPHSCORE_ROWS = "every MorphScore row as listed, its word encoded bare as upstream does (MorphScoreRows)"
+    PERTURBED_TEXT = (
+        "the texts of an evaluation set and their encodings, and the same texts perturbed (benchmarks.measure.perturb) "
+        "and encoded (PerturbedText)"
+    )
     CHAR_BASELINE = "token counts of the unit and of the run's char-level tokenizer, per document (PairedCounts)"
     ENGLISH_PARTNER = "token counts of the unit and of the same row on English, per parallel sentence (PairedCounts)"
     ENGLISH_PARTNER_DEV = (

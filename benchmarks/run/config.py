@@ -76,6 +76,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 import bpe
+from benchmarks.data.hub import hub_label, is_hub_source
 from benchmarks.downstream.settings import Downstream
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics import LANGUAGE_MODEL_METRICS, METRICS
@@ -218,9 +219,10 @@ class TokenizerEntry(Table):
 
 
 def _pretrained_label(validated: dict[str, Any]) -> str:
-    """A row's default label: its name, or its file's name without suffix (a tokenizer.json: its folder's)."""
-    if validated.get("name"):
-        return validated["name"]
+    """A row's default label: its name, a Hub repository's name, or its file's name without suffix (a
+    tokenizer.json: its folder's)."""
+    if validated.get("name") or is_hub_source(validated.get("path")):
+        return validated.get("name") or hub_label(validated["path"])
     path = PurePath(validated.get("path") or "")
     return path.parent.name if path.name == HF_FILE and path.parent.name else path.stem
 

@@ -50,6 +50,7 @@ from benchmarks.measure.metrics import (
     MetricResult,
     MorphScoreRows,
     PairedCounts,
+    PerturbedText,
     ReferenceWords,
     RunningText,
     TokenizerFacts,
@@ -192,6 +193,10 @@ def _measure(result: UnitResult, tokenizer: Tokenizer, corpus: Corpus, roles: Se
                               tokenizer.encode_with_spans, partial_characters)
         for measured in metric_results(running_metrics, running):
             yield role, "", measured
+        if needing[Needs.PERTURBED_TEXT]:  # opt-in: the perturbed texts are encoded only then
+            perturbed = PerturbedText(running, corpus.spec.language, tokenizer.encode_texts, spaced=not wordless)
+            for measured in metric_results(needing[Needs.PERTURBED_TEXT], perturbed):
+                yield role, "", measured
         if needing[Needs.ISOLATED_WORDS] and not wordless:
             split = [d.words if d.words is not None else d.text.split() for d in documents]
             _fill(word_cache, tokenizer, chain.from_iterable(split))

@@ -42,7 +42,8 @@ EVAL_ROLES = ("test", "eval")
 _REFERENCE_NEEDS = (Needs.MORPHEME_REFERENCE, Needs.MORPHEME_REFERENCE_VOCABULARY, Needs.MORPHSCORE_REFERENCE,
                     Needs.MORPHSCORE_ROWS)  # fmt: skip
 _PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_JOINED)
-_EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE, Needs.ENGLISH_PARTNER)
+_EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.PERTURBED_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE,
+                    Needs.ENGLISH_PARTNER)  # fmt: skip
 
 
 def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],

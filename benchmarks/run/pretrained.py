@@ -4,7 +4,8 @@ A pretrained row (a ``production`` name or a ``[[pretrained]]`` table of the con
 is.  ``resolve_pretrained`` finds and loads every row once when a run starts, before any corpus is
 loaded or tokenizer trained, so a missing file, a wrong format or a bad pattern is one error naming
 the config and every place looked at: a relative path is looked up in the data root first, then in
-the config file's folder.  Each row's file is hashed: its digest is part of the run's identity (a
+the config file's folder; ``hf:ORG/NAME[@REVISION]`` is downloaded from the Hugging Face Hub into the cache
+(``benchmarks.data.hub``).  Each row's file is hashed: its digest is part of the run's identity (a
 changed file is a new run) and of the manifest's ``pretrained`` entry, from which the report
 re-loads the row (``PretrainedRow.from_json``).
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import bpe
+from benchmarks.data.hub import hub_tokenizer_file, is_hub_source
 from benchmarks.errors import BenchmarkError
 from bpe.pretrained.formats import HF_FILE, detect_format
 from bpe.pretrained.production import PRODUCTION
@@ -98,8 +100,13 @@ def resolve_pretrained(rows: tuple[PretrainedSpec, ...], config_source: str,
     resolved: dict[str, PretrainedRow] = {}
     for spec in map(published_file, rows):  # a published file by name: the data root's file, under its label
         try:
-            file = None if is_name(spec) else find_file(spec.source, search).resolve()
-        except bpe.TokenizerError as exc:
+            if is_name(spec):
+                file = None
+            elif is_hub_source(spec.source):
+                file = hub_tokenizer_file(spec.source)  # the cache's file of the commit the revision names
+            else:
+                file = find_file(spec.source, search).resolve()
+        except (bpe.TokenizerError, BenchmarkError) as exc:
             hint = "" if root is not None else " (no data root was given: --data-dir DIR or TOKBENCH_DATA)"
             raise BenchmarkError(f"{config_source}: pretrained tokenizer {spec.label!r}: {exc}{hint}", code=exc.code,
                                  value=exc.value, field=exc.field) from None  # fmt: skip

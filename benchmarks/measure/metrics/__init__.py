@@ -1,9 +1,10 @@
 """Intrinsic tokenization metrics, and the registry that declares them (``METRICS``, at the end).
 
 The functions live in one module per report group (``GROUPS``): ``oov``, ``compression``,
-``fertility``, ``morphology``, ``parity``, ``distribution``, ``fidelity``, ``numbers`` and ``cost``;
-their input objects and ``MetricResult`` in ``inputs``, the span arithmetic several groups share in
-``spans``.  Every public name is importable from ``benchmarks.measure.metrics`` itself.
+``fertility``, ``morphology``, ``parity``, ``distribution``, ``fidelity``, ``numbers``, ``robustness``
+(its input, ``PerturbedText``, beside its functions) and ``cost``; their input objects and ``MetricResult``
+in ``inputs``, the span arithmetic several groups share in ``spans``.  Every public name is importable
+from ``benchmarks.measure.metrics`` itself.
 
 Every metric function takes ONE input object, the one its declaration's ``needs``
 names (``benchmarks.measure.registry.Needs``): ``RunningText`` (texts of an evaluation set
@@ -109,6 +110,8 @@ from benchmarks.measure.metrics.numbers import (
 )
 from benchmarks.measure.metrics.oov import oov_token_rate, oov_type_rate, unk_token_rate, unk_word_rate
 from benchmarks.measure.metrics.parity import parity_joined_vs_eng, parity_mean_ratio_vs_eng, parity_vs_eng
+from benchmarks.measure.metrics.robustness import PerturbedText, robustness
+from benchmarks.measure.perturb import PERTURBATIONS
 from benchmarks.measure.registry import DESCRIPTIVE, HIGHER, LOWER, Capability, Metric, Needs, declare
 
 __all__ = [
@@ -126,6 +129,7 @@ __all__ = [
     "MetricResult",
     "MorphScoreRows",
     "PairedCounts",
+    "PerturbedText",
     "ReferenceWords",
     "RunningText",
     "TokenizerFacts",
@@ -155,6 +159,7 @@ __all__ = [
     "punctuation_attached_share",
     "ratio_of_sums",
     "renyi_efficiency",
+    "robustness",
     "roundtrip_failure_rate",
     "select_metrics",
     "shannon_efficiency",
@@ -186,6 +191,7 @@ GROUPS: dict[str, str] = {
     "distribution": "Token distribution",
     "fidelity": "Fidelity (what comes back from the tokenizer)",
     "numbers": "Numbers and punctuation",
+    "robustness": "Robustness to noise (perturbed text)",
     "cost": "Cost",
     "downstream": "Language modelling (bits per byte)",
 }
@@ -193,6 +199,8 @@ GROUPS: dict[str, str] = {
 _TEXT, _WORDS, _REFERENCE = Needs.RUNNING_TEXT, Needs.ISOLATED_WORDS, Needs.MORPHEME_REFERENCE
 _REFERENCE_VOCABULARY = Needs.MORPHEME_REFERENCE_VOCABULARY
 _WHOLE_PRETOKENS = frozenset({Capability.WHOLE_PRETOKENS})
+#: one function per perturbation, shared by its metrics (``metric_results`` runs it once)
+_ROBUSTNESS = {name: robustness(name) for name in PERTURBATIONS}
 
 #: Every metric tokbench reports, by name, in report order (tables within a group follow this order).
 METRICS: dict[str, Metric] = declare(GROUPS, [
@@ -270,6 +278,12 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
            number_context_split_share),
     Metric("punctuation_attached_share", "punctuation attached to words", "numbers", DESCRIPTIVE, "{:.3f}", _TEXT,
            punctuation_attached_share),
+    # opt-in: one pair per perturbation of benchmarks.measure.perturb (a language without it has no row)
+    *(Metric(f"token_inflation_{name}", f"token inflation ({name})", "robustness", LOWER, "{:.3f}",
+             Needs.PERTURBED_TEXT, _ROBUSTNESS[name], optional=True) for name in PERTURBATIONS),
+    *(Metric(f"changed_word_share_{name}", f"words split differently ({name})", "robustness", LOWER, "{:.3f}",
+             Needs.PERTURBED_TEXT, _ROBUSTNESS[name], optional=True)
+      for name, perturbation in PERTURBATIONS.items() if perturbation.keeps_words),
     Metric("vocab_size_reached", "vocab size reached", "cost", DESCRIPTIVE, "{:.0f}", Needs.TOKENIZER,
            vocab_size_reached),
     Metric("train_seconds", "training time (s)", "cost", LOWER, "{:.2f}", Needs.MEASUREMENT, None,

@@ -378,7 +378,7 @@ def test_report_states_run_facts_markers_and_substitution(built, blocks, results
               and plain_text(block.content).startswith("Groups without rows")]  # fmt: skip
     # a group of opt-in metrics only (the language models) is not a gap
     opt_in = {group for group in GROUPS if all(m.optional for m in METRICS.values() if m.group == group)}
-    assert opt_in == {"downstream"}
+    assert opt_in == {"downstream", "robustness"}
     assert len(absent) == 1 and absent[0].split(": ", 1)[1].rstrip(".").split(", ") == [
         group for group in GROUPS if group not in present and group not in opt_in]  # fmt: skip
     skipped = [block for block in blocks if isinstance(block, SkippedFigure)]
