@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
 from benchmarks.commands.experiments import terminal_summary
 from benchmarks.measure.metrics import METRICS
@@ -48,8 +49,9 @@ def test_the_terminal_summary_is_the_reports_table() -> None:
     assert "Significant after Holm" in printed
 
 
-def test_the_page_answers_first_and_marks_every_metric_table(browser: Any) -> None:
-    browser.get((QUICK_REPORT / "report.html").as_uri())
+@pytest.mark.parametrize("report", ["quick", "downstream"])  # downstream: gold references, parity and BPB
+def test_the_page_answers_first_and_marks_every_metric_table(browser: Any, report: str) -> None:
+    browser.get((QUICK_REPORT.parent / report / "report.html").as_uri())
     browser.implicitly_wait(WAIT_SECONDS)
     sections = browser.find_elements("css selector", "main h2")
     assert sections[0].text == "At a glance"
