@@ -16,6 +16,7 @@ give byte-identical files.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
@@ -37,6 +38,8 @@ FORMATS = ("png", "pdf", "svg")
 DPI = 150
 MAX_WIDTH = 7.0  # inches
 FONT_SIZE = 8
+#: the longest line of a y-axis label (a 2.6 in panel holds about 40 characters at FONT_SIZE)
+AXIS_LABEL_CHARS = 40
 MAX_COLUMNS = 4  # small-multiple panels per line
 MAX_LEGEND_COLUMNS = 6
 METADATA = {
@@ -83,7 +86,13 @@ def _outer_labels(axes: np.ndarray, panels: int, x_label: str, y_label: str) -> 
         line, column = divmod(index, columns)
         lowest = line == lines - 1 or index + columns >= panels
         ax.set_xlabel(x_label if lowest else "")
-        ax.set_ylabel(y_label if column == 0 else "")
+        ax.set_ylabel(axis_label(y_label) if column == 0 else "")
+
+
+def axis_label(label: str) -> str:
+    """A y-axis label in lines of at most ``AXIS_LABEL_CHARS`` characters: a long metric label (the TokSuite parity's)
+    would run past the figure's top and into the next panel."""
+    return textwrap.fill(label, AXIS_LABEL_CHARS)
 
 
 # -- legends ------------------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ from benchmarks.report.plot_layout import (
     _legend_height,
     _outer_labels,
     _point_handle,
+    axis_label,
 )
 from benchmarks.report.plot_limits import _clip, _edge_text, _limits, _off_scale, _side, _value_range
 from benchmarks.report.plot_scatters import metric_scatter, pareto_front, pareto_panels, precision_recall
@@ -184,7 +185,7 @@ def parity_bars(cells: pd.DataFrame, info: Metric, palette: dict[str, Style], st
             _grouped_bars(ax, data, palette, _printed(info))
             ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
             ax.set_title(title)
-            ax.set_ylabel(info.label)
+            ax.set_ylabel(axis_label(info.label))
         _bottom_legend(figure, handles, labels)
     return figure
 
