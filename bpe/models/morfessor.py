@@ -204,21 +204,8 @@ class MorfessorTokenizer(TrainedTokenizer):
         return cls(alphabet, morph_pieces, lexicon, special_tokens=extra_specials, **settings.model_dump())
 
     @classmethod
-    def vocab_floor(
-        cls,
-        texts: Iterable[str] | PretokenCounts | None = None,
-        *,
-        special_tokens: Iterable[str] = (),
-        workers: int | None = None,
-        **options: Any,
-    ) -> VocabFloor:
-        """The specials and every character of ``texts`` (through the normalizer); on any text, at
-        least one character."""
-        settings = MorfessorOptions.parse(cls.family, options)
-        specials = len(special_tokens_with(special_tokens))
-        if texts is None:
-            return VocabFloor(specials + 1, f"{specials} special tokens + 1 character at least")
-        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+    def _text_floor(cls, counts: PretokenCounts, settings: MorfessorOptions, specials: int) -> VocabFloor:
+        """The specials and every character of the counted text (through the normalizer)."""
         return _alphabet_floor(specials, len({char for pretoken in counts for char in pretoken}))
 
     # -- encoding ---------------------------------------------------------

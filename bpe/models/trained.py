@@ -161,11 +161,24 @@ class TrainedTokenizer(DeclaredOptions, TrainableTokenizer):
         workers: int | None = None,
         **options: Any,
     ) -> VocabFloor:
-        """The specials and the family's ``facts.floor``, whatever the text."""
-        cls.options_model.parse(cls.family, options)
+        """The specials and the family's ``facts.floor``; for a family whose floor depends on the text
+        (``floor_needs_text``), the specials and the base symbols of ``texts`` counted as training counts them
+        (``_text_floor``), and ``facts.floor`` at least on any text (``texts`` None)."""
+        settings = cls.options_model.parse(cls.family, options)
         specials = len(special_tokens_with(special_tokens))
+        if texts is not None and cls.floor_needs_text:
+            from bpe.training.counts import training_counts
+
+            counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+            return cls._text_floor(counts, settings, specials)
         symbols, what = cls.facts.floor
-        return VocabFloor(specials + symbols, f"{specials} special tokens + {symbols} {what}")
+        at_least = " at least" if cls.floor_needs_text else ""
+        return VocabFloor(specials + symbols, f"{specials} special tokens + {symbols} {what}{at_least}")
+
+    @classmethod
+    def _text_floor(cls, counts: PretokenCounts, settings: Any, specials: int) -> VocabFloor:
+        """The floor on counted text, of a family whose floor depends on the text (``floor_needs_text``)."""
+        raise NotImplementedError(f"{cls.family} declares floor_needs_text and implements _text_floor")
 
     def derived(self, vocab_size: int) -> Self:
         """Of a derivable family: its first ids, and the merges among them, are what a smaller training

@@ -150,21 +150,8 @@ class WordPieceTokenizer(TrainedTokenizer):
         return cls(base, merges, special_tokens=request.extra_special_tokens, **settings.model_dump())
 
     @classmethod
-    def vocab_floor(
-        cls,
-        texts: Iterable[str] | PretokenCounts | None = None,
-        *,
-        special_tokens: Iterable[str] = (),
-        workers: int | None = None,
-        **options: Any,
-    ) -> VocabFloor:
-        """The specials and the alphabet of ``texts`` (initial and ``##`` characters); on any text, at
-        least one character."""
-        settings = WordPieceOptions.parse(cls.family, options)
-        specials = len(special_tokens_with(special_tokens))
-        if texts is None:
-            return VocabFloor(specials + 1, f"{specials} special tokens + 1 character at least")
-        counts = training_counts(texts, settings.pretokenizer, workers=workers, normalizer=settings.normalizer)
+    def _text_floor(cls, counts: PretokenCounts, settings: WordPieceOptions, specials: int) -> VocabFloor:
+        """The specials and the alphabet of the counted text (initial and ``##`` characters)."""
         return _floor(specials, len(alphabet(counts)))
 
     def _derived_floor(self, body: Mapping[str, Any]) -> VocabFloor:
