@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "benchmarks.commands.training",  # count, train
     "benchmarks.commands.tokenizers",  # encode, decode, export
     "benchmarks.commands.show",  # show
+    "benchmarks.commands.explore",  # explore (a run's tokenizers on any text, served locally)
     "benchmarks.commands.vocab",  # diff, audit
     "benchmarks.commands.reproduce",  # reproduce
     "benchmarks.commands.corpora",  # corpora list/show/stats/validate/agreement

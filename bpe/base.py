@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import chain
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from bpe.atomic import atomic_write_text
 from bpe.errors import CodedError
@@ -201,7 +201,11 @@ class FamilyFacts:
     morpheme-boundary metrics), or None; ``native_method``: its own encoding when ``encode_mode`` is
     unset; ``trains_on_references``: trains on gold morphemes beside the text; ``floor``: the
     smallest vocabulary on any text besides the specials, as (symbols, what they are), which the default
-    ``vocab_floor`` reports (a family whose floor depends on the text overrides ``vocab_floor``)."""
+    ``vocab_floor`` reports (a family whose floor depends on the text overrides ``vocab_floor``);
+    ``training_input``: ``"text"`` (``train(texts, ...)``) or ``"parallel"`` (per-language training text and a
+    line-aligned dev set per language, through the family's ``train_parallel``; its ``train`` refuses plain text);
+    ``variant_of``: the family this one modifies (SuperBPE and parity-aware BPE: ``byte-bpe``), which reports compare
+    it with at the same vocabulary size, or None."""
 
     row_type: str = "family"
     capabilities: frozenset[Capability] = frozenset()
@@ -210,6 +214,8 @@ class FamilyFacts:
     native_method: str = "merges"
     trains_on_references: bool = False
     floor: tuple[int, str] = (1, "character")
+    training_input: Literal["text", "parallel"] = "text"
+    variant_of: str | None = None
 
 
 class Tokenizer(ABC):

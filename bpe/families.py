@@ -18,11 +18,14 @@ FAMILIES: dict[str, str] = {
     "char": "bpe.models.char:CharTokenizer",
     "char-bpe": "bpe.models.char_bpe:CharBPETokenizer",
     "byte-bpe": "bpe.models.byte_bpe:ByteBPETokenizer",
+    "parity-bpe": "bpe.models.parity_bpe:ParityAwareBPETokenizer",
     "spm-bpe": "bpe.models.spm:SentencePieceBPETokenizer",
     "spm-unigram": "bpe.models.spm:SentencePieceUnigramTokenizer",
     "morfessor": "bpe.models.morfessor:MorfessorTokenizer",
     "bpe-knockout": "bpe.models.knockout:KnockoutTokenizer",
     "wordpiece": "bpe.models.wordpiece:WordPieceTokenizer",
+    "unigram": "bpe.models.unigram:UnigramTokenizer",
+    "superbpe": "bpe.models.superbpe:SuperBPETokenizer",
 }
 
 

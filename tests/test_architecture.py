@@ -307,6 +307,7 @@ OPTION_ENTRY_POINTS = (
     "bpe/options.py",
     "bpe/models/",
     "benchmarks/run/config.py",
+    "benchmarks/run/entries.py",
     "benchmarks/run/units.py",
     "benchmarks/commands/",
 )

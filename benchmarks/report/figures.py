@@ -6,7 +6,7 @@ Each draw writes ``<stem>.png|.pdf|.svg`` into the plots folder it is given and 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -167,14 +167,15 @@ MAX_BAR_LANGUAGES = 12
 
 def parity_plot(metric: str, run: Run, palette: dict[str, plots.Style], out_dir: Path) -> Plot | Skipped:
     info = METRICS[metric]
-    caption = f"{info.label} at {run.at}: shared published tokenizers (left), monolingual trained tokenizers (right)"
+    caption = (f"{info.label} at {run.at}: shared tokenizers (left: published, or trained on every language), "
+               "monolingual trained tokenizers (right)")
     cells = snapshot(run, metric)
     cells = cells[cells["language"] != ENGLISH] if not cells.empty else cells
     if cells.empty:
         return Skipped(caption, f"this run has no `{metric}` rows for a language other than English "
                                 "(parity needs a parallel corpus such as FLORES)")  # fmt: skip
-    cells = mark_off_scale(cells)
-    shared = cells[cells["vocab_size"].isna()]
+    cells = mark_off_scale(cells).assign(shared=lambda frame: run.shared(frame))
+    shared = cells[cells["shared"]]
     if cells["row"].nunique() > MAX_BAR_LANGUAGES:  # bars stop being readable: Petrov et al.'s sorted lines
         caption = (f"{info.label}: one row per language, sorted by the median premium over the shared published "
                    "tokenizers (highest at the top), one line per tokenizer")  # fmt: skip
@@ -274,10 +275,12 @@ def validity_sentences(run: Run, metrics: tuple[str, ...]) -> list[str | None]:
     return sentences
 
 
-def group_plots(group: str) -> list[Draw]:
-    """The plots of each report section, in order (parity: one per parity metric of the registry)."""
+def group_plots(group: str, present: Collection[str] = ()) -> list[Draw]:
+    """The plots of each report section, in order (parity: one per parity metric of the registry, an optional one
+    only when the run has it: ``present``, the run's metrics)."""
     if group == "parity":
-        return [partial(parity_plot, metric) for metric, info in METRICS.items() if info.group == "parity"]
+        return [partial(parity_plot, metric) for metric, info in METRICS.items()
+                if info.group == "parity" and (not info.optional or metric in present)]  # fmt: skip
     return GROUP_PLOTS.get(group, [])
 
 
@@ -378,9 +381,10 @@ def draw_figures(run: Run, plots_dir: Path, jobs: int, meanwhile: Callable[[], N
     in this process while they draw.  Each plot's files do not depend on where it was drawn."""
     row_types = dict(zip(run.results["tokenizer"], run.results["row_type"], strict=True))
     palette = plots.tokenizer_palette(tokenizer_order(run.results), row_types)
-    draws = [draw for group in GROUPS for draw in group_plots(group)]
+    present = set(run.results["metric"])
+    draws = [draw for group in GROUPS for draw in group_plots(group, present)]
     drawn = iter(_draw_all(draws, run, palette, plots_dir, jobs, meanwhile))
-    figures = {group: [next(drawn) for _ in group_plots(group)] for group in GROUPS}
+    figures = {group: [next(drawn) for _ in group_plots(group, present)] for group in GROUPS}
     return figures, train_chars_plot(run, palette, plots_dir)
 
 

@@ -8,8 +8,11 @@ network.  What the page adds to the Markdown:
 * sortable tables: clicking a column header sorts the rows by the cell's number (``data-value``, the value
   itself, never parsed from the text with its interval), a second click reverses; cells without a
   value (``–``) always go last; a column without numbers sorts by its text;
-* a filter by language and by tokenizer family that applies to every table: columns and rows carry
-  ``data-language`` / ``data-family`` (a table about one language carries it on the table);
+* a filter by language, by tokenizer family and by file format that applies to every table: columns and rows
+  carry ``data-language`` / ``data-family`` / ``data-format`` (a table about one language carries it on the
+  table); a row's family and format come from its results' kind (``benchmarks.report.explorer.tokenizer_facts``:
+  a family is who made a tokenizer and how, a format how it is stored), and the family and format filters
+  also apply to the token explorer's rows;
 * the markers (†, ‡, §) explained on hover (``title``: the note of that table that defines them);
 * best cells highlighted where report.md bolds them (``<strong>`` in a cell with class ``best``);
 * the splits section as the token explorer (``benchmarks.report.explorer``) when the section carries its
@@ -25,6 +28,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from string import Template
 
 from benchmarks.report.document import (
     PLOTS_DIR,
@@ -51,6 +55,8 @@ from benchmarks.report.document import (
     plain_text,
     text,
 )
+from benchmarks.report.explorer import tokenizer_facts
+from benchmarks.report.fonts import MONOSPACE, SANS_SERIF
 from benchmarks.report.formats import MISSING, cell_texts
 from benchmarks.report.tables import BASELINE_MARK, INCLUDES_ZERO_MARK, REACHED_MARK, UNK_MARK, Table
 
@@ -225,8 +231,8 @@ def table_block(table: Table) -> str:
             attribute = f' data-language="{esc(language)}"' if language else ""
             cells.append(f'<td class="{" ".join(classes)}" data-value="{_number(number)}"{attribute}>{content}</td>')
         rule = ' class="rule"' if index in rules else ""
-        family = esc(str(kinds.get(tokenizer, "")))
-        body.append(f'<tr{rule} data-family="{family}" data-tokenizer="{esc(tokenizer)}">{"".join(cells)}</tr>')
+        facts = tokenizer_facts(str(kinds.get(tokenizer, "")))
+        body.append(f'<tr{rule}{_fact_attributes(facts)} data-tokenizer="{esc(tokenizer)}">{"".join(cells)}</tr>')
     language_attribute = f' data-language="{esc(table_language)}"' if table_language else ""
     notes = "".join(f'<p class="note"><em>Note: {inline_html(text(note))}</em></p>' for note in table.notes)
     links = (f'<p class="links"><a href="{TABLES_DIR}/{table.slug}.tex">LaTeX</a> · '
@@ -253,11 +259,17 @@ def simple_table(block: SimpleTable) -> str:
             attribute = f' data-value="{_number(value)}"' if value is not None or _is_missing(cell) else ""
             css = ' class="num"' if align == "r" else ""
             cells.append(f"<td{css}{attribute}>{inline_html(cell)}</td>")
-        facts = block.row_facts[index] if block.row_facts is not None else {}
-        attributes = "".join(f' data-{name}="{esc(value)}"' for name, value in sorted(facts.items()) if value)
-        body.append(f"<tr{attributes}>{''.join(cells)}</tr>")
+        facts = dict(block.row_facts[index]) if block.row_facts is not None else {}
+        if "family" in facts:  # a section gives the row's results' kind: its family and format for the filters
+            facts.update(tokenizer_facts(facts["family"]))
+        body.append(f"<tr{_fact_attributes(facts)}>{''.join(cells)}</tr>")
     return (f'<div class="scroll"><table class="report-table"><thead><tr>{header}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>")  # fmt: skip
+
+
+def _fact_attributes(facts: dict[str, str]) -> str:
+    """A row's filter facts as ``data-*`` attributes, by name (an empty fact gets none)."""
+    return "".join(f' data-{name}="{esc(value)}"' for name, value in sorted(facts.items()) if value)
 
 
 def _is_missing(cell: Inline) -> bool:
@@ -278,7 +290,8 @@ def to_html(blocks: Sequence[Block], plots_dir: Path) -> str:
         f"<title>{esc(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         '<nav id="navigation"><div id="filters"><p class="nav-title">Filter every table</p>'
         '<fieldset data-filter="language"><legend>language</legend></fieldset>'
-        '<fieldset data-filter="family"><legend>tokenizer family</legend></fieldset></div>'
+        '<fieldset data-filter="family"><legend>tokenizer family</legend></fieldset>'
+        '<fieldset data-filter="format"><legend>file format</legend></fieldset></div>'
         f'<p class="nav-title">Sections</p><ul>{"".join(navigation)}</ul></nav>\n'
         f'<main id="report">\n{body}\n</main>\n<script>{_SCRIPT}</script>\n</body>\n</html>\n'
     )
@@ -291,8 +304,8 @@ def page_table_count(page: str) -> int:
 
 __all__ = ["MARKER_HELP", "page_table_count", "to_html"]
 
-_STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 14px; margin: 0; color: #222; }
+_STYLE = Template("""
+body { font-family: $sans; font-size: 14px; margin: 0; color: #222; }
 nav#navigation { position: fixed; top: 0; left: 0; bottom: 0; width: 250px; overflow-y: auto; padding: 0.8em;
   background: #f6f7f9; border-right: 1px solid #ddd; box-sizing: border-box; font-size: 13px; }
 nav ul { list-style: none; padding: 0; margin: 0 0 1em 0; }
@@ -325,8 +338,8 @@ input.table-find { font-size: 13px; padding: 0.2em 0.4em; width: 18em; }
 figure.plot { margin: 1em 0; } figure.plot svg { max-width: 100%; height: auto; }
 .findings { background: #f7f7ef; border-left: 3px solid #c9b458; padding: 0.4em 0.7em; }
 blockquote.warning { background: #fff4e0; border-left: 4px solid #e0a030; margin: 1em 0; padding: 0.5em 1em; }
-code { font-family: ui-monospace, monospace; background: #f2f2f2; padding: 0 0.2em; white-space: pre-wrap; }
-"""
+code { font-family: $mono; background: #f2f2f2; padding: 0 0.2em; white-space: pre-wrap; }
+""").substitute(sans=SANS_SERIF, mono=MONOSPACE)
 
 _SCRIPT = r"""
 (function () {
@@ -385,21 +398,28 @@ _SCRIPT = r"""
     });
     return Object.keys(seen).sort();
   }
-  var hidden = {language: {}, family: {}};
+  var FILTERS = ["language", "family", "format"];
+  var hidden = {language: {}, family: {}, format: {}};
   function apply() {
-    ["language", "family"].forEach(function (name) {
+    FILTERS.forEach(function (name) {
       var attribute = "data-" + name;
       Array.prototype.forEach.call(document.querySelectorAll("main [" + attribute + "]"), function (node) {
-        if (node.closest(".tbx")) { return; }  // the explorer has its own choice of language
+        if (name === "language" && node.closest(".tbx")) { return; }  // the explorer chooses its own language
         var off = hidden[name][node.getAttribute(attribute)] === true;
         node.classList.toggle("filtered-out-" + name, off);
-        node.classList.toggle("filtered-out", node.classList.contains("filtered-out-language") ||
-                                              node.classList.contains("filtered-out-family"));
+        node.classList.toggle("filtered-out", FILTERS.some(function (other) {
+          return node.classList.contains("filtered-out-" + other);
+        }));
       });
     });
   }
-  ["language", "family"].forEach(function (name) {
+  // the explorer redraws its rows when another sentence or tokenizer is chosen: filter the new rows too
+  document.addEventListener("change", function (event) {
+    if (event.target.closest && event.target.closest(".tbx")) { apply(); }
+  });
+  FILTERS.forEach(function (name) {
     var box = document.querySelector('#filters fieldset[data-filter="' + name + '"]');
+    if (!box) { return; }
     values("data-" + name).forEach(function (value) {
       var label = document.createElement("label");
       var input = document.createElement("input");

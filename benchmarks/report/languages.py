@@ -58,7 +58,7 @@ def language_tables(run: Run) -> list[Table]:
     from benchmarks.measure.fairness import gini, gini_interval
 
     rows = run.results[run.results["metric"].isin(PREMIUMS) & (run.results["reference"] == "")
-                       & run.results["vocab_size"].isna() & (run.results["language"] != ENGLISH)]  # fmt: skip
+                       & run.shared(run.results) & (run.results["language"] != ENGLISH)]  # fmt: skip
     if rows.empty or rows["language"].nunique() < MIN_LANGUAGES:
         return []
     cells = at_report_size(rows, run)

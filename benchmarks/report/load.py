@@ -100,6 +100,17 @@ class Run:
         return facts if isinstance(facts, dict) else {}
 
     @functools.cached_property
+    def multilingual_rows(self) -> frozenset[str]:
+        """The labels of the trained rows that are one tokenizer for every language (``[[multilingual]]``)."""
+        samples = self.manifest.get("multilingual")
+        return frozenset(samples) if isinstance(samples, dict) else frozenset()
+
+    def shared(self, frame: pd.DataFrame) -> pd.Series:
+        """Which rows of ``frame`` are one tokenizer encoding every language (a published row, or a shared
+        multilingual one), so that a ratio between languages is a premium, not a comparison of two tokenizers."""
+        return frame["vocab_size"].isna() | frame["tokenizer"].isin(self.multilingual_rows)
+
+    @functools.cached_property
     def tokenizers(self) -> RunTokenizers:
         """The run's tokenizers at the report size, loaded on first use (``run_tokenizers``)."""
         return run_tokenizers(self)

@@ -169,8 +169,8 @@ def parity_bars(cells: pd.DataFrame, info: Metric, palette: dict[str, Style], st
     separately trained monolingual tokenizers; CI as error bars, 1 (parity) as a grey line; bars of cells
     that are not ranked are hatched; each bar has its tokenizer's marker at its foot.  A panel's y axis
     starts at 0 and ends above its highest cell that is not off scale (and 1)."""
-    panels = [("shared tokenizer (premium)", cells[cells["vocab_size"].isna()]),
-              ("monolingual tokenizers (ratio)", cells[cells["vocab_size"].notna()])]  # fmt: skip
+    shared = cells["shared"] if "shared" in cells else cells["vocab_size"].isna()
+    panels = [("shared tokenizer (premium)", cells[shared]), ("monolingual tokenizers (ratio)", cells[~shared])]
     panels = [(title, data) for title, data in panels if not data.empty]
     shown = [t for t in palette if t in set(cells["tokenizer"])]
     handles: list[Any] = [_bar_handle(palette[t]) for t in shown]

@@ -3,7 +3,8 @@
 Headline metrics, one per question a reader asks (the first of each list the run has):
 compression (``bytes_per_token``), fertility (``fertility_isolated``, else ``fertility_running``), alignment with
 gold morphemes (``boundary_f1`` on a gold reference: the one with the most words), the premium against English
-(``parity_vs_eng``, shared published tokenizers only: a separately trained tokenizer's ratio is no premium) and
+(``parity_vs_eng``, shared tokenizers only, published or multilingual: a ratio between two separately trained
+tokenizers is no premium) and
 bits per byte of the small language models (``bpb``).  A cell is the best comparable cell of its language at the
 report size (``findings.ranked``: never a cell marked ‡ or §), with its interval, and whether the runner-up's
 interval overlaps it.  The report's section, ``tokbench run``'s terminal summary and their tests read this one
@@ -68,7 +69,7 @@ def headlines(run: Run) -> list[Headline]:
         rows = results[results["metric"] == metric]
         rows = rows[rows["reference"].isin(gold)] if question == "gold morphemes" else rows[rows["reference"] == ""]
         if question == "parity":
-            rows = rows[rows["vocab_size"].isna() & (rows["language"] != ENGLISH)]
+            rows = rows[run.shared(rows) & (rows["language"] != ENGLISH)]
         eval_set = next((name for name in eval_sets if name in set(rows["eval_set"])), None)
         if eval_set is None:
             continue

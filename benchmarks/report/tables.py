@@ -175,13 +175,14 @@ def parity_tables(run: Run, info: Metric, cells: pd.DataFrame, slug: str, headin
     """Two tables of one parity metric: the premium of each shared (published) tokenizer across languages,
     and the ratio of separately trained monolingual tokenizers (not ranked)."""
     cells = cells[cells["language"] != ENGLISH]  # English against itself is 1 by definition
-    shared, trained = cells[cells["vocab_size"].isna()], cells[cells["vocab_size"].notna()].copy()
+    shared, trained = cells[run.shared(cells)], cells[~run.shared(cells)].copy()
     where = f"On `{eval_set}`, {EVAL_SETS.get(eval_set, 'an evaluation set')}"  # starts a sentence
     tables = []
     if not shared.empty:
-        caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: one published tokenizer encodes "
-                   f"every language, as in Petrov et al. 2023. Definition: {definition(info)}. {where}: "
-                   f"{interval_phrase(run, shared)}; lowest premium per language in bold.")  # fmt: skip
+        caption = (f"{info.label} (`{info.name}`), shared-tokenizer premium: one tokenizer (published, or trained "
+                   "on every language) encodes every language, as in Petrov et al. 2023. "
+                   f"Definition: {definition(info)}. {where}: {interval_phrase(run, shared)}; lowest premium per "
+                   "language in bold.")  # fmt: skip
         tables.append(build_table(shared, ranked=True, slug=f"{slug}--shared", heading=f"{heading}: shared-tokenizer "
                                   "premium", caption=caption, group=info.group, column_header="language",
                                   notes=[*table_notes(run, shared), pairing_note(run, shared)]))  # fmt: skip

@@ -6,30 +6,48 @@ the report's: each run's tokenizers at that run's report vocabulary size (``repo
 printed by ``report.cell_texts`` with the confidence interval and the report's markers; the best
 ranked cell of a column is bold across all runs.
 
+Tables come in the report's order: one section per metric group of the registry (``GROUPS`` order), in it
+the metrics in registry order (``METRICS``), each metric's evaluation sets in ``report.EVAL_SETS`` order,
+then a metric's separate tables (below) in the order of the runs given.  ``metrics`` and ``languages``
+select tables and columns; the order stays the registry's whatever the order they are given in.
+
 Runs are comparable only on the same evaluation data.  Every column of every run has a fingerprint:
 the manifest's per-evaluation-set fingerprint (``corpora.<id>.eval_fingerprints.<set>``) when every
 run being compared records it, else the corpus's content fingerprint (``corpora.<id>.fingerprint``,
 over all its roles: stricter, never looser).  Runs whose fingerprints agree on every column they
 share go in one table; a run that disagrees starts a separate table whose note names the column and
-the two fingerprints.  Morpheme-reference metrics and the two-part parity tables of the report are
+the two fingerprints.  Only the columns shown are compared: a language left out with ``languages``
+cannot split a table.  Morpheme-reference metrics and the two-part parity tables of the report are
 not compared (yet): their rows depend on references and pairings each run describes differently.
+
+The page is the report's document (``benchmarks.report.document`` blocks): ``comparison.md`` is
+``to_markdown`` of it and ``comparison.html`` ``to_html`` (navigation, sortable columns, the language and
+family filter, the report's style), each table's LaTeX and CSV under ``tables/`` as the report writes them.
 """
 
 from __future__ import annotations
 
-import html
+import difflib
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
-from benchmarks import render, report
+from benchmarks import report
 from benchmarks.errors import BenchmarkError
 from benchmarks.files import atomic_write_text
-from benchmarks.measure.metrics import METRICS
+from benchmarks.measure.metrics import GROUPS, METRICS
 from benchmarks.measure.registry import DESCRIPTIVE
+from benchmarks.report.document import TABLES_DIR, Block, Code, Heading, Inline, Paragraph, TableBlock, Verbatim, text
+from benchmarks.report.document import to_markdown as document_markdown
 
 COMPARISON_FILES = ("comparison.md", "comparison.html", "comparison.csv")
+#: groups whose tables compare cannot lay out side by side (their rows pair runs' sentences differently)
+NOT_COMPARED_GROUPS = ("parity",)
 
 
 @dataclass(frozen=True)
@@ -68,7 +86,7 @@ def _fingerprints(run: report.Run, corpus: str, eval_set: str) -> tuple[str, str
 def run_cells(run: report.Run, name: str) -> pd.DataFrame:
     """Every comparable cell of a run (report size, flagged), labelled ``name/tokenizer``, with fingerprints."""
     rows = run.results[(run.results["reference"] == "")]
-    rows = rows[rows["metric"].map(lambda metric: METRICS[metric].group not in ("parity",))]
+    rows = rows[rows["metric"].map(lambda metric: METRICS[metric].group not in NOT_COMPARED_GROUPS)]
     rows = rows[rows["eval_set"].isin(["test", "eval"])]
     parts = []
     for (_, _), group in rows.groupby(["metric", "eval_set"], sort=True):
@@ -109,25 +127,84 @@ def _group_runs(cells: pd.DataFrame, names: list[str]) -> list[tuple[list[str], 
     return [(members, note) for members, _, note in groups]
 
 
-def compare_runs(run_dirs: list[Path]) -> list[ComparedTable]:
+def _in_order(names: set[str], order: Sequence[str]) -> list[str]:
+    return [name for name in order if name in names]
+
+
+def select_metrics(cells: pd.DataFrame, metrics: Sequence[str] | None) -> pd.DataFrame:
+    """The cells of the metrics named (``--metric``), every cell when None.  A name the registry does not know,
+    or one these runs hold no comparable cell of, is an error listing the names that can be chosen."""
+    if metrics is None:
+        return cells
+    held = _in_order(set(cells["metric"]), list(METRICS))
+    choices = ", ".join(held) or "none"
+    for name in metrics:
+        if name not in METRICS:
+            close = difflib.get_close_matches(name, list(METRICS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise BenchmarkError(f"compare --metric: unknown metric {name!r}{hint}; the metrics of these runs: "
+                                 f"{choices} (every metric: docs/metrics.md)", code="unknown_metric", value=name,
+                                 field="--metric")  # fmt: skip
+        if name not in held:
+            why = (f"{METRICS[name].group} metrics are not compared" if METRICS[name].group in NOT_COMPARED_GROUPS
+                   else "no run holds it without a morpheme reference on a test or eval set")  # fmt: skip
+            raise BenchmarkError(f"compare --metric: {name!r} cannot be compared in these runs ({why}); the metrics "
+                                 f"of these runs: {choices}", code="metric_not_compared", value=name,
+                                 field="--metric")  # fmt: skip
+    return cells[cells["metric"].isin(set(metrics))]
+
+
+def select_languages(cells: pd.DataFrame, languages: Sequence[str] | None) -> pd.DataFrame:
+    """The cells of the languages named (``--language``, FLORES-200 codes such as ``kor_Hang``), every cell when
+    None.  A language no run evaluated (among the selected metrics) is an error listing those they did."""
+    if languages is None:
+        return cells
+    held = sorted(set(cells["language"]))
+    for code in languages:
+        if code not in held:
+            raise BenchmarkError(f"compare --language: no run compared holds {code!r} (on the metrics selected); "
+                                 f"their languages: {', '.join(held) or 'none'}", code="language_not_compared",
+                                 value=code, field="--language")  # fmt: skip
+    return cells[cells["language"].isin(set(languages))]
+
+
+def _table_order(metric: str, eval_set: str) -> tuple[int, int, int, str]:
+    """Registry order: the metric's group, the metric, then its evaluation set (``report.EVAL_SETS`` first)."""
+    groups, metrics, sets = list(GROUPS), list(METRICS), list(report.EVAL_SETS)
+    known = eval_set in sets
+    return (groups.index(METRICS[metric].group), metrics.index(metric), sets.index(eval_set) if known else len(sets),
+            "" if known else eval_set)  # fmt: skip
+
+
+def compare_runs(run_dirs: list[Path], metrics: Sequence[str] | None = None,
+                 languages: Sequence[str] | None = None) -> list[ComparedTable]:  # fmt: skip
+    """The comparison's tables in registry order (module docstring), of the ``metrics`` and ``languages`` given."""
     if len(run_dirs) < 1:
         raise BenchmarkError("compare: give at least one run directory or exported results folder")
     names = run_names(run_dirs)
     cells = pd.concat([run_cells(report.load_run(d), n) for d, n in zip(run_dirs, names, strict=True)],
                       ignore_index=True)  # fmt: skip
+    cells = select_languages(select_metrics(cells, metrics), languages)
+    order = {name: i for i, name in enumerate(names)}
+    keys = sorted({(m, s) for m, s in zip(cells["metric"], cells["eval_set"], strict=True)},
+                  key=lambda key: _table_order(*key))  # fmt: skip
     tables: list[ComparedTable] = []
-    for (metric, eval_set), group in cells.groupby(["metric", "eval_set"], sort=True):
+    for metric, eval_set in keys:
+        group = cells[(cells["metric"] == metric) & (cells["eval_set"] == eval_set)]
         info = METRICS[metric]
         ranked = info.higher_is_better is not DESCRIPTIVE
         for index, (members, note) in enumerate(_group_runs(group, names)):
             subset = report.column_keys(group[group["run"].isin(members)])
-            order = {name: i for i, name in enumerate(names)}
             slug = f"{metric}--{eval_set}" + (f"--{index + 1}" if index else "")
+            runs = ", ".join(f"`{m}`" for m in members)
+            what = report.EVAL_SETS.get(eval_set, "an evaluation set")
+            caption = (f"{info.label} (`{metric}`) on `{eval_set}`, {what}, for {runs}, each at its run's report "
+                       "vocabulary size: value with its confidence interval in brackets"
+                       f"{'; best per language across the runs in bold' if ranked else '; descriptive, not ranked'}.")
             table = report.build_table(
                 subset, ranked=ranked, slug=slug, heading=f"{info.label} (`{metric}`) on `{eval_set}`"
-                + (f", table {index + 1}" if index else ""),
-                caption=f"{info.label} (`{metric}`) on `{eval_set}` for {', '.join(f'`{m}`' for m in members)}",
-                group=info.group, column_header="language", notes=[note] if note else [],
+                + (f", table {index + 1}" if index else ""), caption=caption, group=info.group,
+                column_header="language", notes=[f"Separate table: {note}."] if note else [],
             )  # fmt: skip
             # rows by run (in the order given), then the report's order within a run
             by_run = sorted(table.tokenizers, key=lambda t: order[t.split("/", 1)[0]])
@@ -139,42 +216,50 @@ def compare_runs(run_dirs: list[Path]) -> list[ComparedTable]:
 LEGEND = ("Cells: value [CI] at each run's report vocabulary size (the CI level is each run's own); bold = best "
           f"of a column across the runs; {report.UNK_MARK} = not ranked, unknown-token share above the run's "
           f"threshold; {report.BASELINE_MARK} = not ranked, a boundary baseline; {report.REACHED_MARK}N = the "
-          "tokenizer reached N ids, not the size requested.")  # fmt: skip
+          "tokenizer reached N ids, not the size requested; ↓ / ↑ = lower / higher is better.")  # fmt: skip
 
 
-def markdown(tables: list[ComparedTable], names: list[str]) -> str:
-    lines = ["# tokbench comparison", "", f"Runs: {', '.join(f'`{n}`' for n in names)}. " + render.md_escape(LEGEND)]
-    for compared in tables:
-        lines += ["", f"## {compared.table.heading}", ""]
-        lines += [f"*Separate table: {render.md_escape(compared.note)}.*", ""] if compared.note else []
-        lines.append(report.markdown_table(compared.table))
-    return "\n".join(lines) + "\n"
+def _names(names: Sequence[str]) -> Inline:
+    parts: list[Inline] = []
+    for index, name in enumerate(names):
+        parts += [", "] if index else []
+        parts.append(Code(name))
+    return tuple(parts)
 
 
-def html_page(tables: list[ComparedTable], names: list[str]) -> str:
-    """A self-contained page: the same tables, no scripts, no network."""
-    body = []
-    for compared in tables:
-        table = compared.table
-        body.append(f"<h2>{html.escape(table.heading.replace('`', ''))}</h2>")
-        if compared.note:
-            body.append(f"<p class=note>Separate table: {html.escape(compared.note.replace('`', ''))}.</p>")
-        head = "".join(f"<th>{html.escape(label)}</th>" for label in ["tokenizer", *table.column_labels])
-        rows = []
-        for tokenizer in table.tokenizers:
-            cells = [report.cell_texts(table.cell(tokenizer, c), lambda v: f"<b>{v}</b>", html.escape)
-                     for c in table.columns]  # fmt: skip
-            rows.append(f"<tr><th>{html.escape(tokenizer)}</th>" + "".join(
-                f"<td>{value} <small>{ci}</small> {reached}</td>" for value, ci, reached in cells) + "</tr>")
-        body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
-    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1.5em}"
-             "td,th{border:1px solid #ccc;padding:.25em .5em;text-align:right}th{text-align:left}"
-             "small{color:#555}.note{color:#a40}")  # fmt: skip
-    title = f"tokbench comparison: {', '.join(names)}"
-    return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body><h1>{html.escape(title)}</h1>\n<p>{html.escape(LEGEND)}</p>\n"
-            + "\n".join(body)
-            + "\n</body></html>\n")  # fmt: skip
+def blocks(tables: list[ComparedTable], names: list[str], metrics: Sequence[str] | None = None,
+           languages: Sequence[str] | None = None) -> list[Block]:  # fmt: skip
+    """The comparison as the report's document: the title, the legend, what was selected, then one section per
+    metric group holding its tables (the order of ``tables``: registry order)."""
+    out: list[Block] = [Heading(1, ("tokbench comparison: ", _names(names))), Paragraph(("Runs: ", _names(names),
+                        ". ", LEGEND))]  # fmt: skip
+    chosen: list[Inline] = []
+    for flag, values in (("--metric", metrics), ("--language", languages)):
+        if values:
+            chosen += [*(["; "] if chosen else []), Code(flag), " ", _names(list(dict.fromkeys(values)))]
+    if chosen:
+        out.append(Paragraph(("Selected with ", *chosen, ".")))
+    for group in GROUPS:
+        in_group = [compared.table for compared in tables if compared.table.group == group]
+        if in_group:
+            out.append(Heading(2, Verbatim(GROUPS[group])))
+            for table in in_group:
+                out += [Heading(3, text(table.heading)), TableBlock(table)]
+    return out
+
+
+def markdown(tables: list[ComparedTable], names: list[str], metrics: Sequence[str] | None = None,
+             languages: Sequence[str] | None = None) -> str:  # fmt: skip
+    """comparison.md: the document as the report prints report.md."""
+    return document_markdown(blocks(tables, names, metrics, languages))
+
+
+def html_page(tables: list[ComparedTable], names: list[str], metrics: Sequence[str] | None = None,
+              languages: Sequence[str] | None = None) -> str:  # fmt: skip
+    """comparison.html: the document as the report prints report.html (self-contained: no plots, no network)."""
+    from benchmarks.report.html import to_html
+
+    return to_html(blocks(tables, names, metrics, languages), Path(os.devnull))
 
 
 def csv_text(tables: list[ComparedTable]) -> str:
@@ -187,13 +272,30 @@ def csv_text(tables: list[ComparedTable]) -> str:
     return frame[["table", *[c for c in frame.columns if c != "table"]]].to_csv(index=False, lineterminator="\n")
 
 
-def write_comparison(run_dirs: list[Path], out_dir: Path) -> Path:
-    """Write DIR/comparison.{md,html,csv}; nothing is written when a run cannot be read."""
-    tables = compare_runs(run_dirs)
+def write_comparison(run_dirs: list[Path], out_dir: Path, metrics: Sequence[str] | None = None,
+                     languages: Sequence[str] | None = None) -> Path:  # fmt: skip
+    """Write DIR/comparison.{md,html,csv} and DIR/tables/<slug>.{tex,csv}; nothing is written when a run cannot
+    be read or the selection is refused.  The new tables/ replaces an earlier comparison's whole."""
+    tables = compare_runs(run_dirs, metrics, languages)
     if not tables:
-        raise BenchmarkError("compare: the runs hold no comparable metric (test or eval set, no morpheme reference)")
+        raise BenchmarkError("compare: the runs hold no comparable metric (test or eval set, no morpheme reference)",
+                             code="nothing_to_compare")  # fmt: skip
     names = run_names(run_dirs)
-    atomic_write_text(out_dir / "comparison.md", markdown(tables, names))
-    atomic_write_text(out_dir / "comparison.html", html_page(tables, names))
-    atomic_write_text(out_dir / "comparison.csv", csv_text(tables))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out_dir, prefix=".comparison-"))
+    try:
+        (staging / TABLES_DIR).mkdir()
+        for compared in tables:
+            table = compared.table
+            (staging / TABLES_DIR / f"{table.slug}.tex").write_text(report.latex_table(table), encoding="utf-8")
+            (staging / TABLES_DIR / f"{table.slug}.csv").write_text(report.csv_table(table), encoding="utf-8")
+        page, text_md = html_page(tables, names, metrics, languages), markdown(tables, names, metrics, languages)
+        if (out_dir / TABLES_DIR).exists():
+            os.replace(out_dir / TABLES_DIR, staging / f"previous-{TABLES_DIR}")
+        os.replace(staging / TABLES_DIR, out_dir / TABLES_DIR)
+        atomic_write_text(out_dir / "comparison.md", text_md)
+        atomic_write_text(out_dir / "comparison.html", page)
+        atomic_write_text(out_dir / "comparison.csv", csv_text(tables))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return out_dir

@@ -20,11 +20,19 @@ Format (declared by the models below: unknown keys, types and ranges are errors 
     extra_metrics = ["boundary_f1_in_vocab"]  # optional metrics (comparability modes) computed besides `metrics`
 
     [[tokenizers]]                      # one table per tokenizer family (or ablation)
-    kind = "char-bpe"                   # word | char | char-bpe | byte-bpe | spm-bpe | spm-unigram
+    kind = "char-bpe"                   # a family of bpe.FAMILIES (docs/tokenizers.md; `tokbench train --help`)
     label = "char-bpe"                  # row name in tables (default: kind); must be unique
     vocab_sizes = [1000, 4000]          # distinct, each at least the family's minimum (bpe: Tokenizer.vocab_floor)
     options = { end_of_word = "separate", min_frequency = 2 }   # the family's options (bpe.options)
     corpora = ["ud-kor"]                # optional: only these corpora (spec ids) of the config (default: all)
+
+    [[multilingual]]                    # one shared tokenizer trained on a sample of several corpora
+    kind = "byte-bpe"                   # any family of [[tokenizers]] (those trained on gold morphemes excepted)
+    label = "byte-bpe-multilingual"     # rows are named <label>-a<alpha> (default label: <kind>-multilingual)
+    alpha = [1.0, 0.5, 0.3]             # sampling exponents: language i is sampled with probability ∝ size_i^alpha
+    vocab_sizes = [8000]                # and options, as in [[tokenizers]]
+    corpora = ["ud-tur", "ud-eng"]      # optional: these corpora of the config (default: all of them)
+    train_chars = 2000000               # optional: characters of the sample (default: the corpora's training text)
 
     [[pretrained]]                      # a published tokenizer, evaluated as is (encode-only)
     path = "tokenizers/gpt2.tiktoken"   # a file or folder (relative: the data root, then this file's folder)
@@ -68,7 +76,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, PrivateAttr, Strict, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, Strict, model_validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -80,7 +88,7 @@ from benchmarks.data.hub import hub_label, is_hub_source
 from benchmarks.downstream.settings import Downstream
 from benchmarks.errors import BenchmarkError
 from benchmarks.measure.metrics import LANGUAGE_MODEL_METRICS, METRICS
-from bpe.options import FamilyOptions
+from benchmarks.run.entries import MultilingualEntry, TokenizerEntry
 from bpe.pipeline.normalizers import NORMALIZERS
 from bpe.pretrained.formats import FORMATS, HF_FILE, format_descriptions, formats_taking
 from bpe.pretrained.published import PUBLISHED_FILES, PretrainedSpec
@@ -101,9 +109,6 @@ DEFAULT_CONFIG = "quick"
 #: the sampling seeds of rows that sample, unless a config sets ``seeds``
 DEFAULT_SEEDS = (0, 1, 2, 3, 4)
 
-#: kinds trained through sentencepiece: reference rows rather than tokbench's own families
-
-Kind = Literal[tuple(bpe.FAMILIES)]  # type: ignore[valid-type]
 #: a tokenizer by name: shipped with a package (``bpe.PRODUCTION``) or a published file of the data root
 #: (``PUBLISHED_FILES``: ``gpt2``, ``o200k``, ...)
 ProductionName = Literal[tuple([*bpe.PRODUCTION, *PUBLISHED_FILES])]  # type: ignore[valid-type]
@@ -124,98 +129,7 @@ def _run_name(name: str) -> str:
     return name
 
 
-#: a row label: letters and digits of any script (a label is a plain name in the user's language), then also
-#: '.', '_', '-'; never a path
-_LABEL = re.compile(r"^[^\W_][\w.-]*$")
-
-
-def _plain_label(label: str) -> str:
-    if not _LABEL.fullmatch(label):
-        raise ValueError(
-            "must be a plain name (letters, digits, '.', '_', '-', starting with a letter or digit): "
-            f"it names the row in tables and files, got {label!r}"
-        )
-    return label
-
-
 MetricSelection = Annotated[tuple[MetricName, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)]
-
-
-class WrittenOptions(dict):
-    """A tokenizer entry's options as the config writes them, carrying ``settings``: the same options
-    parsed by the family's options model, once, where the config is read."""
-
-    settings: FamilyOptions
-
-
-class TokenizerEntry(Table):
-    """One ``[[tokenizers]]`` table: a family trained at each vocabulary size with the same options."""
-
-    kind: Kind
-    #: a row name, also part of file names (cached tokenizers): a plain name like the run's
-    label: Annotated[str, AfterValidator(_plain_label)] = Field(
-        default_factory=lambda validated: validated.get("kind", "")
-    )
-    vocab_sizes: Annotated[tuple[PositiveInt, ...], Strict(False), Field(min_length=1), AfterValidator(distinct)]
-    options: dict[str, Any] = Field(default_factory=dict, validate_default=True)
-    #: the corpora (spec ids) this entry runs on; None: every corpus of the config
-    corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
-                       AfterValidator(distinct)] | None = None  # fmt: skip
-
-    @field_validator("options")
-    @classmethod
-    def _options_of_the_family(cls, options: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        """Parsed by the family's options model, before any training: the one parse of a config's options.
-        Kept as written (they are part of the config fingerprint and of each row's identity), carrying
-        the parsed ones (``settings``)."""
-        if "kind" not in info.data:
-            return options
-        written = WrittenOptions(options)
-        written.settings = bpe.family_class(info.data["kind"]).options_model.parse(info.data["kind"], options)
-        return written
-
-    @property
-    def settings(self) -> FamilyOptions:
-        """The options parsed by the family's options model (``bpe.options``)."""
-        return self.options.settings
-
-    @model_validator(mode="after")
-    def _seeds_from_the_run(self) -> TokenizerEntry:
-        """A row that samples is encoded with every seed of the run's ``seeds``: its own ``seed`` would
-        be overridden, so it is refused rather than silently ignored."""
-        if self.samples and "seed" in self.options:
-            raise table_rule("options.seed: a row that samples is encoded once per seed of the run's `seeds` "
-                             "list (a top-level setting); remove `seed` here", value="seed")  # fmt: skip
-        return self
-
-    def identity(self) -> dict[str, Any]:
-        """The entry as the config's fingerprint takes it; ``corpora`` only when given, so an entry
-        without it keeps the identity it had before the field existed."""
-        return self.model_dump(exclude={"corpora"} if self.corpora is None else set())
-
-    @property
-    def samples(self) -> bool:
-        """True when the row's encoding is stochastic (``dropout`` > 0 or ``alpha`` set: ``bpe.options``)."""
-        return self.settings.samples
-
-    @model_validator(mode="after")
-    def _sizes_above_the_family_floor(self) -> TokenizerEntry:
-        """Below this floor no text can be trained on (the floor on the actual training text is
-        checked before training, ``benchmarks.run.grid``)."""
-        floor = bpe.family_class(self.kind).vocab_floor(None, **self.options)
-        for position, size in enumerate(self.vocab_sizes):
-            if size < floor.minimum:
-                raise table_rule(f"vocab_sizes[{position}] = {size} is below the minimum {floor.minimum} for "
-                                 f"{self.kind} ({floor.parts})", value=size)  # fmt: skip
-            maximum = bpe.family_class(self.kind).options_model.max_vocab_size
-            if size > maximum:
-                raise table_rule(f"vocab_sizes[{position}] = {size} is above the maximum {maximum} for {self.kind} "
-                                 "(token ids are 32-bit)", value=size)  # fmt: skip
-        return self
-
-    @property
-    def row_type(self) -> str:
-        return bpe.family_class(self.kind).facts.row_type
 
 
 def _pretrained_label(validated: dict[str, Any]) -> str:
@@ -286,6 +200,7 @@ class ExperimentConfig(Table):
     corpora: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Strict(False), Field(min_length=1),
                        AfterValidator(distinct)]  # fmt: skip
     tokenizers: Annotated[tuple[TokenizerEntry, ...], Strict(False)] = ()
+    multilingual: Annotated[tuple[MultilingualEntry, ...], Strict(False)] = ()
     production: Annotated[tuple[ProductionName, ...], Strict(False)] = ()
     pretrained: Annotated[tuple[PretrainedEntry, ...], Strict(False)] = ()
     max_train_chars: PositiveInt | None = None
@@ -303,10 +218,10 @@ class ExperimentConfig(Table):
 
     @model_validator(mode="after")
     def _rows_with_distinct_labels(self) -> ExperimentConfig:
-        if not self.tokenizers and not self.pretrained_rows:
-            raise table_rule("expected at least one tokenizer: [[tokenizers]] or [[pretrained]] tables, or production",
-                             value="tokenizers")  # fmt: skip
-        labels = [entry.label for entry in self.tokenizers] + [row.label for row in self.pretrained_rows]
+        if not self.trained_entries and not self.pretrained_rows:
+            raise table_rule("expected at least one tokenizer: [[tokenizers]], [[multilingual]] or [[pretrained]] "
+                             "tables, or production", value="tokenizers")  # fmt: skip
+        labels = [entry.label for entry in self.trained_entries] + [row.label for row in self.pretrained_rows]
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         if duplicates:
             raise table_rule(f"tokenizers: label {duplicates[0]!r} is used twice: give each entry a distinct `label`",
@@ -321,12 +236,20 @@ class ExperimentConfig(Table):
         if self.train_chars is not None and not self.tokenizers:
             raise table_rule("train_chars: the axis applies to [[tokenizers]] rows, and the config has none",
                              value="train_chars")  # fmt: skip
+        for position, entry in enumerate(self.tokenizers):
+            if bpe.family_class(entry.kind).facts.training_input == "parallel":
+                raise table_rule(f"tokenizers[{position}]: {entry.kind} trains on several languages at once, with "
+                                 "their parallel dev sentences: put it in a [[multilingual]] table",
+                                 value=entry.kind)  # fmt: skip
+        if self.train_chars is not None and self.multilingual:
+            raise table_rule("train_chars: the axis applies to [[tokenizers]] rows; a [[multilingual]] table sets "
+                             "the size of its sample with its own train_chars", value="train_chars")  # fmt: skip
         named = [name for name in (*(self.metrics or ()), *self.extra_metrics) if name in LANGUAGE_MODEL_METRICS]
         if named:
             raise table_rule(f"metrics: {named[0]!r} comes from the language models of a [downstream] table, "
                              "not from the metric selection: remove it here and add [downstream]",
                              value=named[0])  # fmt: skip
-        sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
+        sizes = sorted({size for entry in self.trained_entries for size in entry.vocab_sizes})
         if self.downstream is not None:
             missing = [size for size in self.downstream.vocab_sizes or () if size not in sizes]
             if missing:
@@ -342,6 +265,16 @@ class ExperimentConfig(Table):
     @property
     def source(self) -> str:
         return self._source
+
+    @property
+    def trained_entries(self) -> tuple[TokenizerEntry, ...]:
+        """Every trained row: the ``[[tokenizers]]`` tables, then one per sampling exponent of each
+        ``[[multilingual]]`` table (``MultilingualEntry.rows``)."""
+        return self.tokenizers + tuple(row for entry in self.multilingual for row in entry.rows())
+
+    def mixture_of(self, label: str) -> MultilingualEntry | None:
+        """The multilingual row labelled ``label`` (one ``alpha``), None for any other row."""
+        return next((row for entry in self.multilingual for row in entry.rows() if row.label == label), None)
 
     def with_data_root_corpora(self, data_root: Path | None) -> ExperimentConfig:
         """This config with ``flores-200:all`` in ``corpora`` replaced by one ``flores-200:<code>`` per FLORES-200
@@ -394,7 +327,7 @@ class ExperimentConfig(Table):
     def report_vocab_size(self) -> int:
         if self.report.vocab_size is not None:
             return self.report.vocab_size
-        sizes = sorted({size for entry in self.tokenizers for size in entry.vocab_sizes})
+        sizes = sorted({size for entry in self.trained_entries for size in entry.vocab_sizes})
         return sizes[len(sizes) // 2] if sizes else 1
 
     def to_json(self) -> dict[str, Any]:
@@ -419,9 +352,11 @@ class ExperimentConfig(Table):
         }
         if self.train_chars is not None:
             identity["train_chars"] = self.train_chars
+        if self.multilingual:
+            identity["multilingual"] = [entry.identity() for entry in self.multilingual]
         if self.pretrained:
             identity["pretrained"] = [entry.model_dump(exclude_none=True) for entry in self.pretrained]
-        if any(entry.samples for entry in self.tokenizers):
+        if any(entry.samples for entry in self.trained_entries):
             identity["seeds"] = self.seeds
         if self.downstream is not None:
             identity["downstream"] = self.downstream.model_dump(mode="json")

@@ -307,6 +307,17 @@ def english_partner_dev_pairs(results: Sequence[UnitResult], parallel: ParallelP
             yield result, eval_set, dev_counts
 
 
+def english_partner_held_out_pairs(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
+    """As ``english_partner_pairs``, on the sentences outside the set's dev split only (FLORES devtest; none when
+    the corpus spec declares no dev split, or every common sentence is in it)."""
+    for result, eval_set, counts in english_partner_pairs(results, parallel):
+        dev = parallel.pairs[result.unit.corpus].dev
+        if dev is not None and not all(dev):
+            mask = ~np.asarray(dev)
+            held_out = PairedCounts(np.asarray(counts.tokens)[mask], np.asarray(counts.partner_tokens)[mask])
+            yield result, eval_set, held_out
+
+
 def english_partner_joined(results: Sequence[UnitResult], parallel: ParallelPlan) -> Pairs:
     """Every unit of a paired corpus against the same row on its English partner: the token counts of
     the two joined texts of the sentences both hold."""
@@ -320,6 +331,7 @@ PARTNERS: dict[Needs, Callable[[Sequence[UnitResult], ParallelPlan], Pairs]] = {
     Needs.CHAR_BASELINE: char_baseline_pairs,
     Needs.ENGLISH_PARTNER: english_partner_pairs,
     Needs.ENGLISH_PARTNER_DEV: english_partner_dev_pairs,
+    Needs.ENGLISH_PARTNER_HELD_OUT: english_partner_held_out_pairs,
     Needs.ENGLISH_PARTNER_JOINED: english_partner_joined,
 }
 

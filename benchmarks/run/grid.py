@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import bpe
@@ -31,6 +31,7 @@ from benchmarks.measure.evaluate import TRAIN_ROLE
 from benchmarks.measure.metrics import select_metrics
 from benchmarks.measure.registry import Capability, Metric, Needs, capabilities_of
 from benchmarks.run.config import ExperimentConfig
+from benchmarks.run.multilingual import MixtureSource, mixture_source
 from benchmarks.run.parallel import ENGLISH, ParallelPlan
 from benchmarks.run.pretrained import PretrainedRow
 from benchmarks.run.units import Unit
@@ -41,7 +42,8 @@ EVAL_ROLES = ("test", "eval")
 #: needs computed on the test or eval documents
 _REFERENCE_NEEDS = (Needs.MORPHEME_REFERENCE, Needs.MORPHEME_REFERENCE_VOCABULARY, Needs.MORPHSCORE_REFERENCE,
                     Needs.MORPHSCORE_ROWS)  # fmt: skip
-_PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_JOINED)
+_PARITY = (Needs.ENGLISH_PARTNER, Needs.ENGLISH_PARTNER_DEV, Needs.ENGLISH_PARTNER_HELD_OUT,
+           Needs.ENGLISH_PARTNER_JOINED)  # fmt: skip
 _EVALUATION_TEXT = (Needs.RUNNING_TEXT, Needs.PERTURBED_TEXT, Needs.ISOLATED_WORDS, Needs.CHAR_BASELINE,
                     Needs.ENGLISH_PARTNER)  # fmt: skip
 
@@ -53,7 +55,7 @@ def plan_units(config: ExperimentConfig, corpora: dict[str, Corpus],
     units: list[Unit] = []
     for corpus_id, corpus in corpora.items():
         language = corpus.spec.language
-        for entry in config.tokenizers:
+        for entry in config.trained_entries:
             if entry.corpora is not None and corpus_id not in entry.corpora:
                 continue
             for train_chars in config.train_chars or (None,):
@@ -78,29 +80,43 @@ class Sweep:
         return self.units[0]
 
 
-def plan_sweeps(units: list[Unit]) -> list[Sweep]:
+def plan_sweeps(units: list[Unit], config: ExperimentConfig) -> list[Sweep]:
     """The trainings that serve the trained units of ``units`` (pretrained rows need none), in the
     order of their first unit: one sweep per (corpus, family, options, training text) for a
     derivable family (``bpe.training.sweep``), one per unit for the others.  Two units of one size in a sweep
-    (two labels of the same family and options) share one tokenizer."""
+    (two labels of the same family and options) share one tokenizer.  A multilingual row trains once for all
+    the corpora it is evaluated on: its units share one sweep (one per size when the family is not derivable)."""
     groups: dict[tuple, list[Unit]] = {}
+    shared = {row.label for entry in config.multilingual for row in entry.rows()}
     for position, unit in enumerate(units):
         if unit.row_type == "production":
             continue
         # rows that differ only in encode-time options (``Unit.training_options``) share one vocabulary
         training = tuple(sorted(unit.training_options.items()))
         derivable = bpe.family_class(unit.kind).facts.derivable
-        key = (unit.corpus, unit.kind, training, unit.train_chars) if derivable else (position,)
+        if unit.tokenizer in shared:
+            key = ("multilingual", unit.tokenizer) if derivable else ("multilingual", unit.tokenizer, unit.vocab_size)
+        else:
+            key = (unit.corpus, unit.kind, training, unit.train_chars) if derivable else (position,)
         groups.setdefault(key, []).append(unit)
     return [Sweep(tuple(sorted(group, key=lambda unit: -(unit.vocab_size or 0)))) for group in groups.values()]
 
 
 def max_chars_of(unit: Unit, config: ExperimentConfig) -> int | None:
-    """The cap on the unit's training text: its ``train_chars`` value, else the config's ``max_train_chars``."""
+    """The cap on the unit's training text: its ``train_chars`` value, else the config's ``max_train_chars``; none
+    for a multilingual row, whose sample is already sized (``benchmarks.run.multilingual``)."""
+    if config.mixture_of(unit.tokenizer) is not None:
+        return None
     return unit.train_chars if unit.train_chars is not None else config.max_train_chars
 
 
-def training_texts(corpus: Corpus, max_chars: int | None) -> list[str]:
+def training_source(unit: Unit, corpora: Mapping[str, Corpus], config: ExperimentConfig) -> Corpus | MixtureSource:
+    """What the unit's tokenizer trains on: its corpus, or for a multilingual row the sample of its corpora."""
+    row = config.mixture_of(unit.tokenizer)
+    return corpora[unit.corpus] if row is None else mixture_source(row, corpora, config.max_train_chars)
+
+
+def training_texts(corpus: Corpus | MixtureSource, max_chars: int | None) -> list[str]:
     """The training documents' texts, in order, up to ``max_chars`` characters (the first documents kept)."""
     texts: list[str] = []
     total = 0
@@ -171,16 +187,18 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
                                  f"({corpus.spec.id!r}); list it once", code="duplicate_corpus", value=corpus.spec.id,
                                  field="corpora")  # fmt: skip
         by_id[corpus.spec.id] = entry
-    for position, tokenizer in enumerate(config.tokenizers):
-        unknown = [corpus_id for corpus_id in tokenizer.corpora or () if corpus_id not in by_id]
-        if unknown:
-            raise BenchmarkError(f"{where}: tokenizers[{position}] ({tokenizer.label}): corpora: {unknown[0]!r} is not "
-                                 f"a corpus of this config (its corpus ids: {', '.join(by_id)})", code="unknown_corpus",
-                                 value=unknown[0], field=f"tokenizers[{position}].corpora")  # fmt: skip
+    for table, entries in (("tokenizers", config.tokenizers), ("multilingual", config.multilingual)):
+        for position, tokenizer in enumerate(entries):
+            unknown = [corpus_id for corpus_id in tokenizer.corpora or () if corpus_id not in by_id]
+            if unknown:
+                raise BenchmarkError(f"{where}: {table}[{position}] ({tokenizer.label}): corpora: {unknown[0]!r} is "
+                                     f"not a corpus of this config (its corpus ids: {', '.join(by_id)})",
+                                     code="unknown_corpus", value=unknown[0],
+                                     field=f"{table}[{position}].corpora")  # fmt: skip
     metrics = select_metrics(config.metrics, config.extra_metrics)
     for entry, corpus in corpora.items():
         name = f"corpus {corpus.spec.id!r}" + (f" ({entry})" if entry != corpus.spec.id else "")
-        if config.tokenizers and not corpus.documents(TRAIN_ROLE):
+        if config.trained_entries and not corpus.documents(TRAIN_ROLE):
             raise BenchmarkError(f"{where}: {name} has no training documents: give a source role = \"train\" or "
                                  f"\"all\"", code="no_training_documents", value=corpus.spec.id)  # fmt: skip
         _check_train_chars(config, name, corpus)
@@ -202,6 +220,7 @@ def check_grid(config: ExperimentConfig, corpora: dict[str, Corpus], pretrained:
             raise BenchmarkError(f"{where}: {key}: {metric.name!r} cannot be computed by this run: {missing}",
                                  code="metric_not_computable", value=metric.name, field=key)  # fmt: skip
     _check_training_references(config, corpora)
+    _check_parallel_training(config, {corpus.spec.id: corpus for corpus in corpora.values()})
     _check_vocab_floors(config, {corpus.spec.id: corpus for corpus in corpora.values()}, trained_before)
 
 
@@ -219,7 +238,7 @@ def _has_reference(corpus: Corpus, morphscore: bool) -> bool:
 def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Corpus],
                  pretrained: dict[str, PretrainedRow], parallel: ParallelPlan) -> str:
     """What the grid lacks for ``metric`` to have a single value (empty when nothing is missing)."""
-    kinds = [entry.kind for entry in config.tokenizers] + [row.kind for row in pretrained.values()]
+    kinds = [entry.kind for entry in config.trained_entries] + [row.kind for row in pretrained.values()]
     if not any(metric.applies_to(capabilities_of(kind)) for kind in kinds):
         needed = ", ".join(capability.value for capability in metric.requires)
         return f"it applies only to tokenizers where {needed}, and the config has none"
@@ -235,39 +254,52 @@ def _missing_for(metric: Metric, config: ExperimentConfig, corpora: dict[str, Co
         if not any(_has_reference(corpus, morphscore) for corpus in corpora.values()):
             kind = "MorphScore" if morphscore else "morpheme segmentation"
             return f"no corpus has a {kind} reference (the spec's [[references]]; gold files need a data root)"
-    if metric.name == "train_seconds" and not config.tokenizers:
+    if metric.name == "train_seconds" and not config.trained_entries:
         return "the config trains no tokenizer"
     return ""
 
 
+def _check_parallel_training(config: ExperimentConfig, corpora: dict[str, Corpus]) -> None:
+    """A multilingual row of a family that trains on parallel text needs the parallel dev sentences of every corpus
+    of its sample (``MixtureSource.parallel_dev`` raises, naming the corpus, where one has none)."""
+    for table in config.multilingual:
+        if bpe.family_class(table.kind).facts.training_input == "parallel":
+            mixture_source(table.rows()[0], corpora, config.max_train_chars).parallel_dev()
+
+
 def _check_vocab_floors(config: ExperimentConfig, corpora: dict[str, Corpus],
                         trained_before: Callable[[Unit], bool]) -> None:  # fmt: skip
-    """Every vocabulary size against its family's floor on each corpus's training text: the smallest
-    size of each entry on each corpus, unless that unit's tokenizer is cached."""
+    """Every vocabulary size against its family's floor on each training text (a corpus's, or a multilingual
+    row's sample): the smallest size of each entry on each, unless that unit's tokenizer is cached."""
+    fields = {entry.label: (f"tokenizers[{position}]", entry) for position, entry in enumerate(config.tokenizers)}
+    for position, table in enumerate(config.multilingual):
+        fields.update({row.label: (f"multilingual[{position}]", row) for row in table.rows()})
     smallest: dict[tuple[str, str, int | None], Unit] = {}
     for unit in plan_units(config, corpora, {}):  # trained units only
         if unit.row_type != "production":
-            key = (unit.corpus, unit.tokenizer, unit.train_chars)
+            shared = config.mixture_of(unit.tokenizer) is not None
+            key = ("" if shared else unit.corpus, unit.tokenizer, unit.train_chars)
             if key not in smallest or unit.vocab_size < smallest[key].vocab_size:
                 smallest[key] = unit
-    entries = {entry.label: (position, entry) for position, entry in enumerate(config.tokenizers)}
-    texts: dict[tuple[str, int | None], list[str]] = {}
+    texts: dict[tuple[str, str, int | None], list[str]] = {}
     for (corpus_id, label, train_chars), unit in smallest.items():
         if trained_before(unit):
             continue
-        text_key = (corpus_id, max_chars_of(unit, config))
+        # one text per corpus and cap; a multilingual row's sample is its own
+        text_key = (corpus_id, label if not corpus_id else "", max_chars_of(unit, config))
         if text_key not in texts:
-            texts[text_key] = training_texts(corpora[corpus_id], text_key[1])
-        position, entry = entries[label]
+            texts[text_key] = training_texts(training_source(unit, corpora, config), text_key[2])
+        field, entry = fields[label]
         floor = bpe.family_class(entry.kind).vocab_floor(texts[text_key], **entry.options)
         if unit.vocab_size < floor.minimum:
-            text = f"corpus {corpus_id!r}" + (f" (train_chars = {train_chars})" if train_chars is not None else "")
+            text = f"corpus {corpus_id!r}" if corpus_id else "its multilingual sample"
+            text += f" (train_chars = {train_chars})" if train_chars is not None else ""
             raise BenchmarkError(
-                f"{config.source}: tokenizers[{position}] ({label}): vocab_size {unit.vocab_size} is below the "
+                f"{config.source}: {field} ({label}): vocab_size {unit.vocab_size} is below the "
                 f"minimum {floor.minimum} for {entry.kind} on {text} ({floor.parts}){floor.hint}",
                 code="vocab_below_floor",
                 value=unit.vocab_size,
-                field=f"tokenizers[{position}]",
+                field=field,
             )
 
 

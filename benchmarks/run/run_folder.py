@@ -28,6 +28,7 @@ from benchmarks.files import (
     check_writable_dir,
 )
 from benchmarks.run.config import ExperimentConfig
+from benchmarks.run.multilingual import sample_facts
 from benchmarks.run.parallel import ParallelPlan
 from benchmarks.run.pretrained import PretrainedRow
 from corpora import Corpus
@@ -221,6 +222,9 @@ def write_manifest(out_dir: Path, config: ExperimentConfig, corpora: dict[str, C
         },
         "pretrained": {label: row.to_json() for label, row in pretrained.items()},
         "parallel": parallel.to_json(),
+        # present only on a run with [[multilingual]] rows, so other manifests keep their shape
+        **({"multilingual": sample_facts(config.multilingual, corpora, config.max_train_chars)}
+           if config.multilingual else {}),
         "packages": package_versions(),
         # the data root against tokbench's manifest: users may bring their own data, so a difference is recorded
         "data_root": provenance(data_dir) if data_dir is not None else None,

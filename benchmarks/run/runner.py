@@ -110,7 +110,7 @@ from corpora.stats import agreement_words, reference_coverage
 def run_unit(unit: Unit, context: RunContext) -> str:
     """Train/load, evaluate and save one unit."""
     corpus = context.corpora[unit.corpus]
-    tokenizer, train_seconds = obtain_tokenizer(unit, corpus, context.config, context.pretrained)
+    tokenizer, train_seconds = obtain_tokenizer(unit, context.corpora, context.config, context.pretrained)
     if unit.row_type != "production":
         tokenizer.save(trained_tokenizer_path(context.out_dir, unit.corpus, unit.tokenizer, unit.vocab_size,
                                               unit.train_chars))  # fmt: skip
@@ -151,7 +151,7 @@ def _run_unit_in_worker(unit: Unit, context: RunContext | None = None) -> str:
 
 def _train_sweep_in_worker(sweep: Sweep, context: RunContext | None = None) -> Sweep:
     context = _started(context)
-    train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
+    train_sweep(sweep, context.corpora, context.config)
     return sweep
 
 
@@ -237,7 +237,7 @@ def run_experiment(
             warn(f"no parity rows in this run: {no_parity}")
 
         def trained_before(unit: Unit) -> bool:
-            return is_cached(unit, corpora[unit.corpus], config)
+            return is_cached(unit, corpora, config)
 
         check_grid(config, loaded, pretrained, parallel, trained_before)
         if config.downstream is not None:
@@ -371,8 +371,8 @@ def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: s
     if analyzing.ready():
         return pending, None
     config, done = context.config, set()
-    sweeps = [sweep for sweep in plan_sweeps(pending)
-              if not all(is_cached(unit, context.corpora[unit.corpus], config) for unit in sweep.units)]  # fmt: skip
+    sweeps = [sweep for sweep in plan_sweeps(pending, config)
+              if not all(is_cached(unit, context.corpora, config) for unit in sweep.units)]  # fmt: skip
     bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate while analyzers run",
                disable=not progress, file=sys.stderr)  # fmt: skip
     pool = workers.pool(context, 1) if sweeps and workers.parallel else None
@@ -381,7 +381,7 @@ def _work_while_analyzing(context: RunContext, pending: list[Unit], analyzing: s
             if analyzing.ready():
                 break
             if pool is None:
-                train_sweep(sweep, context.corpora[sweep.largest.corpus], config)
+                train_sweep(sweep, context.corpora, config)
             else:
                 future = pool.submit(_train_sweep_in_worker, sweep)
                 while not pool.finished(_POLL_SECONDS):
@@ -436,8 +436,8 @@ def _run_units(context: RunContext, pending: list[Unit], workers: Workers, progr
     the ``side`` tasks (``sidetables``), returned: a production row's at once, after the trainings, and a
     trained unit's once the unit is evaluated (it reads the tokenizer file the unit saves); one job computes
     none (``side_facts`` does, after the units)."""
-    sweeps = [sweep for sweep in plan_sweeps(pending)
-              if not all(is_cached(unit, context.corpora[unit.corpus], context.config) for unit in sweep.units)
+    sweeps = [sweep for sweep in plan_sweeps(pending, context.config)
+              if not all(is_cached(unit, context.corpora, context.config) for unit in sweep.units)
               and (training is None or sweep != training.sweep)]  # fmt: skip
     facts: dict[Unit, SideFacts] = {}
     if not workers.worth_a_pool(len(sweeps) + len(pending)):
@@ -445,7 +445,7 @@ def _run_units(context: RunContext, pending: list[Unit], workers: Workers, progr
             training.pool.finished()
         bar = tqdm(total=len(sweeps) + len(pending), desc="train + evaluate", disable=not progress, file=sys.stderr)
         for sweep in sweeps:
-            train_sweep(sweep, context.corpora[sweep.largest.corpus], context.config)
+            train_sweep(sweep, context.corpora, context.config)
             bar.update()
         for unit in pending:
             run_unit(unit, context)

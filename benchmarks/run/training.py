@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +30,18 @@ from benchmarks.run.grid import (
     max_chars_of,
     training_references,
     training_references_fingerprint,
+    training_source,
     training_texts,
 )
+from benchmarks.run.multilingual import MixtureSource
 from benchmarks.run.pretrained import PretrainedRow
 from benchmarks.run.run_folder import code_fingerprint
 from benchmarks.run.units import Unit
 from corpora import Corpus
 
 
-def tokenizer_cache_paths(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:
+def tokenizer_cache_paths(unit: Unit, corpus: Corpus | MixtureSource,
+                          config: ExperimentConfig) -> tuple[Path, Path, dict[str, Any]]:  # fmt: skip
     """Where a trained unit's tokenizer is cached (the tokenizer, its meta file) and the identity its key hashes:
     the training options only (the cached tokenizer encodes with its family's defaults; ``obtain_tokenizer``
     applies the unit's encode-time options), and for a family that trains on gold morphemes
@@ -59,9 +62,10 @@ def _cache_key_of(path: Path) -> str:
     return path.name.removesuffix(".json")
 
 
-def is_cached(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> bool:
-    """Whether the unit's tokenizer is in the cache (not whether it reads back: ``_cached_tokenizer``)."""
-    path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
+def is_cached(unit: Unit, corpora: Mapping[str, Corpus], config: ExperimentConfig) -> bool:
+    """Whether the unit's tokenizer is in the cache (not whether it reads back: ``_cached_tokenizer``); ``corpora``:
+    the run's, by spec id."""
+    path, meta_path, _ = tokenizer_cache_paths(unit, training_source(unit, corpora, config), config)
     return path.is_file() and meta_path.is_file()
 
 
@@ -85,18 +89,18 @@ def _cached_tokenizer(unit: Unit, path: Path, meta_path: Path) -> tuple[bpe.Toke
     return tokenizer, float(seconds)
 
 
-def obtain_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig,
+def obtain_tokenizer(unit: Unit, corpora: Mapping[str, Corpus], config: ExperimentConfig,
                      pretrained: dict[str, PretrainedRow]) -> tuple[bpe.Tokenizer, float]:  # fmt: skip
     """Load the unit's tokenizer from the cache, or train it (a pretrained row: load it); returns it
     with its training seconds.  A run trains its sweeps first (``train_sweep``), so here a trained
     unit is normally cached."""
     if unit.row_type == "production":
         return pretrained[unit.tokenizer].load(), 0.0
-    tokenizer, seconds = _vocabulary(unit, corpus, config)
+    tokenizer, seconds = _vocabulary(unit, training_source(unit, corpora, config), config)
     return tokenizer.with_encode_options(**unit.encode_time_options), seconds
 
 
-def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
+def _vocabulary(unit: Unit, corpus: Corpus | MixtureSource, config: ExperimentConfig) -> tuple[bpe.Tokenizer, float]:
     """The unit's trained tokenizer with its training options only (encode-time options at their
     defaults), from the cache or trained, with its training seconds."""
     path, meta_path, _ = tokenizer_cache_paths(unit, corpus, config)
@@ -106,20 +110,28 @@ def _vocabulary(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> tuple[b
     training = unit.training_options
     if bpe.family_class(unit.kind).facts.trains_on_references:
         training["references"] = training_references(corpus)
-    texts = _training_texts_of(unit, corpus, config)
-    start = time.perf_counter()
-    tokenizer = _trained(unit, bpe.train, unit.kind, texts, unit.vocab_size, **training)
+    family = bpe.family_class(unit.kind)
+    if family.facts.training_input == "parallel":  # each language's text apart, with its parallel dev sentences
+        assert isinstance(corpus, MixtureSource), "the config admits such a family in [[multilingual]] tables only"
+        arguments: tuple[Any, ...] = (corpus.texts_by_corpus(), corpus.parallel_dev())
+        start = time.perf_counter()
+        tokenizer = _trained(unit, family.train_parallel, *arguments, unit.vocab_size, **training)
+    else:
+        texts = _training_texts_of(unit, corpus, config)
+        start = time.perf_counter()
+        tokenizer = _trained(unit, bpe.train, unit.kind, texts, unit.vocab_size, **training)
     seconds = time.perf_counter() - start
     _cache_tokenizer(unit, corpus, config, tokenizer, seconds)
     return tokenizer, seconds
 
 
-def train_sweep(sweep: Sweep, corpus: Corpus, config: ExperimentConfig) -> None:
+def train_sweep(sweep: Sweep, corpora: Mapping[str, Corpus], config: ExperimentConfig) -> None:
     """Put the tokenizer of every unit of ``sweep`` in the cache, training at most once: the largest
     size is trained (or taken from the cache) and each smaller size not yet cached is derived from
     it (``bpe.derive``).  Its ``train_seconds``: the training's time for the largest size, the time
-    of the derivation for a derived size (docs/metrics.md)."""
-    missing = [unit for unit in sweep.units if not is_cached(unit, corpus, config)]
+    of the derivation for a derived size (docs/metrics.md).  ``corpora``: the run's, by spec id."""
+    corpus = training_source(sweep.largest, corpora, config)  # every unit of a sweep trains on the same text
+    missing = [unit for unit in sweep.units if not is_cached(unit, corpora, config)]
     if not missing:
         return
     largest = sweep.largest
@@ -132,7 +144,7 @@ def train_sweep(sweep: Sweep, corpus: Corpus, config: ExperimentConfig) -> None:
         _cache_tokenizer(unit, corpus, config, derived, time.perf_counter() - start, derived_from=largest.vocab_size)
 
 
-def _training_texts_of(unit: Unit, corpus: Corpus, config: ExperimentConfig) -> list[str]:
+def _training_texts_of(unit: Unit, corpus: Corpus | MixtureSource, config: ExperimentConfig) -> list[str]:
     texts = training_texts(corpus, max_chars_of(unit, config))
     if not texts:
         raise BenchmarkError(f"corpus {unit.corpus!r} has no {TRAIN_ROLE!r} documents to train on")
@@ -147,8 +159,8 @@ def _trained(unit: Unit, make: Callable[..., bpe.Tokenizer], *args: Any, **kwarg
         raise BenchmarkError(f"training {unit.tokenizer} (vocab {unit.vocab_size}) on {unit.corpus}: {exc}") from None
 
 
-def _cache_tokenizer(unit: Unit, corpus: Corpus, config: ExperimentConfig, tokenizer: bpe.Tokenizer, seconds: float,
-                     derived_from: int | None = None) -> None:  # fmt: skip
+def _cache_tokenizer(unit: Unit, corpus: Corpus | MixtureSource, config: ExperimentConfig, tokenizer: bpe.Tokenizer,
+                     seconds: float, derived_from: int | None = None) -> None:  # fmt: skip
     path, meta_path, identity = tokenizer_cache_paths(unit, corpus, config)
     tokenizer.save(path)
     # the key and the file's digest: an entry whose file was replaced (even by a valid tokenizer) is not trusted

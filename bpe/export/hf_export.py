@@ -1,22 +1,37 @@
 """Export to a Hugging Face ``tokenizers`` ``tokenizer.json`` that gives the same ids.
 
-An independent cross-check of our BPE: the exported file, loaded with
+An independent cross-check of our encoders: the exported file, loaded with
 ``tokenizers.Tokenizer.from_file``, must encode text to exactly our ids
 (tests/bpe/export/test_hf_export.py checks every FLORES line of four languages).
 
 Exportable:
 
-* ``byte-bpe`` (any pre-tokenizer): BPE over GPT-2 byte aliases.  Pre-tokenizer
-  ``gpt2`` becomes HF's ``ByteLevel(use_regex=True)`` (its built-in GPT-2 regex,
+* ``byte-bpe`` and ``parity-bpe`` (a ``ByteBPETokenizer``; any regex pre-tokenizer): BPE over GPT-2 byte
+  aliases.  Pre-tokenizer ``gpt2`` becomes HF's ``ByteLevel(use_regex=True)`` (its built-in GPT-2 regex,
   equivalent to tiktoken's); other patterns become a ``Split`` with our regex
   (behaviour ``Isolated``: every match is one pre-token; our patterns tile the
   text) followed by ``ByteLevel(use_regex=False)``.  ``add_prefix_space`` is
   off: we never invent a leading space.
+* ``superbpe`` (a ``ByteBPETokenizer``): the same, its stage-2 chunk regex as the ``Split``, as the
+  released SuperBPE tokenizers are built.
 * ``char-bpe`` with ``end_of_word`` ``attached`` (HF's ``end_of_word_suffix="</w>"``
   glues the marker to a pre-token's last character, as we do) or ``none``;
   unknown characters become ``<unk>`` one by one (``fuse_unk`` off), as ours.
 
-Both need ``encode_mode="merges"`` (HF applies the lowest-ranked merge first,
+* ``unigram`` with a regex pre-tokenizer and no normalizer: HF's ``Unigram`` model over our (piece, score)
+  list (``_unigram_dict``), whose Viterbi breaks ties as ours (the earliest start) and fuses a run of
+  unknown characters into one ``<unk>`` scored the lowest score − 10, as ours.
+* ``wordpiece`` with a regex pre-tokenizer and no normalizer: HF's ``WordPiece`` model (MaxMatch, as
+  ours: the longest entry starting the word, then the longest ``##`` entry of the rest; a word it cannot
+  cover, or longer than ``max_input_chars_per_word``, is one ``<unk>``) over our vocabulary and ids
+  (``_wordpiece_dict``).  One difference by design: HF looks a word's first piece up among all entries,
+  ours among the word-initial ones, so a word that begins with ``##`` (which may match a ``##`` entry) or
+  with a special token's string (``<s>`` under a pre-tokenizer that keeps ``<`` with letters; never
+  under the default ``unicode``) may get other ids.  Our word-initial pieces keep their attached space
+  (`` cat``), so the decoder only strips a leading ``##`` from each piece; HF's ``WordPiece`` decoder
+  would add a space before every word-initial piece.
+
+The BPE families need ``encode_mode="merges"`` (HF applies the lowest-ranked merge first,
 leftmost occurrence first, which is our order).  Special tokens stay plain
 vocabulary entries, not HF "added tokens": like our default encoding, HF then
 reads ``<s>`` in the text as three characters.  The file is written by hand
@@ -33,11 +48,14 @@ from typing import Any
 from bpe.base import UNK, Tokenizer, TokenizerError
 from bpe.models.byte_bpe import ByteBPETokenizer
 from bpe.models.char_bpe import END_OF_WORD, CharBPETokenizer
+from bpe.models.unigram import UnigramTokenizer
+from bpe.models.wordpiece import CONTINUATION, WordPieceTokenizer
 from bpe.pipeline.pretokenizers import PreTokenizer
 
 EXPORTABLE = (
-    "byte-bpe (any regex pre-tokenizer) and char-bpe with end_of_word 'attached' or 'none', in encode_mode 'merges', "
-    "without normalizer or dropout"
+    "byte-bpe and parity-bpe (any regex pre-tokenizer), superbpe (its stage-2 chunks) and char-bpe with end_of_word "
+    "'attached' or 'none', in encode_mode 'merges', without normalizer or dropout; unigram and wordpiece with a "
+    "regex pre-tokenizer, without normalizer"
 )
 
 
@@ -47,6 +65,10 @@ def to_hf_json(tokenizer: Tokenizer) -> str:
 
 
 def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
+    if isinstance(tokenizer, UnigramTokenizer):
+        return _unigram_dict(tokenizer)
+    if isinstance(tokenizer, WordPieceTokenizer):
+        return _wordpiece_dict(tokenizer)
     if isinstance(tokenizer, ByteBPETokenizer):
         suffix = None
         pre_tokenizer = _byte_level_pre_tokenizer(tokenizer.pretokenizer)
@@ -104,7 +126,8 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
 
 
 def _unique_vocab(pieces: list[str], family: str) -> dict[str, int]:
-    """piece -> id; HF finds a merge's result by its string, so two ids spelled alike cannot be exported."""
+    """piece -> id; a HF vocabulary maps a piece to one id (and a BPE merge finds its result by its string), so
+    two ids spelled alike cannot be exported."""
     vocab: dict[str, int] = {}
     for token_id, piece in enumerate(pieces):
         if piece in vocab:
@@ -116,6 +139,73 @@ def _unique_vocab(pieces: list[str], family: str) -> dict[str, int]:
             )
         vocab[piece] = token_id
     return vocab
+
+
+#: how far below the lowest piece a special token is scored in an exported unigram: HF's Unigram matches
+#: every vocabulary entry in the text, so a special must never win a segmentation (the unknown-character
+#: score moves down with it, which changes no segmentation: every path pays it once per unknown character)
+SPECIAL_SCORE_GAP = 1e6
+
+
+def _unigram_dict(tokenizer: UnigramTokenizer) -> dict[str, Any]:
+    """A HF ``Unigram`` model with our ids: the specials, scored ``SPECIAL_SCORE_GAP`` below every piece (a
+    pre-token spelling a special's whole string with an unknown character in it would still encode to the
+    special), then our (piece, score) list; our pre-tokenizer as a ``Split``; the pieces fused on decoding."""
+    _check_pipeline(tokenizer)
+    scored = tokenizer.scored_pieces
+    special_score = min((score for _, score in scored), default=0.0) - SPECIAL_SCORE_GAP
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": _split(tokenizer.pretokenizer.pattern),
+        "post_processor": None,
+        "decoder": {"type": "Fuse"},
+        "model": {
+            "type": "Unigram",
+            "unk_id": tokenizer.unk_id,
+            "vocab": [*([special, special_score] for special in tokenizer.special_tokens), *map(list, scored)],
+            "byte_fallback": False,
+        },
+    }
+
+
+def _wordpiece_dict(tokenizer: WordPieceTokenizer) -> dict[str, Any]:
+    """A HF ``WordPiece`` model with our vocabulary and ids (the specials included: ``<unk>`` is the model's
+    unknown token), our ``max_input_chars_per_word``, our pre-tokenizer as a ``Split``; decoding strips the
+    ``##`` that starts a piece and joins the pieces as they are (the space is part of a word-initial piece)."""
+    _check_pipeline(tokenizer)
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": _split(tokenizer.pretokenizer.pattern),
+        "post_processor": None,
+        # \A: the start of the piece (a ^ would also match after a newline inside it)
+        "decoder": {"type": "Replace", "pattern": {"Regex": rf"\A{CONTINUATION}"}, "content": ""},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": UNK,
+            "continuing_subword_prefix": CONTINUATION,
+            "max_input_chars_per_word": tokenizer.options.max_input_chars_per_word,
+            "vocab": _unique_vocab(tokenizer.vocab, tokenizer.family),
+        },
+    }
+
+
+def _check_pipeline(tokenizer: UnigramTokenizer | WordPieceTokenizer) -> None:
+    """Refuse what a ``Split`` pre-tokenizer without normalizer cannot express (``not_exportable``)."""
+    for name, (value, exportable) in {
+        "normalizer": (tokenizer.normalizer.name, tokenizer.normalizer.name == "none"),
+        "pretokenizer": (tokenizer.pretokenizer.name, tokenizer.pretokenizer.is_regex),
+    }.items():
+        if not exportable:
+            raise TokenizerError(f"cannot export {name} {value!r} to Hugging Face format; exportable: {EXPORTABLE}",
+                                 code="not_exportable", value=value, field=name)  # fmt: skip
 
 
 def _split(pattern: str | None) -> dict[str, Any] | None:

@@ -59,13 +59,13 @@ class ByteBPETokenizer(MergeTokenizer):
         self, merges: Iterable[tuple[int, int]] = (), *, special_tokens: Iterable[str] = (), **options: Any
     ) -> None:
         """``merges``: id pairs; ``special_tokens``: extra specials after ``<pad> <unk> <s> </s>``;
-        ``options``: see ``ByteBPEOptions``."""
+        ``options``: see ``options_model`` (``ByteBPEOptions``; a subclass family declares its own)."""
         super().__init__(
             special_tokens=special_tokens_with(special_tokens),
             base_pieces=BYTE_TO_CHAR,
             base_bytes=_BYTES,
             merges=merges,
-            options=ByteBPEOptions.parse(self.family, options),
+            options=self.options_model.parse(self.family, options),
         )
 
     @classmethod
@@ -112,7 +112,7 @@ class ByteBPETokenizer(MergeTokenizer):
                 code="bad_tokenizer_file",
                 field="vocab",
             )
-        options = ByteBPEOptions.read_saved(config)
+        options = cls.options_model.read_saved(config)
         tokenizer = cls(
             cls._read_merges(body), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()
         )

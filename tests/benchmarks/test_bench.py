@@ -121,6 +121,7 @@ def test_bench_runs_on_100_kb(sample_data_root: Path, tmp_path: Path, capsys: py
         assert counted == ["True"] * 6
 
 
+@pytest.mark.slow  # about 7 s: every text shape generated twice; CI runs it with -m slow
 def test_diverse_text_is_a_deterministic_zipf_mix(tmp_path: Path) -> None:
     """Without a data root: the embedded corpora's word types, plus recombined ones, drawn by Zipf."""
     inventories = word_types(None)

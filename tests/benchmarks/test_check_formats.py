@@ -112,6 +112,7 @@ vocab_size = 500
 """
 
 
+@pytest.mark.slow  # about 9 s: the CI steps run end to end; CI runs it with -m slow
 def test_action_steps_write_the_summary_and_fail_on_a_regression(tmp_path: Path) -> None:
     action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"

@@ -190,7 +190,8 @@ def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str]
            "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces",
                       "--jobs"}}[command]  # fmt: skip
     assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
-    assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
+    assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "parity-bpe", "superbpe", "spm-bpe",
+                                             "spm-unigram"}
     assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")
 
 

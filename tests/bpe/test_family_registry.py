@@ -27,6 +27,8 @@ FACT_TYPES = {
     "native_method": str,
     "trains_on_references": bool,
     "floor": tuple,
+    "training_input": str,
+    "variant_of": (str, type(None)),
 }
 
 
@@ -44,6 +46,7 @@ def test_every_family_declares_its_options_and_facts_on_its_class(kind: str) -> 
     for fact, expected in FACT_TYPES.items():
         assert isinstance(getattr(family.facts, fact), expected), (kind, fact)
     assert family.facts.row_type in ("family", "reference")
+    assert family.facts.variant_of in (None, *bpe.FAMILIES)
     assert all(isinstance(capability, Capability) for capability in family.facts.capabilities)
 
 

@@ -89,19 +89,27 @@ def test_options_by_name_says_which_families_take_which() -> None:
     table = options_by_name()
     assert set(table["limit_alphabet"]) == {"char-bpe", "bpe-knockout"}
     assert set(table["character_coverage"]) == {"spm-bpe", "spm-unigram"}
-    assert set(table["encode_mode"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
-    assert set(table["pretokenizer"]) == {"word", "char-bpe", "byte-bpe", "morfessor", "bpe-knockout", "wordpiece"}
-    assert set(table["normalizer"]) == {"word", "char", "char-bpe", "byte-bpe", "morfessor", "wordpiece"}
-    assert set(table["dropout"]) == {"char-bpe", "byte-bpe", "spm-bpe"}
+    assert set(table["encode_mode"]) == {"char-bpe", "byte-bpe", "parity-bpe", "spm-bpe", "spm-unigram", "superbpe"}
+    assert set(table["pretokenizer"]) == {
+        "word", "char-bpe", "byte-bpe", "parity-bpe", "morfessor", "bpe-knockout", "wordpiece", "superbpe",
+        "unigram"}  # fmt: skip
+    assert set(table["normalizer"]) == {
+        "word", "char", "char-bpe", "byte-bpe", "parity-bpe", "morfessor", "wordpiece", "superbpe",
+        "unigram"}  # fmt: skip
+    assert set(table["dropout"]) == {"char-bpe", "byte-bpe", "parity-bpe", "spm-bpe", "superbpe"}
+    assert set(table["variant"]) == set(table["global_merges"]) == {"parity-bpe"}
+    assert set(table["transition"]) == set(table["split_sentences"]) == {"superbpe"}
     assert set(table["alpha"]) == set(table["nbest"]) == {"spm-unigram"}
     assert {family: field.default for family, field in table["min_frequency"].items()} == {
         "word": 1,
         "char": 1,
         "char-bpe": 2,
         "byte-bpe": 2,
+        "parity-bpe": 2,
         "morfessor": 1,
         "bpe-knockout": 2,
         "wordpiece": 1,
+        "superbpe": 2,
     }
 
 
@@ -113,15 +121,19 @@ def test_encode_time_options_are_marked_per_family() -> None:
         "char": (),
         "char-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
         "byte-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
+        "parity-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
         "spm-bpe": ("encode_mode", "tie_break", "dropout", "seed"),
         "spm-unigram": ("encode_mode", "tie_break", "alpha", "nbest", "seed"),
         "morfessor": (),
         "bpe-knockout": (),
         "wordpiece": ("max_input_chars_per_word",),
+        "unigram": (),
+        "superbpe": ("encode_mode", "tie_break", "dropout", "seed"),
     }
     encode_time = ["encode_mode", "tie_break", "dropout", "seed", "alpha", "nbest", "max_input_chars_per_word"]
     assert list(options_by_name(encode_time_only=True)) == encode_time
-    assert set(options_by_name(encode_time_only=True)["seed"]) == {"char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
+    assert set(options_by_name(encode_time_only=True)["seed"]) == {
+        "char-bpe", "byte-bpe", "parity-bpe", "spm-bpe", "spm-unigram", "superbpe"}  # fmt: skip
     options = CharBPEOptions.parse("char-bpe", {"encode_mode": "fewest-tokens", "seed": 3, "min_frequency": 4})
     assert options.encode_options() == {"encode_mode": "fewest-tokens", "tie_break": "longest-first", "dropout": 0.0,
                                         "seed": 3}  # fmt: skip

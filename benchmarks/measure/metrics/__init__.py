@@ -109,7 +109,12 @@ from benchmarks.measure.metrics.numbers import (
     tokens_per_digit,
 )
 from benchmarks.measure.metrics.oov import oov_token_rate, oov_type_rate, unk_token_rate, unk_word_rate
-from benchmarks.measure.metrics.parity import parity_joined_vs_eng, parity_mean_ratio_vs_eng, parity_vs_eng
+from benchmarks.measure.metrics.parity import (
+    parity_joined_vs_eng,
+    parity_mean_ratio_vs_eng,
+    parity_vs_eng,
+    parity_vs_eng_held_out,
+)
 from benchmarks.measure.metrics.robustness import PerturbedText, robustness
 from benchmarks.measure.perturb import PERTURBATIONS
 from benchmarks.measure.registry import DESCRIPTIVE, HIGHER, LOWER, Capability, Metric, Needs, declare
@@ -155,6 +160,7 @@ __all__ = [
     "parity_joined_vs_eng",
     "parity_mean_ratio_vs_eng",
     "parity_vs_eng",
+    "parity_vs_eng_held_out",
     "partial_char_token_share",
     "punctuation_attached_share",
     "ratio_of_sums",
@@ -256,6 +262,9 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
     Metric("parity_mean_ratio_vs_eng", "premium vs English (mean of ratios on dev, TokSuite)", "parity", LOWER,
            "{:.3f}", Needs.ENGLISH_PARTNER_DEV, parity_mean_ratio_vs_eng, definition="TokSuite's mean of "
            "per-sentence ratios, mean over the FLORES dev sentences both hold of tokens(language) / tokens(English)"),
+    Metric("parity_vs_eng_held_out", "premium vs English on devtest (ratio of totals)", "parity", LOWER, "{:.3f}",
+           Needs.ENGLISH_PARTNER_HELD_OUT, parity_vs_eng_held_out, optional=True, definition="ratio of totals over "
+           "the parallel sentences outside the set's dev split (FLORES devtest), each sentence encoded alone"),
     Metric("renyi_efficiency", "Rényi efficiency (α=2.5)", "distribution", HIGHER, "{:.3f}", _TEXT,
            renyi_efficiency),
     Metric("shannon_efficiency", "Shannon efficiency", "distribution", HIGHER, "{:.3f}", _TEXT, shannon_efficiency),
@@ -278,10 +287,14 @@ METRICS: dict[str, Metric] = declare(GROUPS, [
            number_context_split_share),
     Metric("punctuation_attached_share", "punctuation attached to words", "numbers", DESCRIPTIVE, "{:.3f}", _TEXT,
            punctuation_attached_share),
-    # opt-in: one pair per perturbation of benchmarks.measure.perturb (a language without it has no row)
+    # opt-in, per perturbation of benchmarks.measure.perturb: token inflation, and the two word metrics where the
+    # words pair up (a language without the perturbation has no row)
     *(Metric(f"token_inflation_{name}", f"token inflation ({name})", "robustness", LOWER, "{:.3f}",
              Needs.PERTURBED_TEXT, _ROBUSTNESS[name], optional=True) for name in PERTURBATIONS),
     *(Metric(f"changed_word_share_{name}", f"words split differently ({name})", "robustness", LOWER, "{:.3f}",
+             Needs.PERTURBED_TEXT, _ROBUSTNESS[name], optional=True)
+      for name, perturbation in PERTURBATIONS.items() if perturbation.keeps_words),
+    *(Metric(f"boundary_edit_distance_{name}", f"boundary edits per word ({name})", "robustness", LOWER, "{:.3f}",
              Needs.PERTURBED_TEXT, _ROBUSTNESS[name], optional=True)
       for name, perturbation in PERTURBATIONS.items() if perturbation.keeps_words),
     Metric("vocab_size_reached", "vocab size reached", "cost", DESCRIPTIVE, "{:.0f}", Needs.TOKENIZER,

@@ -19,7 +19,8 @@ def at_a_glance(context: Context) -> list[Block]:
              "lead is not clear-cut. Cells marked ‡ or § in the tables below are never ranked. "
              + "; ".join(f"{headline.question}: `{headline.metric}` on `{headline.eval_set}`"
                          + (" (the gold reference with the most words)" if headline.question == "gold morphemes"
-                            else "") + (" (shared published tokenizers)" if headline.question == "parity" else "")
+                            else "") + (" (shared tokenizers: published, or trained on every language)"
+                            if headline.question == "parity" else "")
                          for headline in found) + ".")  # fmt: skip
     blocks: list[Block] = [Heading(2, Verbatim("At a glance")), Paragraph(text(intro, escape=False)),
                            SimpleTable(header, rows, "l" * len(header),

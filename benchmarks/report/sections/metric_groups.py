@@ -1,5 +1,6 @@
-"""One section per metric group with rows in this run: its tables, then its plots with their findings;
-the groups without rows named in one line, each with the reason the run knows (parity: no parallel set)."""
+"""One section per metric group with rows in this run: its tables, then its plots with their findings (the cost
+group also the wall-clock costs, ``costs.cost_section``); the groups without rows named in one line, each with the
+reason the run knows (parity: no parallel set)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from benchmarks.report.document import (
 )
 from benchmarks.report.figures import Plot, Skipped
 from benchmarks.report.sections.context import Context
+from benchmarks.report.sections.costs import cost_section
 from benchmarks.report.tables import Table
 from benchmarks.run.parallel import why_no_parity
 
@@ -41,7 +43,9 @@ def metric_groups(context: Context) -> list[Block]:
         blocks.append(Paragraph(tuple(lines)))
     for group in present:
         blocks += group_section(group, [table for table in tables if table.group == group], figures.get(group, []))
-    return blocks
+        if group == "cost":  # the wall-clock costs, which the regression check never compares, under the cost tables
+            blocks += cost_section(context)
+    return blocks if "cost" in present else [*blocks, *cost_section(context)]
 
 
 def group_section(group: str, tables: list[Table], figures: list[Plot | Skipped]) -> list[Block]:

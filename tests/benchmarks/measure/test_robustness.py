@@ -18,7 +18,7 @@ from benchmarks.errors import BenchmarkError
 from benchmarks.measure import perturb as P
 from benchmarks.measure.evaluate import metric_results
 from benchmarks.measure.metrics import METRICS, PerturbedText, RunningText
-from benchmarks.measure.metrics.robustness import changed_words, word_cuts
+from benchmarks.measure.metrics.robustness import changed_words, word_cuts, word_edits
 from bpe.base import Encoding
 from tests.errors import raises_code
 
@@ -109,8 +109,11 @@ def signature(word: str, cuts: set[int], images: Sequence[str]) -> list[tuple[bo
     return out
 
 
-def independent_changed_share(name: str, texts: Sequence[str], encode: Encoder) -> float:
-    changed = total = 0
+def independent_word_measures(name: str, texts: Sequence[str], encode: Encoder) -> tuple[float, float]:
+    """(share of words whose signature changes, differing signature entries per word): a signature entry is one
+    clean character's "cut at its start" or "cut inside it" flag, so a differing entry is one boundary only one
+    side has (one addition or deletion of the boundary edit distance)."""
+    changed = edits = total = 0
     for index, text in enumerate(texts):
         noisy = independent_perturbation(name, text, index)
         pairs = zip(words_with_cuts(text, encode(text)), words_with_cuts(noisy, encode(noisy)), strict=True)
@@ -118,9 +121,13 @@ def independent_changed_share(name: str, texts: Sequence[str], encode: Encoder) 
             # swap is positional (character j stays at position j); the others map character by character
             images = list(noisy_word) if name == "swap" else [independent_perturbation(name, c, 0) for c in word]
             clean = signature(word, cuts, list(word))
-            changed += signature(noisy_word, noisy_cuts, images) != clean
+            moved = signature(noisy_word, noisy_cuts, images)
+            changed += moved != clean
+            # a flag set on one side only is one boundary only one side has
+            edits += sum(a != b for pair, other in zip(moved, clean, strict=True)
+                         for a, b in zip(pair, other, strict=True))
             total += 1
-    return changed / total
+    return changed / total, edits / total
 
 
 # --------------------------------------------------------------------------- perturbations
@@ -168,18 +175,23 @@ def test_robustness_metrics_equal_an_independent_computation(flores_sample, cl10
     values = results(lines, language, cl100k)
     applying = P.perturbations_for(language)
     assert set(values) == {f"token_inflation_{p}" for p in applying} | {
-        f"changed_word_share_{p}" for p in applying if P.PERTURBATIONS[p].keeps_words}  # fmt: skip
+        f"{metric}_{p}" for p in applying if P.PERTURBATIONS[p].keeps_words
+        for metric in ("changed_word_share", "boundary_edit_distance")}  # fmt: skip
     for name in applying:
         noisy = [independent_perturbation(name, line, index) for index, line in enumerate(lines)]
         expected = sum(len(cl100k(t)) for t in noisy) / sum(len(cl100k(t)) for t in lines)
         assert values[f"token_inflation_{name}"] == pytest.approx(expected, rel=1e-12)
         if name == "spaces":
-            assert "changed_word_share_spaces" not in values
+            assert "changed_word_share_spaces" not in values and "boundary_edit_distance_spaces" not in values
             continue
-        assert values[f"changed_word_share_{name}"] == pytest.approx(
-            independent_changed_share(name, lines, cl100k), rel=1e-12)
+        share, edits = independent_word_measures(name, lines, cl100k)
+        assert values[f"changed_word_share_{name}"] == pytest.approx(share, rel=1e-12)
+        assert values[f"boundary_edit_distance_{name}"] == pytest.approx(edits, rel=1e-12)
+        assert edits >= share  # a changed word has at least one edit
     if language != "kor_Hang":  # cased scripts: upper costs cl100k tokens and moves cuts
         assert values["token_inflation_upper"] > 1.1 and values["changed_word_share_upper"] > 0.2
+        # a changed word moves more than one boundary on average (an upper-case word is cut anew)
+        assert values["boundary_edit_distance_upper"] > 1.5 * values["changed_word_share_upper"]
 
 
 def test_character_and_byte_rows_by_construction(flores_sample) -> None:
@@ -196,6 +208,12 @@ def test_character_and_byte_rows_by_construction(flores_sample) -> None:
     assert results(korean, "kor_Hang", char_encode)["changed_word_share_nfd"] == pytest.approx(len(hangul) / len(words))
     by_bytes = results(korean, "kor_Hang", byte_encode)
     assert by_bytes["changed_word_share_nfd"] == 0 and by_bytes["token_inflation_nfd"] > 2
+    assert by_bytes["boundary_edit_distance_nfd"] == 0
+    # the character row gains exactly one boundary inside each character NFD decomposes (a syllable's jamo)
+    decomposed = sum(len(unicodedata.normalize("NFD", c)) > 1 for w in words for c in w)
+    by_chars = results(korean, "kor_Hang", char_encode)
+    assert by_chars["boundary_edit_distance_nfd"] == pytest.approx(decomposed / len(words))
+    assert by_chars["boundary_edit_distance_upper"] == by_chars["boundary_edit_distance_swap"] == 0
 
 
 def test_cuts_of_a_word_in_half_characters() -> None:
@@ -205,6 +223,24 @@ def test_cuts_of_a_word_in_half_characters() -> None:
     assert word_cuts(text, encoding) == [("a", frozenset()), ("çoklu", frozenset({1, 6}))]  # inside ç; before l
     with raises_code(BenchmarkError, "length_mismatch", value=(2, 1)):
         changed_words("upper", word_cuts(text, encoding), [("ÇOKLU", frozenset())])
+
+
+def test_boundary_edits_of_hand_made_words() -> None:
+    """Edits are the cuts only one side has, in half characters of the clean word: a cut that moves by one
+    character is two; a syllable cut into its jamo (``nfd``) gains one boundary inside the syllable, however many
+    jamo cuts fall there; a word that does not line up is not compared."""
+    clean = [("çoklu", frozenset({1, 6})), ("ev", frozenset()), ("de", frozenset({2}))]
+    noisy = [("ÇOKLU", frozenset({2, 6})), ("EV", frozenset()), ("DE", frozenset({2}))]
+    assert word_edits("upper", clean, noisy) == [2, 0, 0]  # {1, 6} vs {2, 6}: 1 removed, 2 added
+    assert changed_words("upper", clean, noisy) == (1, 3)
+    # 한국 as one token per jamo (ㅎㅏㄴ|ㄱㅜㄱ): cuts 2, 4 inside 한, 6 between, 8, 10 inside 국
+    jamo = unicodedata.normalize("NFD", "한국")
+    assert len(jamo) == 6
+    assert word_edits("nfd", [("한국", frozenset({2}))], [(jamo, frozenset({2, 4, 6, 8, 10}))]) == [2]
+    assert word_edits("nfd", [("한국", frozenset())], [(jamo, frozenset({6}))]) == [1]  # only the syllable cut
+    # ß → SS under upper: the cut before SS stays before ß; the one between the two S lands inside ß (one edit)
+    assert word_edits("upper", [("maße", frozenset({4}))], [("MASSE", frozenset({4, 6}))]) == [1]
+    assert word_edits("swap", [("ab", frozenset())], [("abc", frozenset({2}))]) == []  # positional, length moved
 
 
 def test_no_word_metric_without_spaces_and_inputs_are_encoded_once(flores_sample) -> None:

@@ -19,10 +19,11 @@ MINIMAL = {
 
 
 #: run identities, resumable runs and cached tokenizers hang on these: a change of the config code must not move them
-SHIPPED_FINGERPRINTS = {"quick": "4ed2048787d96892", "paper": "69542e68f2e16d4c", "inference": "8a4275e8361e0bff"}
+SHIPPED_FINGERPRINTS = {"quick": "4acafd4216b9138d", "paper": "69542e68f2e16d4c", "inference": "8a4275e8361e0bff",
+                        "research2025": "1c6b433f18ffb4ba"}
 
 
-@pytest.mark.parametrize("name", ["quick", "paper", "inference"])
+@pytest.mark.parametrize("name", list(SHIPPED_FINGERPRINTS))
 def test_shipped_config_fingerprints_are_unchanged(name: str) -> None:
     assert load_config(name).fingerprint() == SHIPPED_FINGERPRINTS[name]
 
@@ -50,10 +51,21 @@ def test_to_json_is_the_flat_identity_of_a_config() -> None:
 def test_shipped_configs_load(name: str) -> None:
     config = load_config(name)
     assert config.name == name
-    assert {entry.kind for entry in config.tokenizers} == {"word", "char", "char-bpe", "byte-bpe", "spm-bpe",
-                                                           "spm-unigram"}  # fmt: skip
+    kinds = {"word", "char", "char-bpe", "byte-bpe", "spm-bpe", "spm-unigram"}
+    # the quick report also has rows of the 2025 families
+    kinds |= {"superbpe", "wordpiece", "unigram"} if name == "quick" else set()
+    assert {entry.kind for entry in config.tokenizers} == kinds
     assert config.production == ("cl100k", "mistral-v1")
     assert config.fingerprint() == load_config(name).fingerprint()
+
+
+def test_the_research2025_config_has_every_2025_family_and_shared_rows() -> None:
+    config = load_config("research2025")
+    kinds = {entry.kind for entry in config.trained_entries}
+    assert {"superbpe", "wordpiece", "unigram", "parity-bpe"} <= kinds
+    assert [row.label for row in config.trained_entries if config.mixture_of(row.label) is not None] == [
+        "byte-bpe-multilingual-a1", "byte-bpe-multilingual-a0.5", "byte-bpe-multilingual-a0.3", "parity-bpe-a1"]
+    assert "parity_vs_eng_held_out" in config.extra_metrics
 
 
 def test_the_inference_config_loads() -> None:

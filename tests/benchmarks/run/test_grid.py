@@ -31,7 +31,7 @@ def test_one_sweep_per_derivable_family_and_options_one_training_per_size_otherw
             {"kind": "spm-bpe", "vocab_sizes": [400, 800]},
         ],
     })  # fmt: skip
-    sweeps = plan_sweeps(plan_units(config, corpora, {}))
+    sweeps = plan_sweeps(plan_units(config, corpora, {}), config)
     assert [sizes(sweep) for sweep in sweeps] == [
         [("word", 2000), ("word", 1000), ("word", 500)],  # largest first: trained; the others derived
         [("char", 300)],  # char and sentencepiece: one training per size
@@ -55,7 +55,7 @@ def test_train_chars_multiplies_the_trained_rows_and_separates_their_sweeps(corp
     ]  # fmt: skip
     assert units[0].columns()["train_chars"] == 50000
     assert len({unit.key for unit in units}) == len(units)
-    assert [sizes(sweep) for sweep in plan_sweeps(units)] == [[("byte-bpe", 800), ("byte-bpe", 400)]] * 2
+    assert [sizes(sweep) for sweep in plan_sweeps(units, config)] == [[("byte-bpe", 800), ("byte-bpe", 400)]] * 2
     assert [max_chars_of(unit, config) for unit in units[:4]] == [50000, 50000, 10000, 10000]
 
 

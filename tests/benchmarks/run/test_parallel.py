@@ -21,7 +21,7 @@ from corpora.flores import petrov_join
 from tests.conftest import DATA_ROOT, read_flores
 from tests.errors import raises_code
 
-PARITY = ["parity_vs_eng", "parity_joined_vs_eng", "parity_mean_ratio_vs_eng"]
+PARITY = ["parity_vs_eng", "parity_joined_vs_eng", "parity_mean_ratio_vs_eng", "parity_vs_eng_held_out"]
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +112,15 @@ def test_partial_and_reordered_sets_pair_by_key(tmp_path, cl100k, monkeypatch):
         ratios = [len(cl100k(lines[source[corpus]][i])) / english[i] for i in order if i < dev]
         row = results.loc[(corpus, "parity_mean_ratio_vs_eng")]
         assert (row["value"], row["n"]) == (pytest.approx(sum(ratios) / len(ratios), rel=1e-12), len(ratios))
+        # the premium on the sentences outside the dev split (devtest): none in the sample data root
+        held_out = [i for i in order if i >= dev]
+        if held_out:
+            mine = sum(len(cl100k(lines[source[corpus]][i])) for i in held_out)
+            row = results.loc[(corpus, "parity_vs_eng_held_out")]
+            expected = mine / sum(english[i] for i in held_out)
+            assert (row["value"], row["n"]) == (pytest.approx(expected, rel=1e-12), len(held_out))
+        else:
+            assert (corpus, "parity_vs_eng_held_out") not in results.index
     assert "eng" not in results.index.get_level_values("corpus")  # English against itself: no rows
     # the report says how each language was paired and over how many sentences, partial overlaps included
     text = write_report(tmp_path / "run").read_text(encoding="utf-8")

@@ -241,6 +241,7 @@ def test_paper_config_published_rows_equal_their_owners_on_every_flores_line(dat
     assert [start for start, _ in encoding.spans] == ends[:-1] and ends[-1] == len(decomposed.encode("utf-8"))
 
 
+@pytest.mark.slow  # about 11 s: a whole run of every tokenizer known by name; CI runs it with -m slow
 def test_every_tokenizer_known_by_name_runs_through_a_whole_run(tmp_path: Path, monkeypatch, capsys) -> None:
     """Every name of bpe.PRODUCTION as a row of one run, to the end: the results, the vocabulary audit (the
     chars row's surrogate code points have no UTF-8 form) and the report."""

@@ -30,6 +30,7 @@ EXPORTS = [
     pytest.param("char-bpe", {"end_of_word": "attached"}, id="char-bpe-attached"),
     pytest.param("byte-bpe", {"pretokenizer": "o200k"}, id="byte-bpe-o200k", marks=pytest.mark.slow),
     pytest.param("char-bpe", {"end_of_word": "none"}, id="char-bpe-none", marks=pytest.mark.slow),
+    pytest.param("unigram", {}, id="unigram", marks=pytest.mark.slow),  # HF's Unigram model: Viterbi, fused <unk>s
     pytest.param(
         "char-bpe",
         {"end_of_word": "attached", "pretokenizer": "whitespace", "limit_alphabet": 300},  # <unk> for rare characters
