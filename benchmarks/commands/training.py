@@ -146,7 +146,9 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         "  tokbench train --kind byte-bpe --vocab-size 32000 --counts counts.parquet --out byte-bpe-32k.json\n"
         "  tokbench train --kind char-bpe --vocab-size 8000 --normalizer jamo --pretokenizer morpheme \\\n"
         "      --input ko.txt --out ko-jamo-morpheme.json\n"
-        "  tokbench train --kind bpe-knockout --vocab-size 8000 --references gold.tsv --input tr.txt --out tr-ko.json",
+        "  tokbench train --kind bpe-knockout --vocab-size 8000 --references gold.tsv --input tr.txt --out tr-ko.json\n"
+        "  tokbench train --kind parity-bpe --vocab-size 8000 --input tur=tr.txt eng=en.txt \\\n"
+        "      --dev tur=flores-dev.tr eng=flores-dev.en --out parity-8k.json",
     )
     parser.add_argument("--kind", required=True, choices=list(bpe.FAMILIES), help="tokenizer family")
     parser.add_argument("--vocab-size", required=True, type=int, metavar="N", help="vocabulary size, specials included")
@@ -156,6 +158,13 @@ def _register_train(subparsers: argparse._SubParsersAction) -> None:
         "--references",
         metavar="FILE",
         help="bpe-knockout: gold morphemes, one 'word<TAB>morph morph ...' per line (the morphs spell the word)",
+    )
+    parser.add_argument(
+        "--dev",
+        nargs="+",
+        metavar="LANG=FILE",
+        help="parity-bpe: each language's parallel dev sentences, one per line, line i the same sentence in every "
+        "file; --input then names each language's training text the same way (LANG=FILE)",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", nargs="+", metavar="FILE", help="training text, one text per line")
@@ -203,7 +212,21 @@ def run_train(args: argparse.Namespace) -> int:
         raise BenchmarkError(
             f"{args.kind} trains on the text itself (sentencepiece reads sentences): use --input with the local engine"
         )
-    if args.counts is not None:
+    parallel = family.facts.training_input == "parallel"
+    if (args.dev is not None) != parallel:
+        needed = "needs --dev LANG=FILE ... and --input LANG=FILE ..." if parallel else "takes no --dev"
+        raise BenchmarkError(f"--kind {args.kind} {needed}: --dev is for a family that trains on several languages "
+                             "with their parallel dev sentences (parity-bpe)", code="needs_parallel_input",
+                             value=args.kind, field="--dev")  # fmt: skip
+    if parallel:
+        if args.input is None:
+            raise BenchmarkError(f"--kind {args.kind} trains on the text of each language: give --input LANG=FILE ...",
+                                 code="needs_parallel_input", value=args.kind, field="--input")  # fmt: skip
+        texts, dev = _language_lines(args.input, "--input"), _language_lines(args.dev, "--dev")
+        started = time.perf_counter()
+        tokenizer = family.train_parallel(texts, dev, args.vocab_size, progress=progress, workers=args.workers,
+                                          **options)  # fmt: skip
+    elif args.counts is not None:
         if args.engine != "local" or args.address is not None:
             raise BenchmarkError("--engine and --address count text; --counts is already counted")
         started = time.perf_counter()
@@ -229,6 +252,23 @@ def run_train(args: argparse.Namespace) -> int:
         tokenizer.save(out)
     print(_summary(tokenizer, args.vocab_size, seconds, out))
     return 0
+
+
+def _language_lines(values: list[str], flag: str) -> dict[str, list[str]]:
+    """``LANG=FILE`` arguments -> each language's lines (every file read before training starts)."""
+    files: dict[str, str] = {}
+    for value in values:
+        language, equals, path = value.partition("=")
+        if not equals or not language or not path or language in files:
+            why = f"{language!r} is named twice" if language in files else "expected LANG=FILE"
+            raise BenchmarkError(f"{flag} {value}: {why} (one file per language)", code="bad_parallel_input",
+                                 value=value, field=flag)  # fmt: skip
+        files[language] = path
+    lines: dict[str, list[str]] = {}
+    for language, path in files.items():
+        with open_input(path) as handle:
+            lines[language] = list(require_text(read_lines(handle, path), [path]))
+    return lines
 
 
 def _summary(tokenizer: Tokenizer, requested: int, seconds: float, out: Path) -> str:

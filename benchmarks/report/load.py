@@ -99,9 +99,11 @@ class Run:
         facts = entry.get("references", {}).get(reference, {}) if isinstance(entry, dict) else {}
         return facts if isinstance(facts, dict) else {}
 
-    @functools.cached_property
+    @property
     def multilingual_rows(self) -> frozenset[str]:
-        """The labels of the trained rows that are one tokenizer for every language (``[[multilingual]]``)."""
+        """The labels of the trained rows that are one tokenizer for every language (``[[multilingual]]``).  Not
+        cached on the instance: a run is pickled for the plot workers while the tables are written, and a cache
+        filled then would change the object being pickled."""
         samples = self.manifest.get("multilingual")
         return frozenset(samples) if isinstance(samples, dict) else frozenset()
 

@@ -55,7 +55,7 @@ from bpe.pipeline.pretokenizers import PreTokenizer
 EXPORTABLE = (
     "byte-bpe and parity-bpe (any regex pre-tokenizer), superbpe (its stage-2 chunks) and char-bpe with end_of_word "
     "'attached' or 'none', in encode_mode 'merges', without normalizer or dropout; unigram and wordpiece with a "
-    "regex pre-tokenizer, without normalizer"
+    "regex pre-tokenizer, without normalizer, in their own encode_mode (likelihood, longest-prefix)"
 )
 
 
@@ -198,8 +198,10 @@ def _wordpiece_dict(tokenizer: WordPieceTokenizer) -> dict[str, Any]:
 
 
 def _check_pipeline(tokenizer: UnigramTokenizer | WordPieceTokenizer) -> None:
-    """Refuse what a ``Split`` pre-tokenizer without normalizer cannot express (``not_exportable``)."""
+    """Refuse what a ``Split`` pre-tokenizer without normalizer, and HF's own encoding of the model (Viterbi,
+    MaxMatch), cannot express (``not_exportable``)."""
     for name, (value, exportable) in {
+        "encode_mode": (tokenizer.options.encode_mode, tokenizer.options.encode_mode == tokenizer.options.native_mode),
         "normalizer": (tokenizer.normalizer.name, tokenizer.normalizer.name == "none"),
         "pretokenizer": (tokenizer.pretokenizer.name, tokenizer.pretokenizer.is_regex),
     }.items():

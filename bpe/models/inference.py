@@ -45,6 +45,13 @@ character) and starts no longer entry becomes a segment of its own with
 token :data:`UNMATCHED`; the family maps it as it always does (``<unk>``,
 byte-fallback pieces).  Every method works on one pre-token at a time, so
 no token crosses a pre-token boundary.
+
+``covered_first`` (``fewest-tokens`` only): a family that refuses a word it
+cannot cover with entries (WordPiece's ``<unk>`` for the whole word) needs
+the fewest tokens among the segmentations made of entries alone, whenever
+one exists.  With it, an unmatched symbol counts as more tokens than the
+symbols are long, so any segmentation into entries beats any with an
+unmatched symbol; the greedy methods never choose, so it does not apply to them.
 """
 
 from __future__ import annotations
@@ -106,8 +113,11 @@ class VocabularyTrie:
         return best
 
     # -- the methods --------------------------------------------------------
-    def segment(self, symbols: Sequence[Hashable], method: str, tie_break: str = "longest-first") -> Segmentation:
-        """Segment ``symbols`` with one of :data:`INFERENCE_METHODS` (``tie_break``: of ``fewest-tokens``)."""
+    def segment(
+        self, symbols: Sequence[Hashable], method: str, tie_break: str = "longest-first", *, covered_first: bool = False
+    ) -> Segmentation:
+        """Segment ``symbols`` with one of :data:`INFERENCE_METHODS` (``tie_break``, ``covered_first``: of
+        ``fewest-tokens``, module docstring)."""
         if method == "longest-prefix":
             return self.longest_prefix(symbols)
         if method == "longest-suffix":
@@ -115,7 +125,9 @@ class VocabularyTrie:
         if method == "longest-token":
             return self.longest_token(symbols)
         if method == "fewest-tokens":
-            return self.fewest_tokens(symbols) if tie_break == "longest-first" else self.fewest_tokens_last(symbols)
+            if tie_break == "longest-first":
+                return self.fewest_tokens(symbols, covered_first=covered_first)
+            return self.fewest_tokens_last(symbols, covered_first=covered_first)
         raise ValueError(f"unknown inference method {method!r}")
 
     def longest_prefix(self, symbols: Sequence[Hashable]) -> Segmentation:
@@ -160,16 +172,17 @@ class VocabularyTrie:
             pending.extend(part for part in ((low, best_start), (best_end, high)) if part[0] < part[1])
         return [pieces[start] for start in sorted(pieces)]
 
-    def fewest_tokens(self, symbols: Sequence[Hashable]) -> Segmentation:
+    def fewest_tokens(self, symbols: Sequence[Hashable], *, covered_first: bool = False) -> Segmentation:
         length = len(symbols)
+        unmatched_cost = length + 1 if covered_first else 1
         matches = [self.matches_from(symbols, start, length) for start in range(length)]
         # fewest[i]: the fewest tokens covering symbols[i:]; a symbol that is no entry may stand alone
         fewest = [0] * (length + 1)
         for start in range(length - 1, -1, -1):
-            options = [fewest[end] for end, _ in matches[start]]
+            options = [1 + fewest[end] for end, _ in matches[start]]
             if not matches[start] or matches[start][0][0] != start + 1:
-                options.append(fewest[start + 1])
-            fewest[start] = 1 + min(options)
+                options.append(unmatched_cost + fewest[start + 1])
+            fewest[start] = min(options)
         segments: Segmentation = []
         start = 0
         while start < length:
@@ -180,11 +193,11 @@ class VocabularyTrie:
             start = chosen[0]
         return segments
 
-
-    def fewest_tokens_last(self, symbols: Sequence[Hashable]) -> Segmentation:
+    def fewest_tokens_last(self, symbols: Sequence[Hashable], *, covered_first: bool = False) -> Segmentation:
         """``fewest-tokens`` with the ``longest-last`` tie-break: the fewest tokens covering each prefix,
         then back from the end, the longest last token that still allows the fewest tokens."""
         length = len(symbols)
+        costs = {UNMATCHED: length + 1 if covered_first else 1}  # any other token counts 1
         # fewest[i]: the fewest tokens covering symbols[:i]; ending[i]: (start, token) of each entry ending at i
         ending: list[list[tuple[int, int]]] = [[] for _ in range(length + 1)]
         for start in range(length):
@@ -195,12 +208,13 @@ class VocabularyTrie:
                 ending[end].append((start, token))
         fewest = [0] * (length + 1)
         for end in range(1, length + 1):
-            fewest[end] = 1 + min(fewest[start] for start, _ in ending[end])
+            fewest[end] = min(fewest[start] + costs.get(token, 1) for start, token in ending[end])
         segments: Segmentation = []
         end = length
         while end > 0:
             # ending[end] is in order of start, so the first that allows the fewest tokens is the longest
-            start, token = next((start, token) for start, token in ending[end] if fewest[start] == fewest[end] - 1)
+            start, token = next((start, token) for start, token in ending[end]
+                                if fewest[start] == fewest[end] - costs.get(token, 1))  # fmt: skip
             segments.append((token, end - start))
             end = start
         segments.reverse()

@@ -19,6 +19,16 @@ in no piece is ``<unk>`` with the lowest piece score − 10 (sentencepiece's ``k
 them is one ``<unk>``, as sentencepiece merges them.  Pieces hold the text as it is, spaces included
 (`` the``, no ``▁``), so decoding joins them: lossless when no ``<unk>`` was produced.  A piece that spells
 a special token's string is an ordinary piece: text is literal unless ``allowed_special``.
+
+**Inference methods** (``encode_mode``, Uzan et al. 2024; ``bpe.models.inference``): ``likelihood`` (the
+default) is the Viterbi segmentation above; ``longest-prefix``, ``longest-suffix``, ``longest-token`` and
+``fewest-tokens`` (with its ``tie_break``) segment each pre-token over the pieces alone, scores unused.
+Symbols are the pre-token's characters and a piece matches its characters as they are, its attached space
+included (`` the`` only where a space precedes ``the`` in the pre-token).  A character that is no piece
+and starts none that matches is a segment of its own, and a run of such segments is one ``<unk>`` covering
+them, as the Viterbi encoder merges them (``fewest-tokens`` counts each unknown character as one token
+before the run is merged).  Decoding stays lossless when no ``<unk>`` was produced: every other piece is
+its own text.
 """
 
 from __future__ import annotations
@@ -31,12 +41,15 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, FamilyFacts, TokenizerError, VocabFloor
+from bpe.models.inference import UNMATCHED, VocabularyTrie
 from bpe.models.trained import TrainedTokenizer, TrainingRequest
 from bpe.options import (
-    FamilyOptions,
     NormalizerName,
     PreTokenizerName,
+    SamplingOptions,
+    TieBreak,
     body_field,
+    encode_mode_option,
     read_common_body,
     special_tokens_with,
 )
@@ -46,7 +59,11 @@ from bpe.training.unigram_trainer import UNK_PENALTY, train_pieces
 from bpe.validation import PositiveInt, in_interval
 
 
-class UnigramOptions(FamilyOptions):
+class UnigramOptions(SamplingOptions):
+    """``SamplingOptions`` for the rule tying ``tie_break`` to ``fewest-tokens``; this family never samples."""
+
+    native_mode = "likelihood"
+
     pretokenizer: PreTokenizerName = "unicode"
     normalizer: NormalizerName = "none"
     seed_size: Annotated[
@@ -57,6 +74,8 @@ class UnigramOptions(FamilyOptions):
     ] = 0.75
     num_sub_iterations: Annotated[PositiveInt, Field(description="EM steps between two pruning steps")] = 2
     max_piece_length: Annotated[PositiveInt, Field(description="longest piece, in characters")] = 16
+    encode_mode: encode_mode_option("likelihood") = "likelihood"  # type: ignore[valid-type]
+    tie_break: TieBreak = "longest-first"
 
 
 class UnigramTokenizer(TrainedTokenizer):
@@ -93,6 +112,7 @@ class UnigramTokenizer(TrainedTokenizer):
         self._id_scores = [0.0] * len(specials) + self._scores
         self._longest = max(map(len, pieces), default=1)
         self._unk_score = min(self._scores, default=0.0) - UNK_PENALTY
+        self._trie: VocabularyTrie | None = None  # the pieces, for the inference methods; built on first use
 
     @property
     def scored_pieces(self) -> list[tuple[str, float]]:
@@ -123,6 +143,8 @@ class UnigramTokenizer(TrainedTokenizer):
     # -- encoding ---------------------------------------------------------
     def _encode_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
         """The Viterbi segmentation (module docstring): ids and UTF-8 byte lengths, runs of ``<unk>`` as one."""
+        if self.options.encode_mode != "likelihood":
+            return self._segment_pretoken(pretoken)
         size = len(pretoken)
         best = [0.0] + [-math.inf] * size
         back = [0] * (size + 1)
@@ -154,9 +176,22 @@ class UnigramTokenizer(TrainedTokenizer):
             end = start
         ids.reverse()
         bounds.reverse()
-        if pretoken.isascii():
-            return ids, [end - start for start, end in pairwise(bounds)]
-        return ids, [len(pretoken[start:end].encode("utf-8")) for start, end in pairwise(bounds)]
+        return ids, _byte_lengths(pretoken, bounds)
+
+    def _segment_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
+        """An inference method over the pieces (module docstring), runs of unknown characters as one ``<unk>``."""
+        if self._trie is None:
+            self._trie = VocabularyTrie((piece, token) for piece, token in self._piece_ids.items())
+        unk = self.unk_id
+        ids: list[int] = []
+        bounds = [0]
+        for token, length in self._trie.segment(pretoken, self.options.encode_mode, self.options.tie_break):
+            if token == UNMATCHED and ids and ids[-1] == unk:
+                bounds[-1] += length  # a run of unknown characters is one <unk>
+                continue
+            ids.append(unk if token == UNMATCHED else token)
+            bounds.append(bounds[-1] + length)
+        return ids, _byte_lengths(pretoken, bounds)
 
     # -- persistence ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -178,6 +213,13 @@ class UnigramTokenizer(TrainedTokenizer):
         options = UnigramOptions.read_saved(config)
         return cls(zip(pieces, scores, strict=True), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :],
                    **options.model_dump())  # fmt: skip
+
+
+def _byte_lengths(pretoken: str, bounds: list[int]) -> list[int]:
+    """The UTF-8 byte length of each segment ``pretoken[start:end]`` between consecutive ``bounds``."""
+    if pretoken.isascii():
+        return [end - start for start, end in pairwise(bounds)]
+    return [len(pretoken[start:end].encode("utf-8")) for start, end in pairwise(bounds)]
 
 
 def _is_score(value: Any) -> bool:

@@ -42,26 +42,42 @@ then the longest ``##`` entry that starts the rest, and so on.  A word that cann
 is longer than ``max_input_chars_per_word`` characters (default 100, as BERT), becomes one ``<unk>``
 covering the whole word.  Decoding joins the pieces without their ``##``: lossless when no ``<unk>``
 was produced.  The saved ``merges`` list, for each merged entry, the pair whose merge made it.
+
+**Inference methods** (``encode_mode``, Uzan et al. 2024; ``bpe.models.inference``): ``longest-prefix``
+(MaxMatch, the default), ``longest-suffix``, ``longest-token`` and ``fewest-tokens`` (with its
+``tie_break``).  The ``##`` convention decides where a piece may stand: a word-initial piece exactly at
+the word's start, a ``##`` piece anywhere after it.  The first character of a word and of every
+word-initial piece is a symbol of its own kind (``word_symbols``), so each method runs unchanged over the
+symbols and obeys the convention: ``longest-suffix`` takes the longest piece allowed to end the rest (a
+``##`` piece, or a word-initial one reaching the start), right to left; ``longest-token`` the longest
+piece allowed where it stands, then the parts left and right of it; ``fewest-tokens`` the fewest pieces among the
+segmentations into a word-initial piece and ``##`` pieces.  As in MaxMatch, a word a method leaves
+partly uncovered (a greedy method at a dead end, none backtracks; ``fewest-tokens`` only when no such
+segmentation exists) is one ``<unk>``, as is a word over ``max_input_chars_per_word``.  Every method is
+defined under the convention, so none is refused.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from bpe.base import DEFAULT_SPECIAL_TOKENS, FamilyFacts, TokenizerError, VocabFloor
+from bpe.models.inference import UNMATCHED, VocabularyTrie
 from bpe.models.trained import TrainedTokenizer, TrainingRequest
 from bpe.options import (
     ENCODE_TIME,
-    FamilyOptions,
     MinFrequency,
     NormalizerName,
     PreTokenizerName,
+    SamplingOptions,
+    TieBreak,
     body_field,
+    encode_mode_option,
     read_common_body,
     special_tokens_with,
 )
@@ -81,10 +97,16 @@ MaxInputChars = Annotated[
 ]
 
 
-class WordPieceOptions(FamilyOptions):
+class WordPieceOptions(SamplingOptions):
+    """``SamplingOptions`` for the rule tying ``tie_break`` to ``fewest-tokens``; this family never samples."""
+
+    native_mode = "longest-prefix"
+
     pretokenizer: PreTokenizerName = "unicode"
     normalizer: NormalizerName = "none"
     min_frequency: MinFrequency = 1  # the course merges every pair, however rare
+    encode_mode: encode_mode_option("longest-prefix") = "longest-prefix"  # type: ignore[valid-type]
+    tie_break: TieBreak = "longest-first"
     max_input_chars_per_word: MaxInputChars = 100
 
 
@@ -127,6 +149,7 @@ class WordPieceTokenizer(TrainedTokenizer):
                 self._initial[piece] = token_id
         self._longest_initial = max(map(len, self._initial), default=0)
         self._longest_continuing = max(map(len, self._continuing), default=0)
+        self._trie: VocabularyTrie | None = None  # the pieces, for the inference methods; built on first use
 
     @property
     def merges(self) -> list[tuple[int, int]]:
@@ -164,6 +187,8 @@ class WordPieceTokenizer(TrainedTokenizer):
         length = len(pretoken)
         if length > self.options.max_input_chars_per_word:
             return [self.unk_id], [len(pretoken.encode("utf-8"))]
+        if self.options.encode_mode != "longest-prefix":
+            return self._segment_pretoken(pretoken)
         ids: list[int] = []
         bounds = [0]
         table, longest = self._initial, self._longest_initial
@@ -181,9 +206,23 @@ class WordPieceTokenizer(TrainedTokenizer):
             bounds.append(end)
             start = end
             table, longest = self._continuing, self._longest_continuing
-        if pretoken.isascii():
-            return ids, [end - start for start, end in pairwise(bounds)]
-        return ids, [len(pretoken[start:end].encode("utf-8")) for start, end in pairwise(bounds)]
+        return ids, _byte_lengths(pretoken, bounds)
+
+    def _segment_pretoken(self, pretoken: str) -> tuple[list[int], list[int]]:
+        """Another inference method over the marked symbols (module docstring); a word it cannot cover is one
+        ``<unk>``."""
+        if self._trie is None:
+            entries = [(word_symbols(piece), token) for piece, token in self._initial.items()]
+            entries += [(tuple(piece), token) for piece, token in self._continuing.items()]
+            self._trie = VocabularyTrie(entries)
+        segments = self._trie.segment(word_symbols(pretoken), self.options.encode_mode, self.options.tie_break,
+                                      covered_first=True)  # fmt: skip
+        if any(token == UNMATCHED for token, _ in segments):
+            return [self.unk_id], [len(pretoken.encode("utf-8"))]
+        bounds = [0]
+        for _, length in segments:
+            bounds.append(bounds[-1] + length)
+        return [token for token, _ in segments], _byte_lengths(pretoken, bounds)
 
     # -- persistence ------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -231,6 +270,20 @@ def alphabet(words: Iterable[str]) -> list[str]:
         initial.add(word[:cut])
         inner.update(word[cut:])
     return [*sorted(initial), *(CONTINUATION + char for char in sorted(inner))]
+
+
+def word_symbols(word: str) -> tuple[Hashable, ...]:
+    """``word`` (or a word-initial piece) as the symbols of the inference methods: its first character marked
+    (a one-tuple, never equal to a character) and the others as they are, so that a ``##`` piece, spelled in
+    unmarked characters, never matches a word's start."""
+    return ((word[0],), *word[1:]) if word else ()
+
+
+def _byte_lengths(word: str, bounds: list[int]) -> list[int]:
+    """The UTF-8 byte length of each segment ``word[start:end]`` between consecutive ``bounds``."""
+    if word.isascii():
+        return [end - start for start, end in pairwise(bounds)]
+    return [len(word[start:end].encode("utf-8")) for start, end in pairwise(bounds)]
 
 
 def initial_length(word: str) -> int:

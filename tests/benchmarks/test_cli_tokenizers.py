@@ -113,6 +113,38 @@ def test_train_prints_a_summary(tokbench, korean: Path, english: Path, tmp_path:
     assert sorted(p.name for p in out.parent.iterdir()) == ["char-bpe.json"]  # no temporary file left
 
 
+def test_parity_bpe_trains_from_files_per_language(tokbench, tmp_path: Path) -> None:
+    """Each language's training text and its line-aligned dev sentences as LANG=FILE: the tokenizer the library
+    trains on the same lines; a family that takes one text refuses --dev, and parity-bpe refuses plain files."""
+    from tests.conftest import DATA_ROOT, read_flores
+
+    flores = read_flores(DATA_ROOT)
+    split = len(flores["eng_Latn"]) // 2
+    inputs, devs, texts, dev = [], [], {}, {}
+    for language in ("eng_Latn", "tur_Latn", "kor_Hang"):
+        texts[language], dev[language] = flores[language][split:], flores[language][:split]
+        for kind, lines, given in (("train", texts[language], inputs), ("dev", dev[language], devs)):
+            path = tmp_path / f"{kind}.{language}"
+            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            given.append(f"{language}={path}")
+    out = tmp_path / "parity.json"
+    run = tokbench("train", "--kind", "parity-bpe", "--vocab-size", 600, "--input", *inputs, "--dev", *devs,
+                   "--out", out)  # fmt: skip
+    assert run.status == 0, run.err
+    direct = bpe.family_class("parity-bpe").train_parallel(texts, dev, 600)
+    assert bpe.load(out).to_dict() == direct.to_dict()
+    refused = [
+        ("--kind", "byte-bpe", "--input", inputs[0].split("=", 1)[1], "--dev", *devs),
+        ("--kind", "parity-bpe", "--input", *inputs),
+        ("--kind", "parity-bpe", "--input", inputs[0].split("=", 1)[1], "--dev", *devs),
+        ("--kind", "parity-bpe", "--input", inputs[0], inputs[0], "--dev", *devs),
+    ]
+    for arguments in refused:
+        run = tokbench("train", "--vocab-size", 600, *arguments, "--out", tmp_path / "refused.json")
+        assert run.status == 2 and run.err.count("\n") == 1, (arguments, run.err)
+    assert not (tmp_path / "refused.json").exists()
+
+
 def test_given_options_are_saved_as_given(trained: dict[str, Path]) -> None:
     def config(kind: str) -> dict:
         return json.loads(trained[kind].read_text(encoding="utf-8"))["config"]
@@ -185,13 +217,13 @@ def test_option_flags_follow_the_declarations(capsys: pytest.CaptureFixture[str]
         main([command, "--help"])
     flags = set(re.findall(r"^  (--[a-z-]+)", capsys.readouterr().out, re.MULTILINE))
     declared = options_by_name(encode_time_only=command == "encode")
-    own = {"train": {"--kind", "--vocab-size", "--references", "--input", "--counts", "--out", "--engine", "--address",
-                     "--workers"},
+    own = {"train": {"--kind", "--vocab-size", "--references", "--dev", "--input", "--counts", "--out", "--engine",
+                     "--address", "--workers"},
            "encode": {"--tokenizer", "--format", "--pattern", "--input", "--out", "--pieces",
                       "--jobs"}}[command]  # fmt: skip
     assert flags == {f"--{name.replace('_', '-')}" for name in declared} | own
     assert set(declared["encode_mode"]) == {"char-bpe", "byte-bpe", "parity-bpe", "superbpe", "spm-bpe",
-                                             "spm-unigram"}
+                                             "spm-unigram", "wordpiece", "unigram"}
     assert ("--seed" in flags) and ("--min-frequency" in flags) == (command == "train")
 
 

@@ -89,7 +89,8 @@ def test_options_by_name_says_which_families_take_which() -> None:
     table = options_by_name()
     assert set(table["limit_alphabet"]) == {"char-bpe", "bpe-knockout"}
     assert set(table["character_coverage"]) == {"spm-bpe", "spm-unigram"}
-    assert set(table["encode_mode"]) == {"char-bpe", "byte-bpe", "parity-bpe", "spm-bpe", "spm-unigram", "superbpe"}
+    assert set(table["encode_mode"]) == set(table["tie_break"]) == {
+        "char-bpe", "byte-bpe", "parity-bpe", "spm-bpe", "spm-unigram", "superbpe", "wordpiece", "unigram"}  # fmt: skip
     assert set(table["pretokenizer"]) == {
         "word", "char-bpe", "byte-bpe", "parity-bpe", "morfessor", "bpe-knockout", "wordpiece", "superbpe",
         "unigram"}  # fmt: skip
@@ -126,8 +127,8 @@ def test_encode_time_options_are_marked_per_family() -> None:
         "spm-unigram": ("encode_mode", "tie_break", "alpha", "nbest", "seed"),
         "morfessor": (),
         "bpe-knockout": (),
-        "wordpiece": ("max_input_chars_per_word",),
-        "unigram": (),
+        "wordpiece": ("encode_mode", "tie_break", "max_input_chars_per_word"),
+        "unigram": ("encode_mode", "tie_break"),
         "superbpe": ("encode_mode", "tie_break", "dropout", "seed"),
     }
     encode_time = ["encode_mode", "tie_break", "dropout", "seed", "alpha", "nbest", "max_input_chars_per_word"]

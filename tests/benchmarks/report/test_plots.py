@@ -3,9 +3,14 @@ rotation they set themselves."""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import random
 import re
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.text import Text
@@ -69,6 +74,21 @@ TRAINED = ["char-bpe-greedy-longest", "byte-bpe-merges-frequency", "spm-unigram-
 PUBLISHED = ["cl100k-base-tiktoken", "mistral-v1-sentencepiece", "gemma-3-sentencepiece"]
 MANY = TRAINED + PUBLISHED
 ROW_TYPES = {label: "production" if label in PUBLISHED else "family" for label in MANY}
+#: the labels of the committed quick report (benchmarks/quick.toml): ten trained, two published
+QUICK_TRAINED = ["byte-bpe", "char", "char-bpe", "char-bpe-greedy", "spm-bpe", "spm-unigram", "superbpe", "unigram",
+                 "word", "wordpiece"]  # fmt: skip
+QUICK_PUBLISHED = ["cl100k", "mistral-v1"]
+
+
+def _preferred(label: str, colours: tuple[str, ...]) -> plots.Style:
+    """The style the label asks for, recomputed from the documented rule: SHA-256 → slot → (colour, marker)."""
+    slot = int(hashlib.sha256(label.encode("utf-8")).hexdigest()[:16], 16) % (len(colours) * len(plots.MARKERS))
+    return plots.Style(colours[slot % len(colours)], plots.MARKERS[slot // len(colours)])
+
+
+def _random_labels(generator: random.Random, count: int) -> list[str]:
+    return sorted({f"{generator.choice(['bpe', 'unigram', 'wp', 'spm'])}-{generator.randrange(10**6)}"
+                   for _ in range(count)})  # fmt: skip
 
 
 def test_a_label_keeps_its_colour_and_marker_across_runs_with_other_tokenizers() -> None:
@@ -79,32 +99,109 @@ def test_a_label_keeps_its_colour_and_marker_across_runs_with_other_tokenizers()
     assert first["char-bpe-greedy-longest"] == second["char-bpe-greedy-longest"]
     # ... which is its own style, from the label alone: not from its position, nor the order given
     alone = plots.tokenizer_palette(["char-bpe-greedy-longest"])["char-bpe-greedy-longest"]
-    assert first["char-bpe-greedy-longest"] == alone
+    assert first["char-bpe-greedy-longest"] == alone == _preferred("char-bpe-greedy-longest", plots.TRAINED_COLOURS)
     assert plots.tokenizer_palette(MANY[::-1], ROW_TYPES) == plots.tokenizer_palette(MANY, ROW_TYPES)
     assert list(plots.tokenizer_palette(MANY, ROW_TYPES)) == MANY  # in the order given (the legends')
 
 
+def test_a_style_depends_only_on_the_labels_of_its_family_sorted_before_it() -> None:
+    generator = random.Random(20240607)
+    for _ in range(40):
+        labels = _random_labels(generator, generator.randrange(2, 30))
+        full = plots.tokenizer_palette(labels)
+        cut = generator.randrange(1, len(labels))
+        published = {label: "production" for label in _random_labels(generator, 5)}
+        # labels sorted after, and published rows, change nothing before them
+        fewer = plots.tokenizer_palette(labels[:cut] + list(published), published)
+        assert {label: fewer[label] for label in labels[:cut]} == {label: full[label] for label in labels[:cut]}
+        for index, label in enumerate(labels):
+            earlier = {full[other].colour for other in labels[:index]}
+            preferred = _preferred(label, plots.TRAINED_COLOURS)
+            if preferred.colour not in earlier:  # nobody before it holds its colour: it keeps its own style
+                assert full[label] == preferred
+
+
 def test_trained_and_published_rows_take_their_own_hues_and_no_two_labels_share_a_style() -> None:
     palette = plots.tokenizer_palette(MANY, ROW_TYPES)
+    assert not set(plots.TRAINED_COLOURS) & set(plots.PRODUCTION_COLOURS)
     assert {palette[t].colour for t in TRAINED} <= set(plots.TRAINED_COLOURS)
     assert {palette[t].colour for t in PUBLISHED} <= set(plots.PRODUCTION_COLOURS)
     assert all(style.marker in plots.MARKERS for style in palette.values())
     assert len(set(palette.values())) == len(MANY)
-    # 40 trained labels fill every trained slot, each once
-    forty = [f"family-{index}" for index in range(40)]
-    assert len(set(plots.tokenizer_palette(forty).values())) == 40
+    # as many trained labels as slots fill every trained slot, each once
+    slots = len(plots.TRAINED_COLOURS) * len(plots.MARKERS)
+    assert len(set(plots.tokenizer_palette([f"family-{index}" for index in range(slots)]).values())) == slots
 
 
-def test_two_labels_that_prefer_one_style_resolve_by_sorted_label() -> None:
-    # both hash to the same slot; the label sorted first keeps it, the other takes the next free slot (the next colour)
+def test_labels_of_one_family_take_distinct_colours_while_there_are_enough() -> None:
+    quick = plots.tokenizer_palette(QUICK_TRAINED + QUICK_PUBLISHED, dict.fromkeys(QUICK_PUBLISHED, "production"))
+    assert len({quick[label].colour for label in QUICK_TRAINED}) == len(QUICK_TRAINED) == len(plots.TRAINED_COLOURS)
+    assert len({quick[label].colour for label in QUICK_PUBLISHED}) == len(QUICK_PUBLISHED)
+    generator = random.Random(7)
+    for colours, row_type in ((plots.TRAINED_COLOURS, "family"), (plots.PRODUCTION_COLOURS, "production")):
+        for count in list(range(1, 3 * len(colours))) * 8:
+            labels = _random_labels(generator, count)
+            palette = plots.tokenizer_palette(labels, dict.fromkeys(labels, row_type))
+            uses = Counter(style.colour for style in palette.values())
+            assert set(uses) <= set(colours)
+            if len(labels) <= len(colours):
+                assert len(uses) == len(labels), (labels, palette)  # every label its own colour
+            else:  # every colour serves floor(n / C) or ceil(n / C) labels, and no two share colour and marker
+                assert len(uses) == len(colours) and max(uses.values()) - min(uses.values()) <= 1, uses
+                assert len(set(palette.values())) == len(labels)
+
+
+def test_a_label_whose_colour_is_taken_takes_the_next_free_colour_with_its_own_marker() -> None:
+    # both prefer one slot; the label sorted first keeps it, the other moves to the next colour, same marker
     a, b = "spm-unigram-nbest-sampling", "unigram-viterbi-with-bytes"
-    alone = plots.tokenizer_palette([a])[a]
-    assert plots.tokenizer_palette([b])[b] == alone
-    both = plots.tokenizer_palette([b, a])
-    assert both[a] == alone and both[b] != alone
     colours = plots.TRAINED_COLOURS
-    slot = (plots.MARKERS.index(alone.marker) * len(colours) + colours.index(alone.colour) + 1) % 40
-    assert both[b] == plots.Style(colours[slot % len(colours)], plots.MARKERS[slot // len(colours)])
+    alone = plots.tokenizer_palette([a])[a]
+    assert plots.tokenizer_palette([b])[b] == alone == _preferred(b, colours)
+    both = plots.tokenizer_palette([b, a])
+    assert both[a] == alone
+    assert both[b] == plots.Style(colours[(colours.index(alone.colour) + 1) % len(colours)], alone.marker)
+    # these two prefer the last colour (other markers); "char-bpe-greedy-longest" and "bpe-knockout-morphology"
+    # sort before them and hold the first two colours, so the later one wraps round to the third, keeping its marker
+    labels = ["byte-level-bpe-dropout", "char-bpe-greedy-shortest", "char-bpe-greedy-longest",
+              "bpe-knockout-morphology"]  # fmt: skip
+    preferred = {label: _preferred(label, colours) for label in labels}
+    assert preferred[labels[0]].colour == preferred[labels[1]].colour == colours[-1]
+    assert [preferred[label].colour for label in labels[2:]] == [colours[0], colours[1]]
+    palette = plots.tokenizer_palette(labels)
+    assert all(palette[label] == preferred[label] for label in labels if label != labels[1])
+    assert palette[labels[1]] == plots.Style(colours[2], preferred[labels[1]].marker)
+
+
+# sRGB (IEC 61966-2-1) to CIE XYZ under D65, and Machado, Oliveira and Fernandes (2009)'s simulation matrices of
+# full protanopia, deuteranopia and tritanopia (severity 1.0), applied to linear RGB
+SRGB_TO_XYZ = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+DICHROMACIES = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+}  # fmt: skip
+
+
+def _cielab(colour: str, vision: str | None = None) -> np.ndarray:
+    rgb = np.array([int(colour[index : index + 2], 16) / 255 for index in (1, 3, 5)])
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    if vision is not None:
+        linear = np.clip(np.array(DICHROMACIES[vision]) @ linear, 0, 1)
+    ratio = SRGB_TO_XYZ @ linear / (SRGB_TO_XYZ @ np.ones(3))
+    f = np.where(ratio > (6 / 29) ** 3, np.cbrt(ratio), ratio / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_trained_colours_stay_apart_from_each_other_from_published_ones_and_from_white() -> None:
+    # CIE76 differences, the bounds the module docstring states (16 normal, 10.7 simulated, 34 from white)
+    everything = plots.TRAINED_COLOURS + plots.PRODUCTION_COLOURS
+    pairs = [(a, b) for a, b in itertools.combinations(everything, 2) if a in plots.TRAINED_COLOURS]
+    for vision, bound in ((None, 16.0), *((name, 10.7) for name in DICHROMACIES)):
+        closest = min(pairs, key=lambda pair: np.linalg.norm(_cielab(pair[0], vision) - _cielab(pair[1], vision)))
+        assert np.linalg.norm(_cielab(closest[0], vision) - _cielab(closest[1], vision)) >= bound, (vision, closest)
+    assert min(np.linalg.norm(_cielab(colour) - _cielab("#FFFFFF")) for colour in everything) >= 34
+    # a colour Tol's light scheme adds, mint, is too close to muted teal: the check can fail
+    assert np.linalg.norm(_cielab("#44BB99") - _cielab("#44AA99")) < 16.0
 
 
 # -- every plot kind keeps its legend and labels inside the figure, with twelve long labels --------------

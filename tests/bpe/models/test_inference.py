@@ -129,3 +129,15 @@ def test_longest_last_is_the_segmentation_of_a_unigram_model_with_equal_scores(e
     reversed_pieces = spelled(mirrored, trie_of(*mirrored).segment(word[::-1], "fewest-tokens", TIE_BREAKS[0]),
                               word[::-1])  # fmt: skip
     assert [piece[::-1] for piece in reversed(reversed_pieces)] == theirs
+
+
+def test_covered_first_prefers_any_segmentation_into_entries() -> None:
+    """The symbol "a" is no entry: a|bcd takes two tokens with "a" unmatched, ab|c|d three entries; covered_first (a
+    family that refuses uncovered words, WordPiece) takes the covering, and still falls back when none exists."""
+    entries = ("ab", "c", "d", "bcd")
+    trie = trie_of(*entries)
+    for tie_break in TIE_BREAKS:
+        assert trie.segment("abcd", "fewest-tokens", tie_break) == [(UNMATCHED, 1), (3, 3)]
+        covered = trie.segment("abcd", "fewest-tokens", tie_break, covered_first=True)
+        assert spelled(entries, covered, "abcd") == ["ab", "c", "d"]
+        assert trie.segment("xbcd", "fewest-tokens", tie_break, covered_first=True) == [(UNMATCHED, 1), (3, 3)]

@@ -205,7 +205,8 @@ def test_max_input_chars_per_word_is_an_encode_option(trained: WordPieceTokenize
     line = "The pilot was identified as Squadron Leader Dilokrit Pattavee."
     assert short.encode(line) == hf_ids(model, trained, line) != trained.encode(line)
     assert short.vocab == trained.vocab and trained.options.max_input_chars_per_word == 100
-    assert WordPieceTokenizer.options_model.encode_option_names() == ("max_input_chars_per_word",)
+    assert WordPieceTokenizer.options_model.encode_option_names() == ("encode_mode", "tie_break",
+                                                                      "max_input_chars_per_word")  # fmt: skip
 
 
 # -- (3) decoding and spans ---------------------------------------------------------------
@@ -257,6 +258,7 @@ def test_save_and_load_round_trip(trained: WordPieceTokenizer, tmp_path: Path, f
     body = json.loads(path.read_text(encoding="utf-8"))
     assert list(body) == ["format", "format_version", "family", "config", "specials", "vocab", "merges"]
     assert body["config"] == {"pretokenizer": "unicode", "normalizer": "none", "min_frequency": 1,
+                              "encode_mode": "longest-prefix", "tie_break": "longest-first",
                               "max_input_chars_per_word": 100}  # fmt: skip
     lines = [line for lines in flores.values() for line in lines[:30]]
     assert [loaded.encode_with_spans(line) for line in lines] == [trained.encode_with_spans(line) for line in lines]
