@@ -101,16 +101,7 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
             raise TokenizerError(f"cannot export {name} {value!r} to Hugging Face format; exportable: {EXPORTABLE}",
                                  code="not_exportable", value=value, field=name)  # fmt: skip
     pieces = tokenizer.vocab
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": None,
-        "pre_tokenizer": pre_tokenizer,
-        "post_processor": None,
-        "decoder": decoder,
-        "model": {
+    return _document(pre_tokenizer, decoder, {
             "type": "BPE",
             "dropout": None,
             "unk_token": unk_token,
@@ -121,8 +112,14 @@ def to_hf_dict(tokenizer: Tokenizer) -> dict[str, Any]:
             "ignore_merges": False,
             "vocab": _unique_vocab(pieces, tokenizer.family),
             "merges": [[pieces[left], pieces[right]] for left, right in tokenizer.merges],
-        },
-    }
+        })
+
+
+def _document(pre_tokenizer: dict[str, Any], decoder: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
+    """A ``tokenizer.json`` document: no normalizer, post-processor or added tokens (our specials are plain
+    vocabulary entries), the given pre-tokenizer, decoder and model."""
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+            "pre_tokenizer": pre_tokenizer, "post_processor": None, "decoder": decoder, "model": model}
 
 
 def _unique_vocab(pieces: list[str], family: str) -> dict[str, int]:
@@ -154,22 +151,12 @@ def _unigram_dict(tokenizer: UnigramTokenizer) -> dict[str, Any]:
     _check_pipeline(tokenizer)
     scored = tokenizer.scored_pieces
     special_score = min((score for _, score in scored), default=0.0) - SPECIAL_SCORE_GAP
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": None,
-        "pre_tokenizer": _split(tokenizer.pretokenizer.pattern),
-        "post_processor": None,
-        "decoder": {"type": "Fuse"},
-        "model": {
-            "type": "Unigram",
-            "unk_id": tokenizer.unk_id,
-            "vocab": [*([special, special_score] for special in tokenizer.special_tokens), *map(list, scored)],
-            "byte_fallback": False,
-        },
-    }
+    return _document(_split(tokenizer.pretokenizer.pattern), {"type": "Fuse"}, {
+        "type": "Unigram",
+        "unk_id": tokenizer.unk_id,
+        "vocab": [*([special, special_score] for special in tokenizer.special_tokens), *map(list, scored)],
+        "byte_fallback": False,
+    })
 
 
 def _wordpiece_dict(tokenizer: WordPieceTokenizer) -> dict[str, Any]:
@@ -177,24 +164,15 @@ def _wordpiece_dict(tokenizer: WordPieceTokenizer) -> dict[str, Any]:
     unknown token), our ``max_input_chars_per_word``, our pre-tokenizer as a ``Split``; decoding strips the
     ``##`` that starts a piece and joins the pieces as they are (the space is part of a word-initial piece)."""
     _check_pipeline(tokenizer)
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": None,
-        "pre_tokenizer": _split(tokenizer.pretokenizer.pattern),
-        "post_processor": None,
-        # \A: the start of the piece (a ^ would also match after a newline inside it)
-        "decoder": {"type": "Replace", "pattern": {"Regex": rf"\A{CONTINUATION}"}, "content": ""},
-        "model": {
-            "type": "WordPiece",
-            "unk_token": UNK,
-            "continuing_subword_prefix": CONTINUATION,
-            "max_input_chars_per_word": tokenizer.options.max_input_chars_per_word,
-            "vocab": _unique_vocab(tokenizer.vocab, tokenizer.family),
-        },
-    }
+    # \A: the start of the piece (a ^ would also match after a newline inside it)
+    decoder = {"type": "Replace", "pattern": {"Regex": rf"\A{CONTINUATION}"}, "content": ""}
+    return _document(_split(tokenizer.pretokenizer.pattern), decoder, {
+        "type": "WordPiece",
+        "unk_token": UNK,
+        "continuing_subword_prefix": CONTINUATION,
+        "max_input_chars_per_word": tokenizer.options.max_input_chars_per_word,
+        "vocab": _unique_vocab(tokenizer.vocab, tokenizer.family),
+    })
 
 
 def _check_pipeline(tokenizer: UnigramTokenizer | WordPieceTokenizer) -> None:

@@ -102,8 +102,9 @@ class ByteBPETokenizer(MergeTokenizer):
         np.cumsum([len(pretoken.encode("utf-8")) for pretoken in pretokens], out=offsets[1:])
         return data.astype(np.int32) + len(self.special_tokens), offsets, np.ones(len(data), dtype=np.int64)
 
-    @classmethod
-    def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:
+    @staticmethod
+    def read_byte_body(body: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str]]:
+        """``read_common_body``, and the 256 byte symbols checked right after the specials."""
         config, specials, vocab = read_common_body(body)
         if vocab[len(specials) : len(specials) + 256] != list(BYTE_TO_CHAR):
             raise TokenizerError(
@@ -112,6 +113,11 @@ class ByteBPETokenizer(MergeTokenizer):
                 code="bad_tokenizer_file",
                 field="vocab",
             )
+        return config, specials, vocab
+
+    @classmethod
+    def from_dict(cls, body: dict[str, Any]) -> ByteBPETokenizer:
+        config, specials, vocab = cls.read_byte_body(body)
         options = cls.options_model.read_saved(config)
         tokenizer = cls(
             cls._read_merges(body), special_tokens=specials[len(DEFAULT_SPECIAL_TOKENS) :], **options.model_dump()

@@ -62,7 +62,7 @@ from bpe.base import DEFAULT_SPECIAL_TOKENS, FamilyFacts, TokenizerError
 from bpe.models.byte_bpe import ByteBPEOptions, ByteBPETokenizer
 from bpe.models.merge_tokenizer import MergeTokenizer
 from bpe.models.trained import TrainingRequest
-from bpe.options import body_field, read_common_body, special_tokens_with
+from bpe.options import body_field, special_tokens_with
 from bpe.pipeline.bytes_unicode import BYTE_TO_CHAR
 from bpe.pipeline.pretokenizers import PreTokenizer
 from bpe.training.counts import PretokenCounts
@@ -246,14 +246,7 @@ class SuperBPETokenizer(ByteBPETokenizer):
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> Self:
-        config, specials, vocab = read_common_body(body)
-        if vocab[len(specials) : len(specials) + 256] != list(BYTE_TO_CHAR):
-            raise TokenizerError(
-                'tokenizer file: field "vocab" must list the 256 byte symbols (GPT-2 aliases, byte order) '
-                "right after the specials",
-                code="bad_tokenizer_file",
-                field="vocab",
-            )
+        config, specials, vocab = cls.read_byte_body(body)
         options = SuperBPEOptions.read_saved(config)
         if options.transition is None:
             raise TokenizerError('tokenizer file: field "config.transition" is missing', code="bad_tokenizer_file",
