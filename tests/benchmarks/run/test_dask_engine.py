@@ -104,11 +104,13 @@ def assert_same_run(run: Path, local: Path) -> None:
     assert not (run / executors.SNAPSHOTS).exists()  # the workers' snapshots go with the cluster
 
 
+@pytest.mark.slow  # about 6 s: a local Dask cluster; CI runs it with -m slow
 def test_a_local_cluster_gives_the_local_engines_files(needs_distributed: None, folder: Path, local_run: Path) -> None:
     assert tokbench(folder, "cluster", "--engine", "dask") == 0
     assert_same_run(folder / "cluster", local_run)
 
 
+@pytest.mark.slow  # about 7 s: a local Dask cluster, a worker killed; CI runs it with -m slow
 def test_a_worker_killed_in_the_middle_of_a_unit_is_replaced_and_the_unit_runs_again(
     needs_distributed: None, folder: Path, local_run: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -52,6 +52,7 @@ def test_local_engine_equals_serial_count(text_files: list[Path]) -> None:
     assert count_shards(file_shards(text_files, 20_000), "gpt2") == serial_counts(text_files, "gpt2")
 
 
+@pytest.mark.slow  # about 6 s: a local Dask cluster; CI runs it with -m slow
 def test_dask_cluster_of_two_workers_equals_serial_count(text_files: list[Path], tmp_path: Path) -> None:
     pytest.importorskip("distributed", reason="the cluster extra is not installed: pip install 'tokbench[cluster]'")
     shards = file_shards(text_files, shard_bytes=50_000)
