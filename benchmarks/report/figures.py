@@ -109,6 +109,10 @@ def curve_plot(metric: str, run: Run, palette: dict[str, plots.Style], out_dir: 
     frame = plot_frame(run.results, metric)
     if frame["vocab_size"].notna().sum() == 0:
         return Skipped(caption, f"this run has no `{metric}` rows with a vocabulary size")
+    sizes = sorted(frame["vocab_size"].dropna().unique())
+    if len(sizes) < 2:  # every point would sit at one x: the tables say it all
+        return Skipped(caption, f"every trained row of this run has one vocabulary size ({int(sizes[0]):,}): a "
+                                "curve against the size needs two; the tables show the values")  # fmt: skip
     cells = snapshot(run, metric)
     drawn = mark_off_scale(flag_cells(frame, run))
     plots.vocab_curves(drawn, info, palette, out_dir / f"{metric}-vs-vocab", baselines=alphabet_kinds(frame))

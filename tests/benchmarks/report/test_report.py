@@ -708,6 +708,16 @@ def test_bad_run_directories_are_clear_errors(results, tmp_path):
     assert not (no_counts / "report.md").exists()
 
 
+def test_a_run_with_one_vocabulary_size_skips_the_curves_and_says_why(results, tmp_path):
+    sizes = results["vocab_size"].dropna()
+    one = results[results["vocab_size"].isna() | (results["vocab_size"] == sizes.max())]
+    blocks = write_report_keeping_blocks(write_run(tmp_path / "one-size", one))
+    curves = [block for block in blocks if isinstance(block, SkippedFigure) and "vocabulary size" in block.caption]
+    (compression,) = [block for block in curves if block.caption.startswith("bytes / token")]
+    assert f"every trained row of this run has one vocabulary size ({int(sizes.max()):,})" in compression.reason
+    assert not [block for block in blocks if isinstance(block, Figure) and block.stem.endswith("-vs-vocab")]
+
+
 def test_production_only_run_skips_the_vocabulary_curves(results, tmp_path):
     run_dir = write_run(tmp_path / "production", results[results["row_type"] == "production"])
     blocks = write_report_keeping_blocks(run_dir)
