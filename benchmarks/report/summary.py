@@ -60,7 +60,7 @@ class Headline:
 def headlines(run: Run) -> list[Headline]:
     """Every headline metric the run has, with its best cell per language."""
     results = run.results
-    gold = _gold_references(run)
+    gold = gold_references(run)
     found = []
     for question, candidates, eval_sets in HEADLINES:
         metric = next((name for name in candidates if name in set(results["metric"])), None)
@@ -83,7 +83,8 @@ def headlines(run: Run) -> list[Headline]:
     return found
 
 
-def _gold_references(run: Run) -> set[str]:
+def gold_references(run: Run) -> set[str]:
+    """The names of the run's gold morpheme references (the manifest's ``kind = "gold"``)."""
     corpora = run.manifest.get("corpora")
     return {name for entry in (corpora.values() if isinstance(corpora, dict) else []) if isinstance(entry, dict)
             for name, facts in (entry.get("references") or {}).items()

@@ -26,6 +26,7 @@ from benchmarks.report.cells import at_report_size
 from benchmarks.report.document import Block, BulletList, Heading, Inline, Paragraph, Verbatim, text
 from benchmarks.report.load import Run
 from benchmarks.report.sections.context import Context
+from benchmarks.report.summary import gold_references
 from benchmarks.run.parallel import ENGLISH
 
 #: the premium a variant is judged on: held-out sentences first (a parity-aware tokenizer saw the dev split)
@@ -46,7 +47,7 @@ def _cells(run: Run, metric: str, eval_set: str | None = None, gold_only: bool =
     """The report-size cells of ``metric`` (one evaluation set: ``eval_set``, else test, else the first)."""
     rows = run.results[run.results["metric"] == metric]
     if gold_only:
-        gold = _gold_references(run)
+        gold = gold_references(run)
         rows = rows[rows["reference"].isin(gold)]
         largest = rows.sort_values(["n", "reference"], ascending=[False, True]).drop_duplicates("corpus")
         rows = rows.merge(largest[["corpus", "reference"]], on=["corpus", "reference"])
@@ -55,13 +56,6 @@ def _cells(run: Run, metric: str, eval_set: str | None = None, gold_only: bool =
     sets = list(dict.fromkeys(rows["eval_set"]))
     chosen = eval_set or ("test" if "test" in sets else sets[0])
     return at_report_size(rows[rows["eval_set"] == chosen], run)
-
-
-def _gold_references(run: Run) -> set[str]:
-    corpora = run.manifest.get("corpora")
-    return {name for entry in (corpora.values() if isinstance(corpora, dict) else []) if isinstance(entry, dict)
-            for name, facts in (entry.get("references") or {}).items()
-            if isinstance(facts, dict) and facts.get("kind") == "gold"}  # fmt: skip
 
 
 def _by_language(cells: pd.DataFrame, label: str) -> dict[str, float]:
